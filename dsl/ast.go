@@ -1,0 +1,276 @@
+package dsl
+
+import (
+	"strconv"
+	"time"
+)
+
+// File is a parsed flow file. Every node, key and expression keeps its
+// position. A File returned with error Diagnostics may be incomplete.
+type File struct {
+	Path   string   // as given to Parse; used in every Pos
+	Source []byte   // the file's bytes
+	Hash   [32]byte // SHA-256 of Source
+
+	Name        String // MCP tool name; defaults to the file's base name without extension
+	Title       String // optional
+	Description String
+	Expressions String // expression language: "cel" (default) or "expr"
+
+	Input  *Schema // JSON Schema of the tool arguments; nil means {type: object}
+	Output *Schema // JSON Schema of structuredContent; nil when absent
+
+	Nodes []*Node          // in file order
+	ByID  map[string]*Node // nodes that have an id
+}
+
+// String is a scalar string value with its position.
+type String struct {
+	Value string
+	Pos   Pos
+}
+
+// Schema is a JSON Schema written in YAML.
+type Schema struct {
+	Pos   Pos
+	Value map[string]any // JSON-compatible: maps, []any, string, bool, int64, float64, nil
+}
+
+// Kind is the kind of a flow node.
+type Kind int
+
+// The node kinds of DSL v1.
+const (
+	KindAsk Kind = iota + 1
+	KindStep
+	KindBranch
+	KindSet
+	KindReturn
+	KindFail
+)
+
+// String returns the kind's key as written in flow files.
+func (k Kind) String() string {
+	switch k {
+	case KindAsk:
+		return "ask"
+	case KindStep:
+		return "step"
+	case KindBranch:
+		return "branch"
+	case KindSet:
+		return "set"
+	case KindReturn:
+		return "return"
+	case KindFail:
+		return "fail"
+	}
+	return "unknown"
+}
+
+// Node is one entry of a flow's node list. Exactly one of Ask, Step,
+// Branch, Set, Return and Fail is set, matching Kind.
+type Node struct {
+	Index int    // position in File.Nodes
+	ID    string // "" when the node has no id
+	IDPos Pos
+	Pos   Pos // position of the node's mapping
+	Kind  Kind
+	Next  *Ref // explicit successor; nil means fall through
+
+	Ask    *Ask
+	Step   *Step
+	Branch *Branch
+	Set    *Set
+	Return *Return
+	Fail   *Template
+}
+
+// Name returns the node's id, or "#N" (its 1-based index) when it has none,
+// for messages.
+func (n *Node) Name() string {
+	if n.ID != "" {
+		return n.ID
+	}
+	return "#" + strconv.Itoa(n.Index+1)
+}
+
+// Ref is a reference to another node by id.
+type Ref struct {
+	ID     string
+	Pos    Pos
+	Target int // index of the node in File.Nodes; -1 when it does not exist
+}
+
+// Ask asks the user, in form mode (Form set) or URL mode (URL set).
+type Ask struct {
+	Message     *Template
+	Form        *Form     // nil in URL mode
+	URL         *Template // nil in form mode
+	Validate    []*Rule
+	Retries     int // default DefaultRetries
+	Unavailable *Ref
+}
+
+// DefaultRetries is how many times an ask is asked again after invalid
+// answers when the flow does not say.
+const DefaultRetries = 2
+
+// Form is the requested schema of a form-mode ask.
+type Form struct {
+	Pos        Pos
+	Properties []*Property // in file order
+	Required   []String
+	// Schema is the MCP requestedSchema built from the properties:
+	// {"type": "object", "properties": {...}, "required": [...]}.
+	Schema map[string]any
+}
+
+// Property is one field of a form.
+type Property struct {
+	Name   string
+	Pos    Pos
+	Schema map[string]any // JSON-compatible
+}
+
+// Rule is one `validate` entry of an ask: a boolean expression and the
+// message shown when it is false.
+type Rule struct {
+	Pos     Pos
+	Rule    *Expr
+	Message *Template
+}
+
+// Step runs a Go action.
+type Step struct {
+	Action  String
+	With    *Value        // a map of templates; nil when absent
+	Timeout time.Duration // default DefaultStepTimeout
+	Retry   *Retry        // nil: one attempt
+	OnError *Ref
+}
+
+// DefaultStepTimeout is a step's timeout when the flow does not say.
+const DefaultStepTimeout = 30 * time.Second
+
+// Retry says how often a failing step is tried again.
+type Retry struct {
+	Pos      Pos
+	Attempts int           // total attempts, at least 1
+	Backoff  time.Duration // wait before the second attempt; doubles each time
+}
+
+// Branch chooses the next node: the first case whose condition is true,
+// else Else, else fall through.
+type Branch struct {
+	Cases []*Case
+	Else  *Ref
+}
+
+// Case is one `{if, then}` of a branch.
+type Case struct {
+	Pos  Pos
+	If   *Expr
+	Then *Ref
+}
+
+// Set binds names to values.
+type Set struct {
+	Bindings []*Binding // in file order
+}
+
+// Binding is one name of a set node.
+type Binding struct {
+	Name  string
+	Pos   Pos
+	Value *Value
+}
+
+// Return ends the flow with a result. A plain `return: "text"` sets only Text.
+type Return struct {
+	Pos        Pos
+	Text       *Template
+	Structured *Value
+	Content    []*Value // content blocks, each a map with a "type"
+}
+
+// ValueKind is the shape of a Value.
+type ValueKind int
+
+// The shapes of a Value.
+const (
+	ValueLiteral  ValueKind = iota + 1 // a non-string scalar (bool, int64, float64) or null
+	ValueTemplate                      // a string: a template
+	ValueMap
+	ValueList
+)
+
+// Value is a YAML value whose strings are templates.
+type Value struct {
+	Pos      Pos
+	Kind     ValueKind
+	Literal  any       // ValueLiteral
+	Template *Template // ValueTemplate
+	Keys     []string  // ValueMap, in file order
+	Map      []*Value  // ValueMap, parallel to Keys
+	List     []*Value  // ValueList
+}
+
+// Template is a string with `{{ expr }}` interpolations.
+type Template struct {
+	Pos   Pos
+	Src   string
+	Parts []Part
+}
+
+// Part is a piece of a template: literal text or an expression.
+type Part struct {
+	Text string // when Expr is nil
+	Expr *Expr
+}
+
+// Whole returns the template's expression when the template is exactly one
+// `{{ expr }}` and nothing else, so its value keeps the expression's type;
+// otherwise nil.
+func (t *Template) Whole() *Expr {
+	if t != nil && len(t.Parts) == 1 && t.Parts[0].Expr != nil {
+		return t.Parts[0].Expr
+	}
+	return nil
+}
+
+// Expr is an expression's source with its position in the flow file.
+type Expr struct {
+	Src string
+	Pos Pos // position of Src's first rune
+
+	// lines holds, for each line of Src after the first, the position of
+	// its first rune (block scalars and multi-line strings).
+	lines []Pos
+}
+
+// PosAt returns the file position of the rune at offset (in runes) in Src.
+func (e *Expr) PosAt(offset int) Pos {
+	line, col := 0, 0
+	for i, r := range []rune(e.Src) {
+		if i >= offset {
+			break
+		}
+		if r == '\n' {
+			line++
+			col = 0
+			continue
+		}
+		col++
+	}
+	if line == 0 || line > len(e.lines) {
+		p := e.Pos
+		if line == 0 {
+			p.Col += col
+		}
+		return p
+	}
+	p := e.lines[line-1]
+	p.Col += col
+	return p
+}
