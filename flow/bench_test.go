@@ -1,0 +1,80 @@
+package flow
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// BenchmarkRound measures one round of a 10-question flow at rounds 1, 5
+// and 10, and of a looping flow with a 100-entry journal: opening the
+// state, replaying the journal, validating the answer and sealing the
+// next state. state-bytes is the size of the sealed state the round
+// receives (for round 1: produces).
+func BenchmarkRound(b *testing.B) {
+	clk := &clock{t: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}
+	opts := Options{Actions: testRegistry(b, &counters{}), Codec: testCodec(b, clk), Now: clk.now}
+	answer := json.RawMessage(`{"action":"accept","content":{"v":"an answer of some thirty bytes"}}`)
+	cases := []struct {
+		name  string
+		src   string
+		round int
+	}{
+		{"ten-asks/round=1", tenAsks(), 1},
+		{"ten-asks/round=5", tenAsks(), 5},
+		{"ten-asks/round=10", tenAsks(), 10},
+		{"loop/journal=10", loopFlow(1000), 11},
+		{"loop/journal=100", loopFlow(1000), 101},
+		{"loop/journal=250", loopFlow(1000), 251},
+	}
+	for _, tc := range cases {
+		b.Run(tc.name, func(b *testing.B) {
+			p := compile(b, "bench.yaml", tc.src, opts)
+			req := &Request{Client: Client{Form: true}}
+			// Drive the run to the state the benchmarked round receives.
+			for r := 1; r < tc.round; r++ {
+				res, err := p.Run(context.Background(), req)
+				if err != nil || res.Input == nil {
+					b.Fatalf("round %d: %v %+v", r, err, res)
+				}
+				req.State = res.Input.State
+				req.Responses = map[string]json.RawMessage{}
+				for id := range res.Input.Requests {
+					req.Responses[id] = answer
+				}
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			var size int
+			for i := 0; i < b.N; i++ {
+				res, err := p.Run(context.Background(), req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if res.Input != nil {
+					size = len(res.Input.State)
+				}
+			}
+			b.StopTimer()
+			if req.State != "" {
+				size = len(req.State)
+			}
+			b.ReportMetric(float64(size), "state-bytes")
+			if entries := tc.round - 1; entries > 0 {
+				b.ReportMetric(float64(size)/float64(entries), "bytes/entry")
+			}
+		})
+	}
+}
+
+// BenchmarkCompile measures compiling a 10-question flow.
+func BenchmarkCompile(b *testing.B) {
+	src := tenAsks()
+	opts := Options{Actions: testRegistry(b, &counters{})}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		compile(b, fmt.Sprintf("f%d.yaml", i%2), src, opts)
+	}
+}

@@ -1,0 +1,368 @@
+package flow
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"time"
+
+	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/flow/state"
+	"github.com/flowserve/flowserve/lang"
+	"github.com/flowserve/flowserve/schemas"
+)
+
+// Limits bound what one run may do. Zero fields take the defaults.
+type Limits struct {
+	Journal   int    // journal entries per run; default 256
+	Visits    int    // node visits per round; default 10 000
+	CostLimit uint64 // cost of one expression evaluation; default lang.DefaultCostLimit
+}
+
+// The default limits.
+const (
+	DefaultJournalLimit = 256
+	DefaultVisitLimit   = 10_000
+)
+
+func (l Limits) withDefaults() Limits {
+	if l.Journal <= 0 {
+		l.Journal = DefaultJournalLimit
+	}
+	if l.Visits <= 0 {
+		l.Visits = DefaultVisitLimit
+	}
+	if l.CostLimit == 0 {
+		l.CostLimit = lang.DefaultCostLimit
+	}
+	return l
+}
+
+// Options configure Compile. The zero value is usable.
+type Options struct {
+	// Actions resolves step actions; nil means actions.Default().
+	Actions *actions.Registry
+	// Codec seals and opens request states; nil means a codec with an
+	// ephemeral key, whose states die with the process.
+	Codec *state.Codec
+	// Limits bound each run.
+	Limits Limits
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Program is a compiled flow. It is immutable and safe for concurrent use.
+type Program struct {
+	file   *dsl.File
+	nodes  []*cnode
+	input  *schemas.Schema
+	output *schemas.Schema
+	codec  *state.Codec
+	limits Limits
+	now    func() time.Time
+}
+
+// File returns the parsed flow the program was compiled from.
+func (p *Program) File() *dsl.File { return p.file }
+
+// Name returns the tool name.
+func (p *Program) Name() string { return p.file.Name.Value }
+
+// Title returns the tool title, or "".
+func (p *Program) Title() string { return p.file.Title.Value }
+
+// Description returns the tool description.
+func (p *Program) Description() string { return p.file.Description.Value }
+
+// InputSchema returns the JSON Schema of the tool's arguments.
+func (p *Program) InputSchema() map[string]any { return p.input.Doc() }
+
+// OutputSchema returns the JSON Schema of the tool's structured content,
+// or nil when the flow declares none.
+func (p *Program) OutputSchema() map[string]any {
+	if p.output == nil {
+		return nil
+	}
+	return p.output.Doc()
+}
+
+// cnode is a node with everything it needs at run time compiled.
+type cnode struct {
+	n    *dsl.Node
+	next int // index of the node that follows; len(nodes) = end of list
+	fp   uint64
+
+	// ask
+	message     *ctemplate
+	url         *ctemplate
+	form        *schemas.Schema
+	formDoc     map[string]any
+	defaults    map[string]any
+	rules       []crule
+	retries     int
+	unavailable int // -1 when none
+
+	// step
+	action  *actions.Action
+	with    *cvalue
+	timeout time.Duration
+	retry   dsl.Retry
+	onError int // -1 when none
+
+	// branch
+	cases  []ccase
+	orElse int // -1 when none
+
+	// set
+	binds []cbind
+
+	// return
+	text       *ctemplate
+	structured *cvalue
+	content    []*cvalue
+
+	// fail
+	fail *ctemplate
+}
+
+type crule struct {
+	cond    *cexpr
+	message *ctemplate
+}
+
+type ccase struct {
+	cond   *cexpr
+	target int
+}
+
+type cbind struct {
+	name  string
+	value *cvalue
+}
+
+// compiler collects diagnostics while compiling one file.
+type compiler struct {
+	file  *dsl.File
+	env   lang.Env
+	diags dsl.Diagnostics
+}
+
+func (c *compiler) errorf(pos dsl.Pos, code, format string, args ...any) {
+	c.diags = append(c.diags, dsl.Diagnostic{Pos: pos, Severity: dsl.Error, Code: code, Message: fmt.Sprintf(format, args...)})
+}
+
+// Compile compiles a parsed flow. Problems in the flow (an expression that
+// does not compile, an unknown action, a schema that is not valid) are
+// returned as a *dsl.DiagnosticsError with positions. Compile expects a
+// file that dsl.Parse returned without errors.
+func Compile(f *dsl.File, opts Options) (*Program, error) {
+	if f == nil {
+		return nil, fmt.Errorf("compile: no flow")
+	}
+	reg := opts.Actions
+	if reg == nil {
+		reg = actions.Default()
+	}
+	limits := opts.Limits.withDefaults()
+	codec := opts.Codec
+	if codec == nil {
+		ring, err := state.EphemeralKeyRing()
+		if err != nil {
+			return nil, fmt.Errorf("compile %s: %w", f.Path, err)
+		}
+		codec = state.NewCodec(ring, state.Options{Now: opts.Now})
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	c := &compiler{file: f}
+	l, ok := lang.Lookup(f.Expressions.Value)
+	if !ok {
+		c.errorf(f.Expressions.Pos, "unknown-language", "unknown expression language %q", f.Expressions.Value)
+		return nil, c.diags.Err()
+	}
+	env, err := l.NewEnv(ScopeNames(f), lang.Options{CostLimit: limits.CostLimit})
+	if err != nil {
+		return nil, fmt.Errorf("compile %s: %w", f.Path, err)
+	}
+	c.env = env
+
+	p := &Program{file: f, codec: codec, limits: limits, now: now}
+	inputDoc := map[string]any{"type": "object"}
+	inputPos := dsl.Pos{File: f.Path, Line: 1, Col: 1}
+	if f.Input != nil {
+		inputDoc, inputPos = f.Input.Value, f.Input.Pos
+	}
+	p.input = c.schema(inputDoc, inputPos, "input")
+	if f.Output != nil {
+		p.output = c.schema(f.Output.Value, f.Output.Pos, "output")
+	}
+	for _, n := range f.Nodes {
+		p.nodes = append(p.nodes, c.node(n, reg))
+	}
+	if c.diags.HasErrors() {
+		return nil, c.diags.Err()
+	}
+	return p, nil
+}
+
+func (c *compiler) schema(doc map[string]any, pos dsl.Pos, what string) *schemas.Schema {
+	s, err := schemas.Compile(doc)
+	if err != nil {
+		c.errorf(pos, "bad-schema", "%s schema: %v", what, err)
+	}
+	return s
+}
+
+func (c *compiler) target(r *dsl.Ref) int {
+	if r == nil {
+		return -1
+	}
+	if r.Target < 0 || r.Target >= len(c.file.Nodes) {
+		c.errorf(r.Pos, "unknown-target", "no node has the id %q", r.ID)
+		return -1
+	}
+	return r.Target
+}
+
+func (c *compiler) node(n *dsl.Node, reg *actions.Registry) *cnode {
+	cn := &cnode{n: n, next: n.Index + 1, unavailable: -1, onError: -1, orElse: -1}
+	if n.Next != nil {
+		if t := c.target(n.Next); t >= 0 {
+			cn.next = t
+		}
+	}
+	switch n.Kind {
+	case dsl.KindAsk:
+		a := n.Ask
+		cn.message = c.template(a.Message)
+		cn.url = c.template(a.URL)
+		cn.retries = a.Retries
+		cn.unavailable = c.target(a.Unavailable)
+		if a.Form != nil {
+			cn.formDoc = a.Form.Schema
+			cn.form = c.schema(a.Form.Schema, a.Form.Pos, "form")
+			for _, prop := range a.Form.Properties {
+				if d, ok := prop.Schema["default"]; ok {
+					if cn.defaults == nil {
+						cn.defaults = map[string]any{}
+					}
+					cn.defaults[prop.Name] = d
+				}
+			}
+		}
+		for _, r := range a.Validate {
+			cn.rules = append(cn.rules, crule{cond: c.cond(r.Rule), message: c.template(r.Message)})
+		}
+	case dsl.KindStep:
+		s := n.Step
+		act, ok := reg.Lookup(s.Action.Value)
+		if !ok {
+			c.errorf(s.Action.Pos, "unknown-action", "unknown action %q", s.Action.Value)
+		}
+		cn.action = act
+		cn.with = c.value(s.With)
+		cn.timeout = s.Timeout
+		if cn.timeout <= 0 {
+			cn.timeout = dsl.DefaultStepTimeout
+		}
+		cn.retry = dsl.Retry{Attempts: 1}
+		if s.Retry != nil && s.Retry.Attempts > 1 {
+			cn.retry = *s.Retry
+		}
+		cn.onError = c.target(s.OnError)
+	case dsl.KindBranch:
+		for _, cs := range n.Branch.Cases {
+			cn.cases = append(cn.cases, ccase{cond: c.cond(cs.If), target: c.target(cs.Then)})
+		}
+		cn.orElse = c.target(n.Branch.Else)
+	case dsl.KindSet:
+		for _, b := range n.Set.Bindings {
+			cn.binds = append(cn.binds, cbind{name: b.Name, value: c.value(b.Value)})
+		}
+	case dsl.KindReturn:
+		r := n.Return
+		cn.text = c.template(r.Text)
+		cn.structured = c.value(r.Structured)
+		for _, b := range r.Content {
+			cn.content = append(cn.content, c.value(b))
+		}
+	case dsl.KindFail:
+		cn.fail = c.template(n.Fail)
+	}
+	cn.fp = fingerprint(n)
+	return cn
+}
+
+// fingerprint digests what makes a node's question or step what it is:
+// kind, id, message, form, URL, action and inputs. Positions, `next` and
+// comments do not count, so moving a node or editing elsewhere keeps
+// journaled answers valid.
+func fingerprint(n *dsl.Node) uint64 {
+	h := fnv.New64a()
+	put := func(s string) {
+		var l [binary.MaxVarintLen64]byte
+		h.Write(l[:binary.PutUvarint(l[:], uint64(len(s)))])
+		h.Write([]byte(s))
+	}
+	put(n.Kind.String())
+	put(n.ID)
+	switch n.Kind {
+	case dsl.KindAsk:
+		if n.Ask.Message != nil {
+			put(n.Ask.Message.Src)
+		}
+		if n.Ask.Form != nil {
+			b, _ := json.Marshal(n.Ask.Form.Schema)
+			put(string(b))
+		}
+		if n.Ask.URL != nil {
+			put("url:" + n.Ask.URL.Src)
+		}
+	case dsl.KindStep:
+		put(n.Step.Action.Value)
+		b, _ := json.Marshal(valueSource(n.Step.With))
+		put(string(b))
+	}
+	return h.Sum64()
+}
+
+// valueSource returns a Value as JSON-like data with templates as their
+// source text, for fingerprints.
+func valueSource(v *dsl.Value) any {
+	if v == nil {
+		return nil
+	}
+	switch v.Kind {
+	case dsl.ValueLiteral:
+		return v.Literal
+	case dsl.ValueTemplate:
+		return v.Template.Src
+	case dsl.ValueMap:
+		m := make(map[string]any, len(v.Keys))
+		for i, k := range v.Keys {
+			m[k] = valueSource(v.Map[i])
+		}
+		return m
+	case dsl.ValueList:
+		l := make([]any, len(v.List))
+		for i, e := range v.List {
+			l[i] = valueSource(e)
+		}
+		return l
+	}
+	return nil
+}
+
+// argsDigest digests canonical arguments (encoding/json sorts map keys).
+func argsDigest(args map[string]any) ([32]byte, error) {
+	b, err := marshal(args)
+	if err != nil {
+		return [32]byte{}, err
+	}
+	return sha256.Sum256(b), nil
+}

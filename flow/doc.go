@@ -1,0 +1,30 @@
+// Package flow compiles parsed flow files into Programs and runs them one
+// round at a time.
+//
+// A Program is immutable and safe for concurrent use: every expression,
+// template and JSON Schema is compiled once by Compile. Program.Run runs
+// one round of a tool call: it opens the sealed request state (if any),
+// replays the flow from its first node against the journal of earlier
+// rounds, and stops either with a Complete tool result or with
+// InputRequired — the questions to ask and a freshly sealed state that the
+// client sends back with its answers.
+//
+// Each ask or step the run reaches takes the next position. The journal
+// holds one entry per position: the answer to a question, or the output
+// (or error) of a step. On replay a journaled position must be reached by
+// the same node with the same fingerprint (a digest of the node's
+// definition: its kind, id, message, form, URL, action and inputs);
+// otherwise Run fails with a *MismatchError rather than hand an answer to
+// the wrong question. Steps are run at least once: when the run first
+// reaches them; later rounds replay the journaled output.
+//
+// Errors from Run fall in two groups. Errors about the request — a state
+// that does not open (state.ErrInvalid, state.ErrExpired,
+// state.ErrTooLarge), a malformed answer (*ResponseError), a question the
+// client cannot be asked (*MissingCapabilityError), a journal that no
+// longer matches the flow (*MismatchError) — are the caller's to map onto
+// protocol errors; IsInvalidParams tells which of them are JSON-RPC
+// -32602. Every other error is a *RunError naming the node where the run
+// failed: an expression that could not be evaluated, a step that failed
+// with no on_error, or a limit hit.
+package flow

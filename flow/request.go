@@ -1,0 +1,79 @@
+package flow
+
+import "encoding/json"
+
+// Request is one round of a tool call.
+type Request struct {
+	// Arguments are the tool arguments as sent (a JSON object); empty
+	// means {}.
+	Arguments json.RawMessage
+	// State is the requestState of the previous round, or "" on the first.
+	State string
+	// Responses are the client's answers (inputResponses), keyed by
+	// question id.
+	Responses map[string]json.RawMessage
+	// Client describes the caller and what it can do in this request.
+	Client Client
+	// Principal identifies the authenticated caller ("" when there is
+	// none, as on stdio). A state only opens for the principal it was
+	// sealed for.
+	Principal string
+}
+
+// Client describes the calling MCP client.
+type Client struct {
+	Name     string
+	Version  string
+	Protocol string // negotiated or declared protocol version
+	Form     bool   // the client can answer form-mode elicitation
+	URL      bool   // the client can answer URL-mode elicitation
+}
+
+// Result is the outcome of a round: exactly one of Complete and Input is
+// set.
+type Result struct {
+	Complete *ToolResult
+	Input    *InputRequired
+	// Round is the round's number, 1 for the first.
+	Round int
+	// Trace lists the nodes visited in this round, in order.
+	Trace []string
+}
+
+// ToolResult is a finished tool call.
+type ToolResult struct {
+	// Content holds MCP content blocks ({"type": "text", "text": …} and
+	// the others), as JSON-like maps.
+	Content []map[string]any
+	// Structured is the structuredContent, or nil.
+	Structured any
+	// IsError marks a tool error (a `fail` node, an answer that stayed
+	// invalid, invalid arguments, a step that failed).
+	IsError bool
+}
+
+// InputRequired asks the client for answers before the call can go on.
+type InputRequired struct {
+	// Requests maps question ids to the questions.
+	Requests map[string]*Elicitation
+	// State is the sealed requestState to send back with the answers.
+	State string
+}
+
+// Elicitation is one question, as the params of elicitation/create.
+type Elicitation struct {
+	Mode    string         // "form" or "url"
+	Message string         // with the reason appended when asked again
+	Schema  map[string]any // requestedSchema (form mode)
+	URL     string         // url mode
+	// ID identifies this question within the run (stable across rounds);
+	// servers use it as the elicitationId of URL mode on 2025-11-25.
+	ID string
+}
+
+func textResult(msg string, isError bool) *ToolResult {
+	return &ToolResult{
+		Content: []map[string]any{{"type": "text", "text": msg}},
+		IsError: isError,
+	}
+}

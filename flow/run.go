@@ -1,0 +1,339 @@
+package flow
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/flow/state"
+)
+
+// Run runs one round of a tool call. See the package documentation for
+// the meaning of its results and errors.
+func (p *Program) Run(ctx context.Context, req *Request) (*Result, error) {
+	if req == nil {
+		req = &Request{}
+	}
+	args, violations, err := p.arguments(req.Arguments)
+	if err != nil {
+		return &Result{Complete: textResult(err.Error(), true), Round: 1}, nil
+	}
+	if len(violations) > 0 {
+		return &Result{Complete: textResult("invalid arguments: "+violationsText(violations), true), Round: 1}, nil
+	}
+	digest, err := argsDigest(args)
+	if err != nil {
+		return nil, fmt.Errorf("digest arguments: %w", err)
+	}
+	st := &state.State{Tool: p.Name(), ArgsDigest: digest, Principal: req.Principal, FlowHash: p.file.Hash}
+	if req.State != "" {
+		st, err = p.codec.Open(req.State, state.Binding{Tool: p.Name(), ArgsDigest: digest, Principal: req.Principal})
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		if _, err := rand.Read(st.RunID[:]); err != nil {
+			return nil, fmt.Errorf("mint run id: %w", err)
+		}
+		st.Started = p.now().UTC().Truncate(time.Millisecond)
+	}
+	r := &runner{
+		ctx:     ctx,
+		p:       p,
+		req:     req,
+		st:      st,
+		round:   st.Round + 1,
+		journal: st.Journal,
+		used:    map[string]bool{},
+	}
+	r.runID = hex.EncodeToString(st.RunID[:])
+	r.vars = map[string]any{
+		varInput: args,
+		varRun: map[string]any{
+			"id":      r.runID,
+			"started": st.Started.UTC().Format(time.RFC3339Nano),
+			"round":   int64(r.round),
+		},
+		varClient: clientValue(req.Client),
+		varError:  "",
+	}
+	return r.run()
+}
+
+// arguments decodes the tool arguments, applies the input schema's
+// top-level defaults and validates them.
+func (p *Program) arguments(raw json.RawMessage) (map[string]any, []violation, error) {
+	var args map[string]any
+	if len(raw) == 0 || string(raw) == "null" {
+		args = map[string]any{}
+	} else {
+		v, err := decodeJSON(raw, p.input.Doc())
+		if err != nil {
+			return nil, nil, fmt.Errorf("invalid arguments: not JSON: %v", err)
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, nil, fmt.Errorf("invalid arguments: must be an object")
+		}
+		args = m
+	}
+	if props, ok := p.input.Doc()["properties"].(map[string]any); ok {
+		for name, s := range props {
+			sm, _ := s.(map[string]any)
+			if d, ok := sm["default"]; ok {
+				if _, set := args[name]; !set {
+					args[name] = d
+				}
+			}
+		}
+	}
+	var out []violation
+	for _, v := range p.input.Validate(args) {
+		out = append(out, violation(v))
+	}
+	return args, out, nil
+}
+
+// runner is the state of one round.
+type runner struct {
+	ctx     context.Context
+	p       *Program
+	req     *Request
+	st      *state.State
+	round   int
+	runID   string
+	journal []state.Entry
+	owned   bool // journal is a copy this round may append to
+	pos     int  // the next position
+	vars    map[string]any
+	used    map[string]bool // answers used this round
+	asked   bool            // an ask has been reached this round
+	trace   []string
+}
+
+func (r *runner) result(res *Result) (*Result, error) {
+	res.Round = r.round
+	res.Trace = r.trace
+	return res, nil
+}
+
+func (r *runner) fail(n *dsl.Node, err error) (*Result, error) {
+	return nil, &RunError{Node: n.Name(), Pos: n.Pos, Err: err}
+}
+
+func (r *runner) run() (*Result, error) {
+	nodes := r.p.nodes
+	visits := 0
+	for i := 0; ; {
+		if i >= len(nodes) {
+			// Ran off the end of the node list: an empty result.
+			return r.result(&Result{Complete: &ToolResult{Content: []map[string]any{}}})
+		}
+		cn := nodes[i]
+		n := cn.n
+		visits++
+		if visits > r.p.limits.Visits {
+			return r.fail(n, fmt.Errorf("more than %d node visits in one round; does a loop lack an ask or a step?", r.p.limits.Visits))
+		}
+		if err := r.ctx.Err(); err != nil {
+			return r.fail(n, err)
+		}
+		r.trace = append(r.trace, n.Name())
+		var (
+			next int
+			res  *Result
+			err  error
+		)
+		switch n.Kind {
+		case dsl.KindAsk:
+			next, res, err = r.ask(cn)
+		case dsl.KindStep:
+			next, err = r.step(cn)
+		case dsl.KindBranch:
+			next, err = r.branch(cn)
+		case dsl.KindSet:
+			next, err = cn.next, r.set(cn)
+		case dsl.KindReturn:
+			res, err = r.ret(cn)
+		case dsl.KindFail:
+			var msg string
+			msg, err = cn.fail.render(r.vars)
+			res = &Result{Complete: textResult(msg, true)}
+		default:
+			err = fmt.Errorf("unknown node kind")
+		}
+		if err != nil {
+			var re *RunError
+			if errors.As(err, &re) || IsInvalidParams(err) || isCapability(err) {
+				return nil, err
+			}
+			return r.fail(n, err)
+		}
+		if res != nil {
+			return r.result(res)
+		}
+		i = next
+	}
+}
+
+func isCapability(err error) bool {
+	var mc *MissingCapabilityError
+	return errors.As(err, &mc)
+}
+
+// replayed returns the journal entry at the next position, if the
+// journal reaches that far, after checking that this node made it.
+func (r *runner) replayed(cn *cnode, kind state.EntryKind) (*state.Entry, error) {
+	if r.pos >= len(r.journal) {
+		return nil, nil
+	}
+	e := &r.journal[r.pos]
+	if e.Kind != kind || e.Node != cn.n.ID {
+		return nil, &MismatchError{Position: r.pos, Node: e.Node,
+			Reason: fmt.Sprintf("the run now reaches %s %q there", cn.n.Kind, cn.n.Name())}
+	}
+	if e.Fingerprint != cn.fp {
+		reason := "it asks a different question"
+		if kind == state.EntryStep {
+			reason = "the step is defined differently"
+		}
+		return nil, &MismatchError{Position: r.pos, Node: e.Node, Reason: reason}
+	}
+	return e, nil
+}
+
+func (r *runner) set(cn *cnode) error {
+	for _, b := range cn.binds {
+		v, err := b.value.eval(r.vars)
+		if err != nil {
+			return fmt.Errorf("set %s: %w", b.name, err)
+		}
+		r.vars[b.name] = v
+	}
+	return nil
+}
+
+func (r *runner) branch(cn *cnode) (int, error) {
+	for _, c := range cn.cases {
+		ok, err := c.cond.test(r.vars)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			return c.target, nil
+		}
+	}
+	if cn.orElse >= 0 {
+		return cn.orElse, nil
+	}
+	return cn.n.Index + 1, nil
+}
+
+func (r *runner) ret(cn *cnode) (*Result, error) {
+	tr := &ToolResult{Content: []map[string]any{}}
+	if cn.text != nil {
+		msg, err := cn.text.render(r.vars)
+		if err != nil {
+			return nil, err
+		}
+		tr.Content = append(tr.Content, map[string]any{"type": "text", "text": msg})
+	}
+	for i, b := range cn.content {
+		v, err := b.eval(r.vars)
+		if err != nil {
+			return nil, err
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("content block %d is not a map", i+1)
+		}
+		tr.Content = append(tr.Content, m)
+	}
+	if cn.structured != nil {
+		v, err := cn.structured.eval(r.vars)
+		if err != nil {
+			return nil, err
+		}
+		if r.p.output != nil {
+			if vs := r.p.output.Validate(v); len(vs) > 0 {
+				return nil, fmt.Errorf("structured result does not match the output schema: %s", violationsText(vs))
+			}
+		}
+		tr.Structured = v
+		if cn.text == nil && len(cn.content) == 0 {
+			// MCP: a tool returning structured content should also
+			// return it serialized as text.
+			b, err := marshal(v)
+			if err != nil {
+				return nil, err
+			}
+			tr.Content = append(tr.Content, map[string]any{"type": "text", "text": string(b)})
+		}
+	}
+	return &Result{Complete: tr}, nil
+}
+
+// question renders an ask's question.
+func (r *runner) question(cn *cnode, pos int, reason string) (*Elicitation, error) {
+	msg, err := cn.message.render(r.vars)
+	if err != nil {
+		return nil, err
+	}
+	if reason != "" {
+		msg += "\n\nYour previous answer was not accepted: " + reason
+	}
+	id := sha256.Sum256([]byte(r.runID + "/" + cn.n.ID + "/" + strconv.Itoa(pos)))
+	q := &Elicitation{Message: msg, ID: hex.EncodeToString(id[:16])}
+	if cn.url != nil {
+		q.Mode = "url"
+		q.URL, err = cn.url.render(r.vars)
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		q.Mode = "form"
+		q.Schema = cn.formDoc
+	}
+	return q, nil
+}
+
+// suspend ends the round asking q; the state records the journal and the
+// pending question.
+func (r *runner) suspend(cn *cnode, pos int, q *Elicitation, invalid int) (*Result, error) {
+	st := *r.st
+	st.Round = r.round
+	st.FlowHash = r.p.file.Hash
+	st.Journal = r.journal
+	st.Pending = []state.Pending{{Node: cn.n.ID, Position: pos, Fingerprint: cn.fp, Invalid: invalid}}
+	token, err := r.p.codec.Seal(&st)
+	if err != nil {
+		return nil, fmt.Errorf("seal state: %w", err)
+	}
+	return &Result{Input: &InputRequired{
+		Requests: map[string]*Elicitation{cn.n.ID: q},
+		State:    token,
+	}}, nil
+}
+
+// record appends an entry to the journal, copying on first write so the
+// opened state is never aliased.
+func (r *runner) record(e state.Entry) error {
+	if len(r.journal) >= r.p.limits.Journal {
+		return fmt.Errorf("the run has reached the limit of %d journal entries", r.p.limits.Journal)
+	}
+	if !r.owned {
+		j := make([]state.Entry, len(r.journal), len(r.journal)+4)
+		copy(j, r.journal)
+		r.journal, r.owned = j, true
+	}
+	r.journal = append(r.journal, e)
+	r.pos++
+	return nil
+}

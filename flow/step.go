@@ -1,0 +1,128 @@
+package flow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/flow/state"
+)
+
+// step handles a step node: replay its journaled output or error, or run
+// its action now and journal what it gave.
+func (r *runner) step(cn *cnode) (int, error) {
+	e, err := r.replayed(cn, state.EntryStep)
+	if err != nil {
+		return 0, err
+	}
+	if e != nil {
+		r.pos++
+		if e.Err != "" {
+			return r.stepFailed(cn, e.Err)
+		}
+		v, err := decodeJSON(e.Value, cn.action.Spec.Output)
+		if err != nil {
+			return 0, fmt.Errorf("journaled output: %w", err)
+		}
+		r.vars[cn.n.ID] = v
+		return cn.next, nil
+	}
+
+	pos := r.pos
+	out, runErr := r.call(cn, pos)
+	if runErr != nil {
+		if cn.onError < 0 {
+			return 0, fmt.Errorf("step %s (%s) failed: %w", cn.n.ID, cn.action.Spec.Name, runErr)
+		}
+		msg := runErr.Error()
+		if err := r.record(state.Entry{Kind: state.EntryStep, Node: cn.n.ID, Fingerprint: cn.fp, Err: msg}); err != nil {
+			return 0, err
+		}
+		return r.stepFailed(cn, msg)
+	}
+	if err := r.record(state.Entry{Kind: state.EntryStep, Node: cn.n.ID, Fingerprint: cn.fp, Value: out}); err != nil {
+		return 0, err
+	}
+	v, err := decodeJSON(out, cn.action.Spec.Output)
+	if err != nil {
+		return 0, fmt.Errorf("decode output: %w", err)
+	}
+	r.vars[cn.n.ID] = v
+	return cn.next, nil
+}
+
+// stepFailed binds `error` and goes to the step's on_error node.
+func (r *runner) stepFailed(cn *cnode, msg string) (int, error) {
+	if cn.onError < 0 {
+		return 0, fmt.Errorf("step %s (%s) failed: %s", cn.n.ID, cn.action.Spec.Name, msg)
+	}
+	r.vars[varError] = msg
+	return cn.onError, nil
+}
+
+// call renders the step's input and runs its action with the timeout and
+// retries the flow gives, returning the output as JSON.
+func (r *runner) call(cn *cnode, pos int) ([]byte, error) {
+	in := map[string]any{}
+	if cn.with != nil {
+		v, err := cn.with.eval(r.vars)
+		if err != nil {
+			return nil, err
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("with must be a map")
+		}
+		in = m
+	}
+	ctx := actions.WithCall(r.ctx, actions.Call{RunID: r.runID, Node: cn.n.ID, Position: pos})
+	backoff := cn.retry.Backoff
+	var lastErr error
+	for attempt := 1; attempt <= cn.retry.Attempts; attempt++ {
+		if attempt > 1 {
+			t := time.NewTimer(backoff)
+			select {
+			case <-r.ctx.Done():
+				t.Stop()
+				return nil, r.ctx.Err()
+			case <-t.C:
+			}
+			backoff *= 2
+		}
+		out, err := r.attempt(ctx, cn, in)
+		if err == nil {
+			return out, nil
+		}
+		lastErr = err
+		var ve *actions.ValidationError
+		if r.ctx.Err() != nil || errors.As(err, &ve) {
+			break // invalid input or output does not get better by trying again
+		}
+	}
+	if cn.retry.Attempts > 1 {
+		return nil, fmt.Errorf("after %d attempts: %w", cn.retry.Attempts, lastErr)
+	}
+	return nil, lastErr
+}
+
+// attempt runs the action once under the step's timeout (the action
+// validates its input and output and turns a panic into an error) and
+// encodes its output.
+func (r *runner) attempt(ctx context.Context, cn *cnode, in map[string]any) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, cn.timeout)
+	defer cancel()
+	v, err := cn.action.Run(ctx, in)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil && r.ctx.Err() == nil {
+			return nil, fmt.Errorf("timed out after %s", cn.timeout)
+		}
+		return nil, err
+	}
+	b, err := marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("action %s returned a value that is not JSON: %w", cn.action.Name, err)
+	}
+	return b, nil
+}

@@ -1,0 +1,175 @@
+package flow
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/lang"
+)
+
+// cexpr is a compiled expression with its source, for messages.
+type cexpr struct {
+	src *dsl.Expr
+	prg lang.Program
+}
+
+func (e *cexpr) eval(vars map[string]any) (any, error) {
+	v, err := e.prg.Eval(vars)
+	if err != nil {
+		return nil, fmt.Errorf("%s: evaluating %q: %w", e.src.Pos, e.src.Src, err)
+	}
+	return v, nil
+}
+
+func (e *cexpr) test(vars map[string]any) (bool, error) {
+	v, err := e.eval(vars)
+	if err != nil {
+		return false, err
+	}
+	b, ok := v.(bool)
+	if !ok {
+		return false, fmt.Errorf("%s: condition %q is not a bool", e.src.Pos, e.src.Src)
+	}
+	return b, nil
+}
+
+// ctemplate is a compiled template.
+type ctemplate struct {
+	parts []cpart
+	whole *cexpr // set when the template is exactly one expression
+}
+
+type cpart struct {
+	text string
+	expr *cexpr
+}
+
+// render evaluates the template as text.
+func (t *ctemplate) render(vars map[string]any) (string, error) {
+	if t == nil {
+		return "", nil
+	}
+	if len(t.parts) == 1 && t.parts[0].expr == nil {
+		return t.parts[0].text, nil
+	}
+	var b strings.Builder
+	for _, p := range t.parts {
+		if p.expr == nil {
+			b.WriteString(p.text)
+			continue
+		}
+		v, err := p.expr.eval(vars)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(text(v))
+	}
+	return b.String(), nil
+}
+
+// value evaluates the template keeping the type of a whole-value template.
+func (t *ctemplate) value(vars map[string]any) (any, error) {
+	if t.whole != nil {
+		return t.whole.eval(vars)
+	}
+	return t.render(vars)
+}
+
+// cvalue is a compiled dsl.Value.
+type cvalue struct {
+	kind    dsl.ValueKind
+	literal any
+	tmpl    *ctemplate
+	keys    []string
+	vals    []*cvalue
+}
+
+// eval builds the value.
+func (v *cvalue) eval(vars map[string]any) (any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	switch v.kind {
+	case dsl.ValueLiteral:
+		return v.literal, nil
+	case dsl.ValueTemplate:
+		return v.tmpl.value(vars)
+	case dsl.ValueMap:
+		m := make(map[string]any, len(v.keys))
+		for i, k := range v.keys {
+			e, err := v.vals[i].eval(vars)
+			if err != nil {
+				return nil, err
+			}
+			m[k] = e
+		}
+		return m, nil
+	case dsl.ValueList:
+		l := make([]any, len(v.vals))
+		for i, c := range v.vals {
+			e, err := c.eval(vars)
+			if err != nil {
+				return nil, err
+			}
+			l[i] = e
+		}
+		return l, nil
+	}
+	return nil, nil
+}
+
+func (c *compiler) expr(e *dsl.Expr, wantBool bool) *cexpr {
+	if e == nil {
+		return nil
+	}
+	prg, errs := c.env.Compile(e.Src, wantBool)
+	for _, le := range errs {
+		c.errorf(e.PosAt(le.Offset), "bad-expression", "%s", le.Message)
+	}
+	return &cexpr{src: e, prg: prg}
+}
+
+func (c *compiler) cond(e *dsl.Expr) *cexpr { return c.expr(e, true) }
+
+func (c *compiler) template(t *dsl.Template) *ctemplate {
+	if t == nil {
+		return nil
+	}
+	ct := &ctemplate{}
+	for _, p := range t.Parts {
+		if p.Expr == nil {
+			ct.parts = append(ct.parts, cpart{text: p.Text})
+			continue
+		}
+		ct.parts = append(ct.parts, cpart{expr: c.expr(p.Expr, false)})
+	}
+	if len(ct.parts) == 0 {
+		ct.parts = []cpart{{text: ""}}
+	}
+	if w := t.Whole(); w != nil {
+		ct.whole = ct.parts[0].expr
+	}
+	return ct
+}
+
+func (c *compiler) value(v *dsl.Value) *cvalue {
+	if v == nil {
+		return nil
+	}
+	cv := &cvalue{kind: v.Kind, literal: v.Literal}
+	switch v.Kind {
+	case dsl.ValueTemplate:
+		cv.tmpl = c.template(v.Template)
+	case dsl.ValueMap:
+		cv.keys = v.Keys
+		for _, e := range v.Map {
+			cv.vals = append(cv.vals, c.value(e))
+		}
+	case dsl.ValueList:
+		for _, e := range v.List {
+			cv.vals = append(cv.vals, c.value(e))
+		}
+	}
+	return cv
+}

@@ -1,0 +1,150 @@
+package flow
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// decodeJSON decodes raw into a JSON-like value, typing numbers by schema
+// (see normalize).
+func decodeJSON(raw []byte, schema map[string]any) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	if d.More() {
+		return nil, fmt.Errorf("trailing data after JSON value")
+	}
+	return normalize(v, schema), nil
+}
+
+// normalize turns json.Numbers into int64 or float64: a JSON Schema
+// "integer" is an int64, a "number" a float64, and an untyped number an
+// int64 when it is written as an integer. Maps and lists are normalized in
+// place, guided by properties, additionalProperties and items.
+func normalize(v any, schema map[string]any) any {
+	switch v := v.(type) {
+	case json.Number:
+		return number(v, schemaType(schema))
+	case map[string]any:
+		props, _ := schema["properties"].(map[string]any)
+		extra, _ := schema["additionalProperties"].(map[string]any)
+		for k, e := range v {
+			sub, ok := props[k].(map[string]any)
+			if !ok {
+				sub = extra
+			}
+			v[k] = normalize(e, sub)
+		}
+		return v
+	case []any:
+		items, _ := schema["items"].(map[string]any)
+		for i, e := range v {
+			v[i] = normalize(e, items)
+		}
+		return v
+	}
+	return v
+}
+
+func schemaType(schema map[string]any) string {
+	switch t := schema["type"].(type) {
+	case string:
+		return t
+	case []any:
+		for _, e := range t {
+			if s, ok := e.(string); ok && (s == "integer" || s == "number") {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+func number(n json.Number, typ string) any {
+	if typ != "number" {
+		if i, err := n.Int64(); err == nil {
+			return i
+		}
+	}
+	f, err := n.Float64()
+	if err != nil {
+		return n.String()
+	}
+	return f
+}
+
+// toJSONLike converts values produced by Go code (actions) into the
+// JSON-like shapes expressions see, through a JSON round trip.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// text renders a value inside a template: strings as they are, integers
+// without a decimal point, doubles in their shortest form, null as the
+// empty string, lists and maps as JSON.
+func text(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	case bool:
+		return strconv.FormatBool(v)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case int:
+		return strconv.Itoa(v)
+	case float64:
+		if math.Abs(v) < 1e21 {
+			return strconv.FormatFloat(v, 'f', -1, 64)
+		}
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	b, err := marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// withDefaults returns content with the form's defaults added for omitted
+// optional properties. content is not modified.
+func withDefaults(content map[string]any, defaults map[string]any) map[string]any {
+	if len(defaults) == 0 {
+		return content
+	}
+	out := make(map[string]any, len(content)+len(defaults))
+	for k, v := range content {
+		out[k] = v
+	}
+	for k, v := range defaults {
+		if _, ok := out[k]; !ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// fieldList formats names for messages: "a", "a and b", "a, b and c".
+func fieldList(names []string) string {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
