@@ -171,8 +171,7 @@ func (r *runner) acceptedContent(cn *cnode, content map[string]any) map[string]a
 	if content == nil {
 		content = map[string]any{}
 	}
-	content = normalize(content, cn.formDoc).(map[string]any)
-	return withDefaults(content, cn.defaults)
+	return normalize(withDefaults(content, cn.defaults), cn.formDoc).(map[string]any)
 }
 
 // check validates accepted content against the form's schema and then

@@ -16,10 +16,30 @@ type RunError struct {
 	Err  error
 }
 
-// Error formats the error as "file:line:col: node X: message".
+// Error formats the error as "file:line:col: node X: message", with the
+// position of the failing expression when there is one.
 func (e *RunError) Error() string {
+	var xe *ExprError
+	if errors.As(e.Err, &xe) {
+		return fmt.Sprintf("%s: node %s: %v", xe.Pos, e.Node, e.Err)
+	}
 	return fmt.Sprintf("%s: node %s: %v", e.Pos, e.Node, e.Err)
 }
+
+// ExprError is an expression that failed to evaluate.
+type ExprError struct {
+	Pos dsl.Pos // where the expression starts
+	Src string
+	Err error
+}
+
+// Error names the expression and the failure.
+func (e *ExprError) Error() string {
+	return fmt.Sprintf("evaluating %q: %v", e.Src, e.Err)
+}
+
+// Unwrap returns the underlying error.
+func (e *ExprError) Unwrap() error { return e.Err }
 
 // Unwrap returns the underlying error.
 func (e *RunError) Unwrap() error { return e.Err }

@@ -94,6 +94,7 @@ func (p *Program) arguments(raw json.RawMessage) (map[string]any, []violation, e
 			}
 		}
 	}
+	args = normalize(args, p.input.Doc()).(map[string]any)
 	var out []violation
 	for _, v := range p.input.Validate(args) {
 		out = append(out, violation(v))
@@ -313,6 +314,11 @@ func (r *runner) suspend(cn *cnode, pos int, q *Elicitation, invalid int) (*Resu
 	st.Journal = r.journal
 	st.Pending = []state.Pending{{Node: cn.n.ID, Position: pos, Fingerprint: cn.fp, Invalid: invalid}}
 	token, err := r.p.codec.Seal(&st)
+	if errors.Is(err, state.ErrTooLarge) {
+		// Not wrapped: this is the server's problem, not an invalid
+		// requestState from the client.
+		return nil, fmt.Errorf("the run's state is too large to send (%v); do its steps return large results?", err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("seal state: %w", err)
 	}

@@ -34,7 +34,7 @@ func (r *runner) step(cn *cnode) (int, error) {
 	out, runErr := r.call(cn, pos)
 	if runErr != nil {
 		if cn.onError < 0 {
-			return 0, fmt.Errorf("step %s (%s) failed: %w", cn.n.ID, cn.action.Spec.Name, runErr)
+			return 0, fmt.Errorf("%s failed: %w", cn.action.Name, runErr)
 		}
 		msg := runErr.Error()
 		if err := r.record(state.Entry{Kind: state.EntryStep, Node: cn.n.ID, Fingerprint: cn.fp, Err: msg}); err != nil {
@@ -56,7 +56,7 @@ func (r *runner) step(cn *cnode) (int, error) {
 // stepFailed binds `error` and goes to the step's on_error node.
 func (r *runner) stepFailed(cn *cnode, msg string) (int, error) {
 	if cn.onError < 0 {
-		return 0, fmt.Errorf("step %s (%s) failed: %s", cn.n.ID, cn.action.Spec.Name, msg)
+		return 0, fmt.Errorf("%s failed: %s", cn.action.Name, msg)
 	}
 	r.vars[varError] = msg
 	return cn.onError, nil

@@ -17,7 +17,7 @@ type cexpr struct {
 func (e *cexpr) eval(vars map[string]any) (any, error) {
 	v, err := e.prg.Eval(vars)
 	if err != nil {
-		return nil, fmt.Errorf("%s: evaluating %q: %w", e.src.Pos, e.src.Src, err)
+		return nil, &ExprError{Pos: e.src.Pos, Src: e.src.Src, Err: err}
 	}
 	return v, nil
 }
@@ -29,7 +29,7 @@ func (e *cexpr) test(vars map[string]any) (bool, error) {
 	}
 	b, ok := v.(bool)
 	if !ok {
-		return false, fmt.Errorf("%s: condition %q is not a bool", e.src.Pos, e.src.Src)
+		return false, &ExprError{Pos: e.src.Pos, Src: e.src.Src, Err: fmt.Errorf("the condition is %s, not a bool", typeName(v))}
 	}
 	return b, nil
 }

@@ -24,14 +24,25 @@ func decodeJSON(raw []byte, schema map[string]any) (any, error) {
 	return normalize(v, schema), nil
 }
 
-// normalize turns json.Numbers into int64 or float64: a JSON Schema
-// "integer" is an int64, a "number" a float64, and an untyped number an
-// int64 when it is written as an integer. Maps and lists are normalized in
+// normalize types numbers by schema: a JSON Schema "integer" is an int64
+// (an integral double becomes one), a "number" a float64 (an int64 becomes
+// one), and an untyped json.Number an int64 when it is written as an
+// integer. Maps and lists are normalized in
 // place, guided by properties, additionalProperties and items.
 func normalize(v any, schema map[string]any) any {
 	switch v := v.(type) {
 	case json.Number:
 		return number(v, schemaType(schema))
+	case int64:
+		if schemaType(schema) == "number" {
+			return float64(v)
+		}
+		return v
+	case float64:
+		if schemaType(schema) == "integer" && v == math.Trunc(v) && math.Abs(v) < 1<<53 {
+			return int64(v)
+		}
+		return v
 	case map[string]any:
 		props, _ := schema["properties"].(map[string]any)
 		extra, _ := schema["additionalProperties"].(map[string]any)
@@ -147,4 +158,25 @@ func fieldList(names []string) string {
 		return names[0]
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// typeName names the JSON type of a value, for messages.
+func typeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a bool"
+	case int64, int:
+		return "an int"
+	case float64:
+		return "a double"
+	case string:
+		return "a string"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "a map"
+	}
+	return fmt.Sprintf("a %T", v)
 }

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/cli"
+	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/flow"
+)
+
+// TestActionsListed checks that the custom build lists its actions next
+// to the built-ins.
+func TestActionsListed(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := cli.Run(context.Background(), []string{"actions"}, strings.NewReader(""), &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	for _, name := range []string{"tickets.create", "tickets.get", "fs.stat"} {
+		if !strings.Contains(out.String(), name+"\n") {
+			t.Errorf("flowserve actions does not list %s", name)
+		}
+	}
+}
+
+// TestTicketFlow runs the example flow through the engine with the
+// default registry, which this build's blank import filled.
+func TestTicketFlow(t *testing.T) {
+	src, err := os.ReadFile("flows/new_ticket.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, diags := dsl.Parse("flows/new_ticket.yaml", src)
+	if err := diags.Err(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := flow.Compile(f, flow.Options{Actions: actions.Default()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	client := flow.Client{Form: true}
+	res, err := p.Run(ctx, &flow.Request{Client: client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Input == nil || res.Input.Requests["details"] == nil {
+		t.Fatalf("round 1 did not ask for details: %+v", res)
+	}
+	final := &flow.Request{
+		State:     res.Input.State,
+		Client:    client,
+		Responses: map[string]json.RawMessage{"details": json.RawMessage(`{"action":"accept","content":{"title":"Printer on fire","priority":"high"}}`)},
+	}
+	want := "Filed T-1 (high): Printer on fire"
+	for attempt := 1; attempt <= 2; attempt++ { // the second is a retry after a lost reply
+		res, err = p.Run(ctx, final)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Complete == nil || res.Complete.Content[0]["text"] != want {
+			t.Fatalf("attempt %d: got %+v, want %q", attempt, res.Complete, want)
+		}
+	}
+}
