@@ -247,10 +247,33 @@ type Expr struct {
 	// lines holds, for each line of Src after the first, the position of
 	// its first rune (block scalars and multi-line strings).
 	lines []Pos
+
+	// segs, when set, maps Src to the file exactly: each segment is a run
+	// of runes that follow each other on one line of the file. Parse sets
+	// it whenever Src does not sit on one line unchanged (line folding,
+	// escape sequences); it takes precedence over lines.
+	segs []exprSeg
+}
+
+// exprSeg is a run of an expression's runes, from rune offset off in Src,
+// that lie one after the other in the file starting at pos.
+type exprSeg struct {
+	off int
+	pos Pos
 }
 
 // PosAt returns the file position of the rune at offset (in runes) in Src.
 func (e *Expr) PosAt(offset int) Pos {
+	if len(e.segs) > 0 {
+		offset = max(offset, 0)
+		i := len(e.segs) - 1
+		for i > 0 && e.segs[i].off > offset {
+			i--
+		}
+		p := e.segs[i].pos
+		p.Col += offset - e.segs[i].off
+		return p
+	}
 	line, col := 0, 0
 	for i, r := range []rune(e.Src) {
 		if i >= offset {

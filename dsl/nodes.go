@@ -1,0 +1,567 @@
+package dsl
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// kinds returns the node kinds of DSL v1 in the order of their keys.
+func kinds() []Kind {
+	return []Kind{KindAsk, KindStep, KindBranch, KindSet, KindReturn, KindFail}
+}
+
+// kindKeys returns the keys a node of kind k accepts besides id and next,
+// its kind key first.
+func kindKeys(k Kind) []string {
+	switch k {
+	case KindAsk:
+		return []string{"ask", "form", "required", "url", "validate", "retries", "unavailable"}
+	case KindStep:
+		return []string{"step", "with", "timeout", "retry", "on_error"}
+	case KindBranch, KindSet, KindReturn, KindFail:
+		return []string{k.String()}
+	}
+	return nil
+}
+
+// kindOf returns the kind whose kind key is key, or 0.
+func kindOf(key string) Kind {
+	for _, k := range kinds() {
+		if k.String() == key {
+			return k
+		}
+	}
+	return 0
+}
+
+// keyOwner returns the kind that accepts key (other than id and next), or 0.
+func keyOwner(key string) Kind {
+	for _, k := range kinds() {
+		if slices.Contains(kindKeys(k), key) {
+			return k
+		}
+	}
+	return 0
+}
+
+// hasNext reports whether nodes of kind k may say `next`.
+func hasNext(k Kind) bool {
+	return k == KindAsk || k == KindStep || k == KindSet
+}
+
+// article returns "an" or "a" for the kind's name.
+func article(k Kind) string {
+	if k == KindAsk {
+		return "an"
+	}
+	return "a"
+}
+
+// node reads one entry of the node list. It returns nil when the entry is
+// not a mapping.
+func (p *parser) node(index int, y *yaml.Node) *Node {
+	if y.Kind != yaml.MappingNode {
+		p.errorf(p.pos(y), "bad-type", "a node must be a mapping, not %s", typeName(y))
+		return nil
+	}
+	n := &Node{Index: index, Pos: p.pos(y)}
+	entries := p.pairs(y)
+	var kindEntries []pair
+	present := map[Kind]bool{}
+	for _, e := range entries {
+		if k := kindOf(e.name); k != 0 {
+			kindEntries = append(kindEntries, e)
+			present[k] = true
+		}
+	}
+	if len(kindEntries) == 0 {
+		p.errorf(n.Pos, "missing-kind", "a node needs one of the keys ask, step, branch, set, return, fail")
+	} else {
+		n.Kind = kindOf(kindEntries[0].name)
+		for _, e := range kindEntries[1:] {
+			p.errorf(p.pos(e.key), "two-kinds", "a node has exactly one kind; this one is both %s and %s", n.Kind, e.name)
+		}
+	}
+	where := " in a node"
+	known := []string{"id", "next"}
+	if n.Kind != 0 {
+		where = " in " + article(n.Kind) + " " + n.Kind.String() + " node"
+		known = append(known, kindKeys(n.Kind)...)
+	} else {
+		for _, k := range kinds() {
+			known = append(known, kindKeys(k)...)
+		}
+	}
+	fields := map[string]pair{}
+	hasID := false
+	for _, e := range entries {
+		switch owner := keyOwner(e.name); {
+		case e.name == "id":
+			hasID = true
+			p.id(n, e)
+		case e.name == "next":
+			if n.Kind != 0 && !hasNext(n.Kind) {
+				why := "it ends the flow"
+				if n.Kind == KindBranch {
+					why = "its cases choose the next node"
+				}
+				p.errorf(p.pos(e.key), "misplaced-key", "%s %s node has no next: %s", article(n.Kind), n.Kind, why)
+				continue
+			}
+			n.Next = p.ref(e)
+		case owner != 0:
+			switch {
+			case owner == n.Kind:
+				fields[e.name] = e
+			case n.Kind != 0 && !present[owner]:
+				p.errorf(p.pos(e.key), "misplaced-key", "%s belongs to %s nodes, not %s nodes", e.name, owner, n.Kind)
+			}
+		default:
+			p.unknownKey(e, where, known)
+		}
+	}
+	switch n.Kind {
+	case KindAsk:
+		n.Ask = p.ask(n, fields)
+	case KindStep:
+		n.Step = p.step(fields)
+	case KindBranch:
+		n.Branch = p.branch(fields["branch"])
+	case KindSet:
+		n.Set = p.set(fields["set"])
+	case KindReturn:
+		n.Return = p.ret(fields["return"])
+	case KindFail:
+		n.Fail = p.templateOf(fields["fail"])
+		if n.Fail == nil {
+			n.Fail = &Template{Pos: p.pos(fields["fail"].val)}
+		}
+	}
+	if (n.Kind == KindAsk || n.Kind == KindStep) && !hasID {
+		p.errorf(n.Pos, "missing-key", "%s %s node needs an id", article(n.Kind), n.Kind)
+	}
+	return n
+}
+
+// id reads a node's id.
+func (p *parser) id(n *Node, e pair) {
+	s, ok := p.str(e)
+	if !ok {
+		return
+	}
+	n.IDPos = s.Pos
+	p.checkName("id", s.Value, s.Pos)
+	n.ID = s.Value
+}
+
+// before reports whether a comes before b in the file.
+func before(a, b *yaml.Node) bool {
+	return a.Line < b.Line || a.Line == b.Line && a.Column < b.Column
+}
+
+// ask reads the keys of an ask node.
+func (p *parser) ask(n *Node, f map[string]pair) *Ask {
+	a := &Ask{Retries: DefaultRetries}
+	a.Message = p.templateOf(f["ask"])
+	form, hasForm := f["form"]
+	url, hasURL := f["url"]
+	req, hasReq := f["required"]
+	var reqp *pair
+	if hasReq {
+		reqp = &req
+	}
+	switch {
+	case hasForm && hasURL:
+		if before(form.key, url.key) {
+			p.errorf(p.pos(url.key), "conflicting-keys", "an ask has a form or a url, not both")
+			a.Form = p.form(form, reqp)
+		} else {
+			p.errorf(p.pos(form.key), "conflicting-keys", "an ask has a form or a url, not both")
+			a.URL = p.templateOf(url)
+		}
+	case hasForm:
+		a.Form = p.form(form, reqp)
+	case hasURL:
+		a.URL = p.templateOf(url)
+	default:
+		p.errorf(n.Pos, "missing-key", "an ask node needs a form or a url")
+	}
+	if hasReq && hasURL && a.Form == nil {
+		p.errorf(p.pos(req.key), "conflicting-keys", "required lists form properties; a url ask has no form")
+	}
+	if e, ok := f["validate"]; ok {
+		a.Validate = p.validate(e)
+	}
+	if e, ok := f["retries"]; ok {
+		if v, ok := p.integer(e); ok {
+			if v < 0 {
+				p.errorf(p.pos(e.val), "bad-value", "retries must be 0 or more, not %d", v)
+			} else {
+				a.Retries = v
+			}
+		}
+	}
+	if e, ok := f["unavailable"]; ok {
+		a.Unavailable = p.ref(e)
+	}
+	return a
+}
+
+// form reads the form of an ask and its required list.
+func (p *parser) form(e pair, req *pair) *Form {
+	fm := &Form{Pos: p.pos(e.val)}
+	props := map[string]any{}
+	switch {
+	case isNull(e.val):
+	case e.val.Kind != yaml.MappingNode:
+		p.errorf(p.pos(e.val), "bad-type", "form must be a mapping of property names to schemas, not %s", typeName(e.val))
+	default:
+		for _, pe := range p.pairs(e.val) {
+			if pe.val.Kind != yaml.MappingNode {
+				p.errorf(p.pos(pe.val), "bad-type", "form property %q must be a mapping (its schema), not %s", pe.name, typeName(pe.val))
+				continue
+			}
+			schema, _ := p.json(pe.val).(map[string]any)
+			if schema == nil {
+				schema = map[string]any{}
+			}
+			fm.Properties = append(fm.Properties, &Property{Name: pe.name, Pos: p.pos(pe.key), Schema: schema})
+			props[pe.name] = schema
+		}
+	}
+	if req != nil {
+		fm.Required = p.required(*req, fm)
+	}
+	fm.Schema = map[string]any{"type": "object", "properties": props}
+	if len(fm.Required) > 0 {
+		names := make([]any, len(fm.Required))
+		for i, r := range fm.Required {
+			names[i] = r.Value
+		}
+		fm.Schema["required"] = names
+	}
+	return fm
+}
+
+// required reads the required list of a form.
+func (p *parser) required(e pair, fm *Form) []String {
+	if isNull(e.val) {
+		return nil
+	}
+	if e.val.Kind != yaml.SequenceNode {
+		p.errorf(p.pos(e.val), "bad-type", "required must be a list of property names, not %s", typeName(e.val))
+		return nil
+	}
+	var names []string
+	for _, prop := range fm.Properties {
+		names = append(names, prop.Name)
+	}
+	var out []String
+	for _, c := range e.val.Content {
+		c = p.resolve(c)
+		if !isString(c) {
+			p.errorf(p.pos(c), "bad-type", "required lists property names (strings), not %s", typeName(c))
+			continue
+		}
+		if slices.ContainsFunc(out, func(s String) bool { return s.Value == c.Value }) {
+			p.errorf(p.pos(c), "duplicate-key", "required lists %q twice", c.Value)
+			continue
+		}
+		if !slices.Contains(names, c.Value) {
+			p.errorf(p.pos(c), "unknown-property", "required names %q, which is not a property of the form%s", c.Value, didYouMean(c.Value, names))
+		}
+		out = append(out, String{Value: c.Value, Pos: p.pos(c)})
+	}
+	return out
+}
+
+// validate reads the validate list of an ask.
+func (p *parser) validate(e pair) []*Rule {
+	if isNull(e.val) {
+		return nil
+	}
+	if e.val.Kind != yaml.SequenceNode {
+		p.errorf(p.pos(e.val), "bad-type", "validate must be a list of {rule, message}, not %s", typeName(e.val))
+		return nil
+	}
+	var rules []*Rule
+	for _, c := range e.val.Content {
+		c = p.resolve(c)
+		if c.Kind != yaml.MappingNode {
+			p.errorf(p.pos(c), "bad-type", "a validate entry must be a mapping {rule, message}, not %s", typeName(c))
+			continue
+		}
+		r := &Rule{Pos: p.pos(c)}
+		hasRule, hasMessage := false, false
+		for _, ce := range p.pairs(c) {
+			switch ce.name {
+			case "rule":
+				hasRule = true
+				r.Rule = p.condition(ce)
+			case "message":
+				hasMessage = true
+				r.Message = p.templateOf(ce)
+			default:
+				p.unknownKey(ce, " in a validate entry", []string{"rule", "message"})
+			}
+		}
+		if !hasRule {
+			p.errorf(r.Pos, "missing-key", "a validate entry needs a rule")
+		}
+		if !hasMessage {
+			p.errorf(r.Pos, "missing-key", "a validate entry needs a message")
+		}
+		rules = append(rules, r)
+	}
+	return rules
+}
+
+// step reads the keys of a step node.
+func (p *parser) step(f map[string]pair) *Step {
+	s := &Step{Timeout: DefaultStepTimeout}
+	if a, ok := p.str(f["step"]); ok {
+		if strings.TrimSpace(a.Value) == "" {
+			p.errorf(a.Pos, "bad-value", "step needs an action name")
+		}
+		s.Action = a
+	}
+	if e, ok := f["with"]; ok {
+		switch {
+		case isNull(e.val):
+		case e.val.Kind == yaml.MappingNode:
+			s.With = p.value(e.val)
+		default:
+			p.errorf(p.pos(e.val), "bad-type", "with must be a mapping, not %s", typeName(e.val))
+		}
+	}
+	if e, ok := f["timeout"]; ok {
+		if d, ok := p.duration(e); ok {
+			if d <= 0 {
+				p.errorf(p.pos(e.val), "bad-value", "timeout must be more than 0")
+			} else {
+				s.Timeout = d
+			}
+		}
+	}
+	if e, ok := f["retry"]; ok {
+		s.Retry = p.retry(e)
+	}
+	if e, ok := f["on_error"]; ok {
+		s.OnError = p.ref(e)
+	}
+	return s
+}
+
+// duration reads a Go duration string such as "30s".
+func (p *parser) duration(e pair) (time.Duration, bool) {
+	if !isString(e.val) {
+		p.errorf(p.pos(e.val), "bad-type", `%s must be a duration such as "30s", not %s`, e.name, typeName(e.val))
+		return 0, false
+	}
+	d, err := time.ParseDuration(e.val.Value)
+	if err != nil {
+		p.errorf(p.pos(e.val), "bad-value", `%s %q is not a duration such as "30s" or "1m30s"`, e.name, e.val.Value)
+		return 0, false
+	}
+	return d, true
+}
+
+// retry reads the retry mapping of a step.
+func (p *parser) retry(e pair) *Retry {
+	if e.val.Kind != yaml.MappingNode {
+		p.errorf(p.pos(e.val), "bad-type", "retry must be a mapping {attempts, backoff}, not %s", typeName(e.val))
+		return nil
+	}
+	r := &Retry{Pos: p.pos(e.val)}
+	hasAttempts := false
+	for _, ce := range p.pairs(e.val) {
+		switch ce.name {
+		case "attempts":
+			hasAttempts = true
+			if v, ok := p.integer(ce); ok {
+				if v < 1 {
+					p.errorf(p.pos(ce.val), "bad-value", "attempts must be at least 1, not %d", v)
+				} else {
+					r.Attempts = v
+				}
+			}
+		case "backoff":
+			if d, ok := p.duration(ce); ok {
+				if d < 0 {
+					p.errorf(p.pos(ce.val), "bad-value", "backoff must not be negative")
+				} else {
+					r.Backoff = d
+				}
+			}
+		default:
+			p.unknownKey(ce, " in retry", []string{"attempts", "backoff"})
+		}
+	}
+	if !hasAttempts {
+		p.errorf(r.Pos, "missing-key", "retry needs attempts")
+	}
+	return r
+}
+
+// branch reads the cases of a branch node.
+func (p *parser) branch(e pair) *Branch {
+	b := &Branch{}
+	if e.val.Kind != yaml.SequenceNode {
+		p.errorf(p.pos(e.val), "bad-type", "branch must be a list of cases, not %s", typeName(e.val))
+		return b
+	}
+	if len(e.val.Content) == 0 {
+		p.errorf(p.pos(e.val), "bad-branch", "a branch needs at least one case")
+	}
+	last := len(e.val.Content) - 1
+	for i, c := range e.val.Content {
+		c = p.resolve(c)
+		if c.Kind != yaml.MappingNode {
+			p.errorf(p.pos(c), "bad-type", "a branch case must be a mapping, not %s", typeName(c))
+			continue
+		}
+		var ifE, thenE, elseE *pair
+		for _, ce := range p.pairs(c) {
+			ce := ce
+			switch ce.name {
+			case "if":
+				ifE = &ce
+			case "then":
+				thenE = &ce
+			case "else":
+				elseE = &ce
+			default:
+				p.unknownKey(ce, " in a branch case", []string{"if", "then", "else"})
+			}
+		}
+		if ifE != nil && elseE != nil {
+			later := elseE
+			if before(elseE.key, ifE.key) {
+				later = ifE
+			}
+			p.errorf(p.pos(later.key), "conflicting-keys", "a branch case has if or else, not both")
+			elseE = nil
+		}
+		if elseE != nil {
+			if thenE != nil {
+				p.errorf(p.pos(thenE.key), "conflicting-keys", "an else case has no then: else names its node itself")
+			}
+			switch {
+			case b.Else != nil:
+				p.errorf(p.pos(elseE.key), "bad-branch", "a branch has at most one else")
+			default:
+				if i != last {
+					p.errorf(p.pos(elseE.key), "bad-branch", "else must be the last case of a branch")
+				}
+				b.Else = p.ref(*elseE)
+			}
+			continue
+		}
+		cs := &Case{Pos: p.pos(c)}
+		if ifE == nil {
+			p.errorf(cs.Pos, "missing-key", "a branch case needs if (or else)")
+		} else {
+			cs.If = p.condition(*ifE)
+		}
+		if thenE == nil {
+			p.errorf(cs.Pos, "missing-key", "a branch case needs then")
+		} else {
+			cs.Then = p.ref(*thenE)
+		}
+		b.Cases = append(b.Cases, cs)
+	}
+	return b
+}
+
+// set reads the bindings of a set node.
+func (p *parser) set(e pair) *Set {
+	s := &Set{}
+	if e.val.Kind != yaml.MappingNode {
+		p.errorf(p.pos(e.val), "bad-type", "set must be a mapping of names to values, not %s", typeName(e.val))
+		return s
+	}
+	entries := p.pairs(e.val)
+	if len(entries) == 0 {
+		p.errorf(p.pos(e.val), "bad-value", "set binds no names")
+	}
+	for _, ce := range entries {
+		pos := p.pos(ce.key)
+		p.checkName("set name", ce.name, pos)
+		s.Bindings = append(s.Bindings, &Binding{Name: ce.name, Pos: pos, Value: p.value(ce.val)})
+	}
+	return s
+}
+
+// contentTypes returns the types of MCP content blocks.
+func contentTypes() []string {
+	return []string{"text", "image", "audio", "resource_link", "resource"}
+}
+
+// ret reads a return node: a text template or {text, structured, content}.
+func (p *parser) ret(e pair) *Return {
+	r := &Return{Pos: p.pos(e.val)}
+	switch {
+	case isString(e.val):
+		r.Text = p.template(e.val)
+	case e.val.Kind == yaml.MappingNode:
+		entries := p.pairs(e.val)
+		for _, ce := range entries {
+			switch ce.name {
+			case "text":
+				r.Text = p.templateOf(ce)
+			case "structured":
+				if ce.val.Kind == yaml.MappingNode || isString(ce.val) {
+					r.Structured = p.value(ce.val)
+				} else {
+					p.errorf(p.pos(ce.val), "bad-type", "structured must be a mapping or a template, not %s", typeName(ce.val))
+				}
+			case "content":
+				r.Content = p.content(ce)
+			default:
+				p.unknownKey(ce, " in return", []string{"text", "structured", "content"})
+			}
+		}
+		if len(entries) == 0 {
+			p.errorf(r.Pos, "missing-key", "return needs text, structured or content")
+		}
+	default:
+		p.errorf(p.pos(e.val), "bad-type", "return must be a text or a mapping {text, structured, content}, not %s", typeName(e.val))
+	}
+	return r
+}
+
+// content reads the content blocks of a return.
+func (p *parser) content(e pair) []*Value {
+	if e.val.Kind != yaml.SequenceNode {
+		p.errorf(p.pos(e.val), "bad-type", "content must be a list of content blocks, not %s", typeName(e.val))
+		return nil
+	}
+	var out []*Value
+	for _, c := range e.val.Content {
+		c = p.resolve(c)
+		if c.Kind != yaml.MappingNode {
+			p.errorf(p.pos(c), "bad-type", "a content block must be a mapping, not %s", typeName(c))
+			continue
+		}
+		hasType := false
+		for _, ce := range p.pairs(c) {
+			if ce.name != "type" {
+				continue
+			}
+			hasType = true
+			t, ok := p.str(ce)
+			if ok && !slices.Contains(contentTypes(), t.Value) {
+				p.errorf(t.Pos, "bad-value", "content block type %q must be one of %s%s",
+					t.Value, strings.Join(contentTypes(), ", "), didYouMean(t.Value, contentTypes()))
+			}
+		}
+		if !hasType {
+			p.errorf(p.pos(c), "missing-key", "a content block needs a type")
+		}
+		out = append(out, p.value(c))
+	}
+	return out
+}
