@@ -2,6 +2,7 @@ package lang
 
 import (
 	"fmt"
+	"sync"
 	"time"
 
 	"cel.dev/cel-go/cel"
@@ -12,10 +13,15 @@ import (
 	"cel.dev/cel-go/ext"
 )
 
-// celLanguage is the CEL implementation of Language, on cel-go.
-type celLanguage struct{}
+// celLanguage is the CEL implementation of Language, on cel-go. Its
+// parsing environment is built on first use and reused.
+type celLanguage struct {
+	once     sync.Once
+	parseEnv *cel.Env
+	err      error
+}
 
-func (celLanguage) Name() string { return "cel" }
+func (*celLanguage) Name() string { return "cel" }
 
 func celOptions() []cel.EnvOption {
 	return []cel.EnvOption{
@@ -27,16 +33,16 @@ func celOptions() []cel.EnvOption {
 	}
 }
 
-func (celLanguage) Syntax(src string) []Error {
-	env, err := cel.NewEnv(celOptions()...)
-	if err != nil {
-		return []Error{{Message: err.Error()}}
+func (l *celLanguage) Syntax(src string) []Error {
+	l.once.Do(func() { l.parseEnv, l.err = cel.NewEnv(celOptions()...) })
+	if l.err != nil {
+		return []Error{{Message: l.err.Error()}}
 	}
-	_, iss := env.Parse(src)
+	_, iss := l.parseEnv.Parse(src)
 	return celErrors(src, iss)
 }
 
-func (celLanguage) NewEnv(vars []string, opts Options) (Env, error) {
+func (*celLanguage) NewEnv(vars []string, opts Options) (Env, error) {
 	o := celOptions()
 	for _, v := range vars {
 		o = append(o, cel.Variable(v, cel.DynType))
@@ -214,4 +220,3 @@ func typeName(v any) string {
 	}
 	return fmt.Sprintf("%T", v)
 }
-

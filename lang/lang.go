@@ -58,11 +58,13 @@ type Program interface {
 	Eval(vars map[string]any) (any, error)
 }
 
-// Lookup returns the language with the given name ("" means "cel").
+// Lookup returns the language with the given name ("" means "cel"). Each
+// call returns a new Language value, which caches what it builds; keep it
+// for as long as it is useful (one file, one process).
 func Lookup(name string) (Language, bool) {
 	switch name {
 	case "", "cel":
-		return celLanguage{}, true
+		return &celLanguage{}, true
 	}
 	return nil, false
 }

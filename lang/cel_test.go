@@ -1,0 +1,124 @@
+package lang
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestCELSyntax(t *testing.T) {
+	l, _ := Lookup("cel")
+	tests := []struct {
+		src    string
+		offset int // -1: no error
+	}{
+		{"a.b && c", -1},
+		{"a +", 3},
+		{"x == 1 &&\n  y ==", 16},
+		{"'unterminated", 0},
+	}
+	for _, tc := range tests {
+		errs := l.Syntax(tc.src)
+		if tc.offset < 0 {
+			if len(errs) > 0 {
+				t.Errorf("%q: unexpected errors %v", tc.src, errs)
+			}
+			continue
+		}
+		if len(errs) == 0 || errs[0].Offset != tc.offset {
+			t.Errorf("%q: got %v, want an error at offset %d", tc.src, errs, tc.offset)
+		}
+	}
+}
+
+func TestCELEval(t *testing.T) {
+	l, _ := Lookup("")
+	env, err := l.NewEnv([]string{"input", "q"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]any{
+		"input": map[string]any{"n": int64(3), "amount": 1500.5, "tags": []any{"a", "b"}},
+		"q":     map[string]any{"accepted": true, "content": map[string]any{"ok": true}},
+	}
+	tests := []struct {
+		src      string
+		wantBool bool
+		want     any
+		err      string
+	}{
+		{src: "input.n + 1", want: int64(4)},
+		{src: "input.amount > 1000", wantBool: true, want: true},
+		{src: "input.n < 3.5", wantBool: true, want: true}, // int and double compare
+		{src: "q.accepted && q.content.ok", wantBool: true, want: true},
+		{src: "input.tags.map(t, t + '!')", want: []any{"a!", "b!"}},
+		{src: "{'a': input.n, 'b': [1, 2.5, null]}", want: map[string]any{"a": int64(3), "b": []any{int64(1), 2.5, nil}}},
+		{src: "'x'.upperAscii()", want: "X"},
+		{src: "input.missing", err: "no such key: missing"},
+		{src: "input.n", wantBool: true, err: "condition produced an int, not a bool"},
+	}
+	for _, tc := range tests {
+		prg, errs := env.Compile(tc.src, tc.wantBool)
+		if len(errs) > 0 {
+			t.Errorf("%q: compile: %v", tc.src, errs)
+			continue
+		}
+		got, err := prg.Eval(vars)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: got error %v, want %q", tc.src, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%q: got %#v, %v; want %#v", tc.src, got, err, tc.want)
+		}
+	}
+}
+
+func TestCELCompileErrors(t *testing.T) {
+	l, _ := Lookup("cel")
+	env, err := l.NewEnv([]string{"input"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		src      string
+		wantBool bool
+		want     string
+	}{
+		{"nope.x", false, "undeclared reference to 'nope'"},
+		{"1 + 'a'", false, "no matching overload"},
+		{"'text'", true, "condition must be a bool, not string"},
+	}
+	for _, tc := range tests {
+		_, errs := env.Compile(tc.src, tc.wantBool)
+		if len(errs) == 0 || !strings.Contains(errs[0].Message, tc.want) {
+			t.Errorf("%q: got %v, want %q", tc.src, errs, tc.want)
+		}
+	}
+}
+
+func TestCELCostLimit(t *testing.T) {
+	l, _ := Lookup("cel")
+	env, err := l.NewEnv(nil, Options{CostLimit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prg, errs := env.Compile("[1,2,3,4,5,6,7,8,9,10].map(x, [1,2,3,4,5,6,7,8,9,10].map(y, x*y))", false)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if _, err := prg.Eval(map[string]any{}); err == nil || !strings.Contains(err.Error(), "cost limit") {
+		t.Fatalf("got %v, want a cost limit error", err)
+	}
+}
+
+func TestLookup(t *testing.T) {
+	if _, ok := Lookup("cobol"); ok {
+		t.Error("Lookup(cobol) succeeded")
+	}
+	if got := Names(); !reflect.DeepEqual(got, []string{"cel"}) {
+		t.Errorf("Names() = %v", got)
+	}
+}
