@@ -18,6 +18,10 @@ type Request struct {
 	// none, as on stdio). A state only opens for the principal it was
 	// sealed for.
 	Principal string
+	// OnStep, when set, is called before (done false) and after (done
+	// true) each step the round runs; replayed steps are not reported.
+	// Servers use it for progress notifications.
+	OnStep func(node, action string, done bool)
 }
 
 // Client describes the calling MCP client.

@@ -31,7 +31,13 @@ func (r *runner) step(cn *cnode) (int, error) {
 	}
 
 	pos := r.pos
+	if r.req.OnStep != nil {
+		r.req.OnStep(cn.n.ID, cn.action.Name, false)
+	}
 	out, runErr := r.call(cn, pos)
+	if r.req.OnStep != nil {
+		r.req.OnStep(cn.n.ID, cn.action.Name, true)
+	}
 	if runErr != nil {
 		if cn.onError < 0 {
 			return 0, fmt.Errorf("%s failed: %w", cn.action.Name, runErr)

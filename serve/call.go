@@ -1,0 +1,211 @@
+package serve
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/flowserve/flowserve/flow"
+)
+
+// The _meta keys of 2026-07-28 requests.
+const (
+	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
+)
+
+// firstModernVersion is the first protocol version without sessions.
+const firstModernVersion = "2026-07-28"
+
+// JSON-RPC error codes this package answers with.
+const (
+	codeInvalidParams     = -32602
+	codeMissingCapability = -32021
+)
+
+// modernVersion returns the request's protocol version when it declares
+// one in _meta at or after 2026-07-28, and "" for session requests. It
+// deliberately does not use the SDK's ProtocolVersion(), which reports the
+// version a legacy client asked for at initialize (go-sdk-notes probe B).
+func modernVersion(meta mcp.Meta) string {
+	v, _ := meta[metaProtocolVersion].(string)
+	if v >= firstModernVersion {
+		return v
+	}
+	return ""
+}
+
+func invalidParams(msg string) error {
+	return &jsonrpc.Error{Code: codeInvalidParams, Message: msg}
+}
+
+// principal identifies the caller: a digest of the HTTP bearer token, or
+// "" when there is none (stdio). The token itself is never kept.
+func principal(req *mcp.CallToolRequest) string {
+	if req.Extra == nil || req.Extra.Header == nil {
+		return ""
+	}
+	auth := req.Extra.Header.Get("Authorization")
+	scheme, token, ok := strings.Cut(auth, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(strings.TrimSpace(token)))
+	return "bearer:" + hex.EncodeToString(sum[:16])
+}
+
+// modernClient reads the client's name and capabilities from a
+// 2026-07-28 request's _meta: elicitation {} means form mode.
+func modernClient(meta mcp.Meta, version string) flow.Client {
+	c := flow.Client{Protocol: version}
+	if info, ok := meta[metaClientInfo].(map[string]any); ok {
+		c.Name, _ = info["name"].(string)
+		c.Version, _ = info["version"].(string)
+	}
+	caps, _ := meta[metaClientCapabilities].(map[string]any)
+	if el, ok := caps["elicitation"].(map[string]any); ok {
+		_, form := el["form"]
+		_, url := el["url"]
+		c.Form = form || !url
+		c.URL = url
+	}
+	return c
+}
+
+// callModern serves one round of a 2026-07-28 call.
+func (s *Server) callModern(ctx context.Context, p *flow.Program, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	version := modernVersion(req.Params.Meta)
+	fr := &flow.Request{
+		Arguments: req.Params.Arguments,
+		State:     req.Params.RequestState,
+		Client:    modernClient(req.Params.Meta, version),
+		Principal: principal(req),
+		OnStep:    s.progress(ctx, req),
+	}
+	if len(req.Params.InputResponses) > 0 {
+		fr.Responses = make(map[string]json.RawMessage, len(req.Params.InputResponses))
+		for id, r := range req.Params.InputResponses {
+			b, err := json.Marshal(r)
+			if err != nil {
+				return nil, invalidParams(fmt.Sprintf("inputResponses[%q] is not valid: %v", id, err))
+			}
+			fr.Responses[id] = b
+		}
+	}
+	res, err := p.Run(ctx, fr)
+	if err != nil {
+		return s.modernError(p, err)
+	}
+	if res.Input != nil {
+		out := &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{}, RequestState: res.Input.State}
+		for id, q := range res.Input.Requests {
+			out.InputRequests[id] = elicitParams(q, false)
+		}
+		return out, nil
+	}
+	return toolResult(res.Complete)
+}
+
+// modernError maps an engine error onto a 2026-07-28 reply: a JSON-RPC
+// error for problems with the request, an error result the model can
+// read for failures of the run.
+func (s *Server) modernError(p *flow.Program, err error) (*mcp.CallToolResult, error) {
+	var mc *flow.MissingCapabilityError
+	switch {
+	case flow.IsInvalidParams(err):
+		return nil, invalidParams(err.Error())
+	case errors.As(err, &mc):
+		data, _ := json.Marshal(map[string]any{"requiredCapabilities": mc.Required})
+		return nil, &jsonrpc.Error{Code: codeMissingCapability, Message: err.Error(), Data: data}
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return nil, err
+	}
+	return s.runFailure(p, err), nil
+}
+
+// elicitParams turns a question into elicitation/create params.
+func elicitParams(q *flow.Elicitation, withID bool) *mcp.ElicitParams {
+	ep := &mcp.ElicitParams{Mode: q.Mode, Message: q.Message}
+	if q.Mode == "url" {
+		ep.URL = q.URL
+		if withID {
+			ep.ElicitationID = q.ID
+		}
+	} else {
+		ep.RequestedSchema = q.Schema
+	}
+	return ep
+}
+
+// progress returns the engine's step hook when the request carries a
+// progress token: a notification before and after each step.
+func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest) func(node, action string, done bool) {
+	token := req.Params.GetProgressToken()
+	if token == nil || req.Session == nil {
+		return nil
+	}
+	n := 0.0
+	return func(node, action string, done bool) {
+		n++
+		msg := fmt.Sprintf("running %s (%s)", node, action)
+		if done {
+			msg = fmt.Sprintf("finished %s (%s)", node, action)
+		}
+		if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: n, Message: msg}); err != nil {
+			s.log.Debug("progress notification not sent", "err", err)
+		}
+	}
+}
+
+// toolResult converts a finished engine result.
+func toolResult(tr *flow.ToolResult) (*mcp.CallToolResult, error) {
+	out := &mcp.CallToolResult{IsError: tr.IsError, Content: []mcp.Content{}}
+	for i, block := range tr.Content {
+		c, err := content(block)
+		if err != nil {
+			return errorResult(fmt.Sprintf("content block %d: %v", i+1, err)), nil
+		}
+		out.Content = append(out.Content, c)
+	}
+	if tr.Structured != nil {
+		out.StructuredContent = tr.Structured
+	}
+	return out, nil
+}
+
+// content converts one content block of a flow's result into the SDK's
+// type for it.
+func content(block map[string]any) (mcp.Content, error) {
+	typ, _ := block["type"].(string)
+	var c mcp.Content
+	switch typ {
+	case "text":
+		c = &mcp.TextContent{}
+	case "image":
+		c = &mcp.ImageContent{}
+	case "audio":
+		c = &mcp.AudioContent{}
+	case "resource_link":
+		c = &mcp.ResourceLink{}
+	case "resource":
+		c = &mcp.EmbeddedResource{}
+	default:
+		return nil, fmt.Errorf("unknown content type %q", typ)
+	}
+	b, err := json.Marshal(block)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, c); err != nil {
+		return nil, fmt.Errorf("%s block: %v", typ, err)
+	}
+	return c, nil
+}

@@ -1,0 +1,22 @@
+// Package serve serves compiled flows as MCP tools over
+// github.com/modelcontextprotocol/go-sdk: each flow is a tool, and each
+// tools/call runs the flow's engine.
+//
+// One flow serves every client era:
+//
+//   - 2026-07-28 requests (recognised by the protocol version in their
+//     _meta) are stateless multi round-trip requests: a round that needs
+//     answers ends with an input_required result carrying the questions
+//     and the sealed requestState, and the client calls again with
+//     inputResponses. Client capabilities are read from each request's
+//     _meta.
+//   - 2025-06-18 and 2025-11-25 sessions run every round inside the one
+//     tools/call, sending elicitation/create to the client and feeding its
+//     answers back to the engine.
+//
+// The engine (package flow) never imports the SDK; this package maps its
+// results and errors onto the wire: invalid requestState and malformed
+// inputResponses are JSON-RPC -32602, a question the client cannot answer
+// is -32021 (2026-07-28) or an error result (older eras), and failures of
+// the run are error results the model can read.
+package serve

@@ -1,0 +1,178 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/flow"
+)
+
+// Options configure a Server. The zero value is usable.
+type Options struct {
+	// Name and Version identify the server to clients; default
+	// "flowserve" and "dev".
+	Name, Version string
+	// Logger receives the server's logs; nil means slog.Default().
+	Logger *slog.Logger
+	// Host is given to actions (fs root, HTTP client); nil means none.
+	Host *actions.Host
+	// LegacyRounds bounds the rounds of one tools/call from a session
+	// client (2025-06-18, 2025-11-25); default 100.
+	LegacyRounds int
+}
+
+// Server serves flows as MCP tools. It is safe for concurrent use.
+type Server struct {
+	opts Options
+	log  *slog.Logger
+	mcp  *mcp.Server
+
+	mu    sync.RWMutex
+	tools map[string]*flow.Program
+}
+
+// New returns a server for the given programs. Tool names must be unique.
+func New(progs []*flow.Program, opts Options) (*Server, error) {
+	if opts.Name == "" {
+		opts.Name = "flowserve"
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	if opts.LegacyRounds <= 0 {
+		opts.LegacyRounds = 100
+	}
+	s := &Server{opts: opts, log: opts.Logger, tools: map[string]*flow.Program{}}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
+		Logger: opts.Logger,
+		Capabilities: &mcp.ServerCapabilities{
+			Tools: &mcp.ToolCapabilities{ListChanged: true},
+		},
+	})
+	s.mcp.AddReceivingMiddleware(capInitializeVersion)
+	s.mcp.AddSendingMiddleware(captureElicitResults)
+	if err := s.Replace(progs); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// MCP returns the underlying go-sdk server, for transports.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Tools returns the names of the served tools, sorted.
+func (s *Server) Tools() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	names := make([]string, 0, len(s.tools))
+	for n := range s.tools {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// program returns the current program of a tool.
+func (s *Server) program(name string) (*flow.Program, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	p, ok := s.tools[name]
+	return p, ok
+}
+
+// Replace makes progs the served tools: new and changed flows are added,
+// flows no longer present removed. Sessions that asked for it are told
+// that the tool list changed.
+func (s *Server) Replace(progs []*flow.Program) error {
+	next := map[string]*flow.Program{}
+	for _, p := range progs {
+		if prev, dup := next[p.Name()]; dup {
+			return fmt.Errorf("tool %q is defined twice: %s and %s", p.Name(), prev.File().Path, p.File().Path)
+		}
+		next[p.Name()] = p
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var gone []string
+	for name := range s.tools {
+		if _, ok := next[name]; !ok {
+			gone = append(gone, name)
+		}
+	}
+	if len(gone) > 0 {
+		s.mcp.RemoveTools(gone...)
+	}
+	names := make([]string, 0, len(next))
+	for n := range next {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		p := next[name]
+		if prev, ok := s.tools[name]; ok && prev == p {
+			continue
+		}
+		s.mcp.AddTool(toolOf(p), s.handler(name))
+	}
+	s.tools = next
+	return nil
+}
+
+// toolOf describes a program as an MCP tool.
+func toolOf(p *flow.Program) *mcp.Tool {
+	t := &mcp.Tool{
+		Name:        p.Name(),
+		Title:       p.Title(),
+		Description: p.Description(),
+		InputSchema: p.InputSchema(),
+	}
+	if out := p.OutputSchema(); out != nil {
+		t.OutputSchema = out
+	}
+	return t
+}
+
+// handler returns the tools/call handler of a tool. It looks the program
+// up on each call, so a replaced flow serves the next call.
+func (s *Server) handler(name string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		p, ok := s.program(name)
+		if !ok {
+			return nil, invalidParams(fmt.Sprintf("unknown tool %q", name))
+		}
+		if s.opts.Host != nil {
+			ctx = actions.WithHost(ctx, s.opts.Host)
+		}
+		if modernVersion(req.Params.Meta) != "" {
+			return s.callModern(ctx, p, req)
+		}
+		return s.callLegacy(ctx, p, req)
+	}
+}
+
+// errorResult is a tool error the model can read.
+func errorResult(msg string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: msg}}, IsError: true}
+}
+
+// runFailure turns an engine error that is not a protocol error into an
+// error result, logging it.
+func (s *Server) runFailure(p *flow.Program, err error) *mcp.CallToolResult {
+	var re *flow.RunError
+	if errors.As(err, &re) {
+		s.log.Warn("run failed", "tool", p.Name(), "node", re.Node, "err", err)
+		return errorResult(err.Error())
+	}
+	s.log.Error("run failed", "tool", p.Name(), "err", err)
+	return errorResult(fmt.Sprintf("the %s tool failed: %v", p.Name(), err))
+}
