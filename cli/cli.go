@@ -32,6 +32,7 @@ type command struct {
 func commands() map[string]command {
 	return map[string]command{
 		"actions": {"list the registered actions with their schemas", runActions},
+		"serve":   {"serve flows as MCP tools over Streamable HTTP or stdio", runServe},
 	}
 }
 

@@ -57,6 +57,14 @@ func New(progs []*flow.Program, opts Options) (*Server, error) {
 		Logger: opts.Logger,
 		Capabilities: &mcp.ServerCapabilities{
 			Tools: &mcp.ToolCapabilities{ListChanged: true},
+			// The SDK answers prompts/list (with no prompts) whatever is
+			// declared; declaring it keeps discover truthful.
+			Prompts:     &mcp.PromptCapabilities{},
+			Completions: &mcp.CompletionCapabilities{},
+		},
+		// Flows have no prompt or resource arguments to complete yet.
+		CompletionHandler: func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+			return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
 		},
 	})
 	s.mcp.AddReceivingMiddleware(capInitializeVersion)

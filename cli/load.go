@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/flow"
+)
+
+// flowFiles expands paths into flow files: a file stands for itself, a
+// directory for every *.yaml and *.yml below it except tests
+// (*_test.yaml). The result is sorted and without repeats.
+func flowFiles(paths []string) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, errNotFound(err))
+		}
+		if !info.IsDir() {
+			add(filepath.Clean(p))
+			continue
+		}
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				if path != p && strings.HasPrefix(d.Name(), ".") {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if isFlowFile(d.Name()) {
+				add(path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func isFlowFile(name string) bool {
+	ext := filepath.Ext(name)
+	if ext != ".yaml" && ext != ".yml" {
+		return false
+	}
+	return !strings.HasSuffix(strings.TrimSuffix(name, ext), "_test")
+}
+
+func errNotFound(err error) error {
+	if os.IsNotExist(err) {
+		return fmt.Errorf("no such file or directory")
+	}
+	return err
+}
+
+// loadFlows parses and compiles every flow file of paths. Problems in the
+// flows are returned as diagnostics (sorted, from every file); err is for
+// files that cannot be read.
+func loadFlows(paths []string, opts flow.Options) ([]*flow.Program, dsl.Diagnostics, error) {
+	files, err := flowFiles(paths)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(files) == 0 {
+		return nil, nil, fmt.Errorf("no flow files (*.yaml) in %s", strings.Join(paths, ", "))
+	}
+	var (
+		progs []*flow.Program
+		diags dsl.Diagnostics
+		names = map[string]string{}
+	)
+	for _, path := range files {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		f, ds := dsl.Parse(path, src)
+		diags = append(diags, ds...)
+		if ds.HasErrors() || f == nil {
+			continue
+		}
+		p, err := flow.Compile(f, opts)
+		if err != nil {
+			if cds, ok := dsl.AsDiagnostics(err); ok {
+				diags = append(diags, cds...)
+				continue
+			}
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if prev, dup := names[p.Name()]; dup {
+			diags = append(diags, dsl.Diagnostic{Pos: f.Name.Pos, Severity: dsl.Error, Code: "duplicate-tool",
+				Message: fmt.Sprintf("tool %q is also defined in %s", p.Name(), prev)})
+			continue
+		}
+		names[p.Name()] = path
+		progs = append(progs, p)
+	}
+	diags.Sort()
+	return progs, diags, nil
+}
+
+// printDiagnostics writes one diagnostic per line.
+func printDiagnostics(w io.Writer, diags dsl.Diagnostics) {
+	for _, d := range diags {
+		fmt.Fprintln(w, d.String())
+	}
+}
