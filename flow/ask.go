@@ -1,7 +1,6 @@
 package flow
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -138,29 +137,29 @@ func (r *runner) capable(cn *cnode) bool {
 // parseAnswer decodes one inputResponses entry; anything that is not an
 // elicitation result is a *ResponseError.
 func parseAnswer(key string, raw json.RawMessage) (*answer, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '{' {
-		return nil, &ResponseError{Key: key, Reason: "it must be an object with an action"}
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
+	v, err := parseJSON(raw)
+	if err != nil {
 		return nil, &ResponseError{Key: key, Reason: "it is not valid JSON"}
 	}
-	a := &answer{}
-	if err := json.Unmarshal(m["action"], &a.Action); err != nil || m["action"] == nil {
-		return nil, &ResponseError{Key: key, Reason: "action must be accept, decline or cancel"}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, &ResponseError{Key: key, Reason: "it must be an object with an action"}
 	}
+	a := &answer{}
+	a.Action, _ = m["action"].(string)
 	switch a.Action {
 	case "accept", "decline", "cancel":
+	case "":
+		return nil, &ResponseError{Key: key, Reason: "action must be accept, decline or cancel"}
 	default:
 		return nil, &ResponseError{Key: key, Reason: fmt.Sprintf("action must be accept, decline or cancel, not %q", a.Action)}
 	}
-	if c, ok := m["content"]; ok && !bytes.Equal(bytes.TrimSpace(c), []byte("null")) {
-		d := json.NewDecoder(bytes.NewReader(c))
-		d.UseNumber()
-		if err := d.Decode(&a.Content); err != nil || a.Content == nil {
-			return nil, &ResponseError{Key: key, Reason: "content must be an object"}
-		}
+	switch c := m["content"].(type) {
+	case nil:
+	case map[string]any:
+		a.Content = c
+	default:
+		return nil, &ResponseError{Key: key, Reason: "content must be an object"}
 	}
 	return a, nil
 }
@@ -229,15 +228,15 @@ func (r *runner) recordAnswer(cn *cnode, action string, content map[string]any) 
 
 // decodeAnswer turns a journaled answer back into the ask's value.
 func (r *runner) decodeAnswer(cn *cnode, raw []byte) (map[string]any, error) {
-	var a answer
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	if err := d.Decode(&a); err != nil {
+	v, err := parseJSON(raw)
+	if err != nil {
 		return nil, err
 	}
-	var content map[string]any
-	if a.Content != nil {
-		content = normalize(a.Content, cn.formDoc).(map[string]any)
+	m, _ := v.(map[string]any)
+	action, _ := m["action"].(string)
+	content, _ := m["content"].(map[string]any)
+	if content != nil {
+		content = normalize(content, cn.formDoc).(map[string]any)
 	}
-	return askValue(a.Action, content), nil
+	return askValue(action, content), nil
 }

@@ -12,14 +12,9 @@ import (
 // decodeJSON decodes raw into a JSON-like value, typing numbers by schema
 // (see normalize).
 func decodeJSON(raw []byte, schema map[string]any) (any, error) {
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
+	v, err := parseJSON(raw)
+	if err != nil {
 		return nil, err
-	}
-	if d.More() {
-		return nil, fmt.Errorf("trailing data after JSON value")
 	}
 	return normalize(v, schema), nil
 }

@@ -1,0 +1,317 @@
+package flow
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// parseJSON decodes one JSON value into nil, bool, int64 (integer
+// literals that fit), float64, string, []any or map[string]any. It is
+// the engine's decoder for journaled values and answers: several times
+// faster than encoding/json into interfaces, which matters because every
+// round decodes the whole journal.
+func parseJSON(b []byte) (any, error) {
+	p := jsonParser{b: b}
+	p.space()
+	v, err := p.value(0)
+	if err != nil {
+		return nil, err
+	}
+	p.space()
+	if p.i != len(p.b) {
+		return nil, p.errorf("trailing data")
+	}
+	return v, nil
+}
+
+// maxJSONDepth bounds nesting, so hostile input cannot exhaust the stack.
+const maxJSONDepth = 1000
+
+type jsonParser struct {
+	b []byte
+	i int
+}
+
+func (p *jsonParser) errorf(format string, args ...any) error {
+	return fmt.Errorf("invalid JSON at offset %d: %s", p.i, fmt.Sprintf(format, args...))
+}
+
+func (p *jsonParser) space() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+func (p *jsonParser) value(depth int) (any, error) {
+	if depth > maxJSONDepth {
+		return nil, p.errorf("nested too deeply")
+	}
+	if p.i >= len(p.b) {
+		return nil, p.errorf("unexpected end")
+	}
+	switch c := p.b[p.i]; {
+	case c == '{':
+		return p.object(depth)
+	case c == '[':
+		return p.array(depth)
+	case c == '"':
+		return p.str()
+	case c == 't':
+		return true, p.literal("true")
+	case c == 'f':
+		return false, p.literal("false")
+	case c == 'n':
+		return nil, p.literal("null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number()
+	}
+	return nil, p.errorf("unexpected %q", p.b[p.i])
+}
+
+func (p *jsonParser) literal(word string) error {
+	if len(p.b)-p.i < len(word) || string(p.b[p.i:p.i+len(word)]) != word {
+		return p.errorf("expected %s", word)
+	}
+	p.i += len(word)
+	return nil
+}
+
+func (p *jsonParser) object(depth int) (any, error) {
+	p.i++ // {
+	m := map[string]any{}
+	p.space()
+	if p.i < len(p.b) && p.b[p.i] == '}' {
+		p.i++
+		return m, nil
+	}
+	for {
+		p.space()
+		if p.i >= len(p.b) || p.b[p.i] != '"' {
+			return nil, p.errorf("expected a string key")
+		}
+		k, err := p.str()
+		if err != nil {
+			return nil, err
+		}
+		p.space()
+		if p.i >= len(p.b) || p.b[p.i] != ':' {
+			return nil, p.errorf("expected ':'")
+		}
+		p.i++
+		p.space()
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		m[k] = v
+		p.space()
+		if p.i >= len(p.b) {
+			return nil, p.errorf("unexpected end in object")
+		}
+		switch p.b[p.i] {
+		case ',':
+			p.i++
+		case '}':
+			p.i++
+			return m, nil
+		default:
+			return nil, p.errorf("expected ',' or '}'")
+		}
+	}
+}
+
+func (p *jsonParser) array(depth int) (any, error) {
+	p.i++ // [
+	l := []any{}
+	p.space()
+	if p.i < len(p.b) && p.b[p.i] == ']' {
+		p.i++
+		return l, nil
+	}
+	for {
+		p.space()
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		l = append(l, v)
+		p.space()
+		if p.i >= len(p.b) {
+			return nil, p.errorf("unexpected end in array")
+		}
+		switch p.b[p.i] {
+		case ',':
+			p.i++
+		case ']':
+			p.i++
+			return l, nil
+		default:
+			return nil, p.errorf("expected ',' or ']'")
+		}
+	}
+}
+
+func (p *jsonParser) str() (string, error) {
+	p.i++ // "
+	start := p.i
+	// Fast path: no escapes.
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		if c == '"' {
+			s := p.b[start:p.i]
+			p.i++
+			if !utf8.Valid(s) {
+				return string([]rune(string(s))), nil
+			}
+			return string(s), nil
+		}
+		if c == '\\' {
+			break
+		}
+		if c < 0x20 {
+			return "", p.errorf("control character in string")
+		}
+		p.i++
+	}
+	buf := append([]byte(nil), p.b[start:p.i]...)
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		switch {
+		case c == '"':
+			p.i++
+			if !utf8.Valid(buf) {
+				return string([]rune(string(buf))), nil
+			}
+			return string(buf), nil
+		case c < 0x20:
+			return "", p.errorf("control character in string")
+		case c != '\\':
+			buf = append(buf, c)
+			p.i++
+			continue
+		}
+		p.i++ // backslash
+		if p.i >= len(p.b) {
+			break
+		}
+		e := p.b[p.i]
+		p.i++
+		switch e {
+		case '"', '\\', '/':
+			buf = append(buf, e)
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		case 'n':
+			buf = append(buf, '\n')
+		case 'r':
+			buf = append(buf, '\r')
+		case 't':
+			buf = append(buf, '\t')
+		case 'u':
+			r, ok := p.hex4()
+			if !ok {
+				return "", p.errorf("bad \\u escape")
+			}
+			if utf16.IsSurrogate(r) {
+				// A pair makes one rune; anything else is U+FFFD, as
+				// encoding/json decodes it.
+				pair := utf8.RuneError
+				if save := p.i; p.i+1 < len(p.b) && p.b[p.i] == '\\' && p.b[p.i+1] == 'u' {
+					p.i += 2
+					if r2, ok := p.hex4(); ok && utf16.DecodeRune(r, r2) != utf8.RuneError {
+						pair = utf16.DecodeRune(r, r2)
+					} else {
+						p.i = save
+					}
+				}
+				r = pair
+			}
+			buf = utf8.AppendRune(buf, r)
+		default:
+			return "", p.errorf("bad escape \\%c", e)
+		}
+	}
+	return "", p.errorf("unterminated string")
+}
+
+func (p *jsonParser) hex4() (rune, bool) {
+	if len(p.b)-p.i < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range p.b[p.i : p.i+4] {
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		case c >= 'A' && c <= 'F':
+			r |= rune(c - 'A' + 10)
+		default:
+			return 0, false
+		}
+	}
+	p.i += 4
+	return r, true
+}
+
+var errBadNumber = errors.New("bad number")
+
+func (p *jsonParser) number() (any, error) {
+	start := p.i
+	if p.b[p.i] == '-' {
+		p.i++
+	}
+	digits := func() int {
+		n := 0
+		for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
+			p.i++
+			n++
+		}
+		return n
+	}
+	intStart := p.i
+	if n := digits(); n == 0 || (n > 1 && p.b[intStart] == '0') {
+		return nil, p.errorf("%v", errBadNumber)
+	}
+	isInt := true
+	if p.i < len(p.b) && p.b[p.i] == '.' {
+		isInt = false
+		p.i++
+		if digits() == 0 {
+			return nil, p.errorf("%v", errBadNumber)
+		}
+	}
+	if p.i < len(p.b) && (p.b[p.i] == 'e' || p.b[p.i] == 'E') {
+		isInt = false
+		p.i++
+		if p.i < len(p.b) && (p.b[p.i] == '+' || p.b[p.i] == '-') {
+			p.i++
+		}
+		if digits() == 0 {
+			return nil, p.errorf("%v", errBadNumber)
+		}
+	}
+	text := string(p.b[start:p.i])
+	if isInt {
+		if n, err := strconv.ParseInt(text, 10, 64); err == nil {
+			return n, nil
+		}
+	}
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil {
+		return nil, p.errorf("number %s is out of range", text)
+	}
+	return f, nil
+}
