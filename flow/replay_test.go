@@ -188,3 +188,40 @@ nodes:
   - return: "{{ acc }}"
 `, n)
 }
+
+// TestConcurrentRuns runs one Program from many goroutines at once; with
+// -race it checks that a Program is safe for concurrent use.
+func TestConcurrentRuns(t *testing.T) {
+	clk := &clock{t: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}
+	src := `
+name: defaults
+description: Defaults shared by every run.
+input:
+  type: object
+  properties:
+    tags: {type: array, default: [a, b]}
+    limits: {type: object, default: {n: 1}}
+nodes:
+  - id: q
+    ask: "Pick"
+    form:
+      many: {type: array, items: {type: string, enum: [x, y]}, default: [x]}
+      n: {type: number, default: 2}
+  - return: "{{ input.tags }} {{ input.limits }} {{ q.content.many }} {{ q.content.n * 1.5 }}"
+`
+	p := compile(t, "defaults.yaml", src, Options{Codec: testCodec(t, clk), Now: clk.now})
+	d := &driver{p: p, args: `{}`, answer: func(string, int) string { return `{"action":"accept","content":{}}` }}
+	want, _ := d.drive(t, round{})
+	done := make(chan string, 8)
+	for i := 0; i < cap(done); i++ {
+		go func() {
+			got, _ := d.drive(t, round{})
+			done <- got
+		}()
+	}
+	for i := 0; i < cap(done); i++ {
+		if got := <-done; got != want {
+			t.Errorf("concurrent run: got %s, want %s", got, want)
+		}
+	}
+}

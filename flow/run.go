@@ -89,7 +89,7 @@ func (p *Program) arguments(raw json.RawMessage) (map[string]any, []violation, e
 			sm, _ := s.(map[string]any)
 			if d, ok := sm["default"]; ok {
 				if _, set := args[name]; !set {
-					args[name] = d
+					args[name] = cloneJSON(d)
 				}
 			}
 		}

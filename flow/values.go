@@ -138,10 +138,31 @@ func withDefaults(content map[string]any, defaults map[string]any) map[string]an
 	}
 	for k, v := range defaults {
 		if _, ok := out[k]; !ok {
-			out[k] = v
+			out[k] = cloneJSON(v)
 		}
 	}
 	return out
+}
+
+// cloneJSON deep-copies maps and lists, so values taken from a compiled
+// program (schema defaults) are never shared with a run that may modify
+// them.
+func cloneJSON(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(v))
+		for k, e := range v {
+			m[k] = cloneJSON(e)
+		}
+		return m
+	case []any:
+		l := make([]any, len(v))
+		for i, e := range v {
+			l[i] = cloneJSON(e)
+		}
+		return l
+	}
+	return v
 }
 
 // fieldList formats names for messages: "a", "a and b", "a, b and c".
