@@ -32,6 +32,8 @@ type command struct {
 func commands() map[string]command {
 	return map[string]command{
 		"actions": {"list the registered actions with their schemas", runActions},
+		"lint":    {"check flow files and print diagnostics", runLint},
+		"schema":  {"print the JSON Schema of flow files, for editors", runSchema},
 		"serve":   {"serve flows as MCP tools over Streamable HTTP or stdio", runServe},
 	}
 }
