@@ -11,8 +11,8 @@ import (
 
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
-	"github.com/flowserve/flowserve/serve"
 	"github.com/flowserve/flowserve/schemas"
+	"github.com/flowserve/flowserve/serve"
 )
 
 func TestAutoAnswerSatisfiesForms(t *testing.T) {
