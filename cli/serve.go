@@ -18,6 +18,7 @@ import (
 	"github.com/flowserve/flowserve/actions"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/flow/state"
+	"github.com/flowserve/flowserve/replies"
 	"github.com/flowserve/flowserve/serve"
 )
 
@@ -91,7 +92,7 @@ func runServe(ctx context.Context, env *Env) int {
 		}
 	}
 	codec := state.NewCodec(ring, state.Options{TTL: f.ttl})
-	progs, diags, err := loadFlows(paths, flow.Options{Codec: codec})
+	progs, diags, err := loadFlows(paths, flow.Options{Codec: codec, Replies: replies.NewMemory(0, nil)})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
 		return exitFail

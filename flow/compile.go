@@ -12,6 +12,7 @@ import (
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow/state"
 	"github.com/flowserve/flowserve/lang"
+	"github.com/flowserve/flowserve/replies"
 	"github.com/flowserve/flowserve/schemas"
 )
 
@@ -52,17 +53,22 @@ type Options struct {
 	Limits Limits
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Replies keeps final results for retried final rounds; nil means a
+	// store in memory for this program alone (replies.NewMemory). Share
+	// one store between programs, or a Redis one between instances.
+	Replies ReplyStore
 }
 
 // Program is a compiled flow. It is immutable and safe for concurrent use.
 type Program struct {
-	file   *dsl.File
-	nodes  []*cnode
-	input  *schemas.Schema
-	output *schemas.Schema
-	codec  *state.Codec
-	limits Limits
-	now    func() time.Time
+	file    *dsl.File
+	nodes   []*cnode
+	input   *schemas.Schema
+	output  *schemas.Schema
+	codec   *state.Codec
+	limits  Limits
+	now     func() time.Time
+	replies ReplyStore
 }
 
 // File returns the parsed flow the program was compiled from.
@@ -191,7 +197,11 @@ func Compile(f *dsl.File, opts Options) (*Program, error) {
 	}
 	c.env = env
 
-	p := &Program{file: f, codec: codec, limits: limits, now: now}
+	store := opts.Replies
+	if store == nil {
+		store = replies.NewMemory(0, now)
+	}
+	p := &Program{file: f, codec: codec, limits: limits, now: now, replies: store}
 	inputDoc := map[string]any{"type": "object"}
 	inputPos := dsl.Pos{File: f.Path, Line: 1, Col: 1}
 	if f.Input != nil {

@@ -19,9 +19,10 @@ type Request struct {
 	// sealed for.
 	Principal string
 	// OnStep, when set, is called before (done false) and after (done
-	// true) each step the round runs; replayed steps are not reported.
-	// Servers use it for progress notifications.
-	OnStep func(node, action string, done bool)
+	// true) each step the round runs, with the step's journal position;
+	// replayed steps are not reported. Servers use it for progress
+	// notifications.
+	OnStep func(node, action string, position int, done bool)
 }
 
 // Client describes the calling MCP client.
@@ -42,6 +43,13 @@ type Result struct {
 	Round int
 	// Trace lists the nodes visited in this round, in order.
 	Trace []string
+	// Replayed is true when the result was not computed but taken from
+	// the reply store: the client retried a final round whose reply it
+	// lost, and no step ran again.
+	Replayed bool
+	// StoreErr is set when the final result could not be kept in the
+	// reply store; the result itself is good.
+	StoreErr error
 }
 
 // ToolResult is a finished tool call.

@@ -33,10 +33,17 @@ func (p *Program) Run(ctx context.Context, req *Request) (*Result, error) {
 		return nil, fmt.Errorf("digest arguments: %w", err)
 	}
 	st := &state.State{Tool: p.Name(), ArgsDigest: digest, Principal: req.Principal, FlowHash: p.file.Hash}
+	var replyKey [32]byte
 	if req.State != "" {
 		st, err = p.codec.Open(req.State, state.Binding{Tool: p.Name(), ArgsDigest: digest, Principal: req.Principal})
 		if err != nil {
 			return nil, err
+		}
+		if p.replies != nil {
+			replyKey = replyKeyOf(req.State, req.Responses)
+			if res, err := p.lookupReply(ctx, replyKey); err != nil || res != nil {
+				return res, err
+			}
 		}
 	} else {
 		if _, err := rand.Read(st.RunID[:]); err != nil {
@@ -64,7 +71,13 @@ func (p *Program) Run(ctx context.Context, req *Request) (*Result, error) {
 		varClient: clientValue(req.Client),
 		varError:  "",
 	}
-	return r.run()
+	res, err := r.run()
+	if err == nil && res.Complete != nil && req.State != "" && p.replies != nil {
+		// A store that fails does not fail the call: the result exists and
+		// its effects happened. The server logs StoreErr.
+		res.StoreErr = p.storeReply(ctx, replyKey, res, st.Expires)
+	}
+	return res, err
 }
 
 // arguments decodes the tool arguments, applies the input schema's

@@ -32,11 +32,11 @@ func (r *runner) step(cn *cnode) (int, error) {
 
 	pos := r.pos
 	if r.req.OnStep != nil {
-		r.req.OnStep(cn.n.ID, cn.action.Name, false)
+		r.req.OnStep(cn.n.ID, cn.action.Name, pos, false)
 	}
 	out, runErr := r.call(cn, pos)
 	if r.req.OnStep != nil {
-		r.req.OnStep(cn.n.ID, cn.action.Name, true)
+		r.req.OnStep(cn.n.ID, cn.action.Name, pos, true)
 	}
 	if runErr != nil {
 		if cn.onError < 0 {

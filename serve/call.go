@@ -102,8 +102,9 @@ func (s *Server) callModern(ctx context.Context, p *flow.Program, req *mcp.CallT
 	}
 	res, err := p.Run(ctx, fr)
 	if err != nil {
-		return s.modernError(p, err)
+		return s.modernError(ctx, p, err)
 	}
+	s.logRound(p, res)
 	if res.Input != nil {
 		out := &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{}, RequestState: res.Input.State}
 		for id, q := range res.Input.Requests {
@@ -117,16 +118,18 @@ func (s *Server) callModern(ctx context.Context, p *flow.Program, req *mcp.CallT
 // modernError maps an engine error onto a 2026-07-28 reply: a JSON-RPC
 // error for problems with the request, an error result the model can
 // read for failures of the run.
-func (s *Server) modernError(p *flow.Program, err error) (*mcp.CallToolResult, error) {
+func (s *Server) modernError(ctx context.Context, p *flow.Program, err error) (*mcp.CallToolResult, error) {
 	var mc *flow.MissingCapabilityError
 	switch {
+	case ctx.Err() != nil:
+		// The call itself was cancelled; a step's own deadline is a run
+		// failure below.
+		return nil, ctx.Err()
 	case flow.IsInvalidParams(err):
 		return nil, invalidParams(err.Error())
 	case errors.As(err, &mc):
 		data, _ := json.Marshal(map[string]any{"requiredCapabilities": mc.Required})
 		return nil, &jsonrpc.Error{Code: codeMissingCapability, Message: err.Error(), Data: data}
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return nil, err
 	}
 	return s.runFailure(p, err), nil
 }
@@ -146,15 +149,20 @@ func elicitParams(q *flow.Elicitation, withID bool) *mcp.ElicitParams {
 }
 
 // progress returns the engine's step hook when the request carries a
-// progress token: a notification before and after each step.
-func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest) func(node, action string, done bool) {
+// progress token: a notification before and after each step. Progress is
+// counted from the step's journal position (2·pos+1 before, 2·pos+2
+// after), so it keeps increasing across the rounds of a 2026-07-28 run,
+// whose client may send the same token each round.
+func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest) func(node, action string, pos int, done bool) {
 	token := req.Params.GetProgressToken()
 	if token == nil || req.Session == nil {
 		return nil
 	}
-	n := 0.0
-	return func(node, action string, done bool) {
-		n++
+	return func(node, action string, pos int, done bool) {
+		n := float64(2*pos + 1)
+		if done {
+			n++
+		}
 		msg := fmt.Sprintf("running %s (%s)", node, action)
 		if done {
 			msg = fmt.Sprintf("finished %s (%s)", node, action)
@@ -208,4 +216,15 @@ func content(block map[string]any) (mcp.Content, error) {
 		return nil, fmt.Errorf("%s block: %v", typ, err)
 	}
 	return c, nil
+}
+
+// logRound logs what the server operator should know about a round.
+func (s *Server) logRound(p *flow.Program, res *flow.Result) {
+	if res.StoreErr != nil {
+		s.log.Warn("final result not kept in the reply store; a retried final round will run its last steps again",
+			"tool", p.Name(), "err", res.StoreErr)
+	}
+	if res.Replayed {
+		s.log.Debug("final round answered from the reply store", "tool", p.Name())
+	}
 }

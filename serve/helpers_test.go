@@ -439,7 +439,7 @@ func callTool(t testing.TB, ctx context.Context, cs *mcp.ClientSession, e era, s
 			responses[key] = a
 		}
 		p = *params
-		p.Meta = nil
+		p.Meta = maps.Clone(params.Meta) // keeps a progress token; the SDK adds its _meta keys in place
 		p.InputResponses = responses
 		p.RequestState = res.RequestState
 	}

@@ -53,7 +53,7 @@ func (s *Server) callLegacy(ctx context.Context, p *flow.Program, req *mcp.CallT
 		}
 		res, err := p.Run(ctx, fr)
 		if err != nil {
-			return s.legacyError(p, err)
+			return s.legacyError(ctx, p, err)
 		}
 		if res.Complete != nil {
 			return toolResult(res.Complete)
@@ -92,13 +92,13 @@ func (s *Server) elicit(ctx context.Context, ss *mcp.ServerSession, params *mcp.
 
 // legacyError maps an engine error onto a session reply: problems are
 // error results that say what went wrong.
-func (s *Server) legacyError(p *flow.Program, err error) (*mcp.CallToolResult, error) {
+func (s *Server) legacyError(ctx context.Context, p *flow.Program, err error) (*mcp.CallToolResult, error) {
 	var mc *flow.MissingCapabilityError
 	switch {
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
 	case errors.As(err, &mc):
 		return errorResult(fmt.Sprintf("The %s tool needs to ask you something (%q), but this client does not support elicitation in %s mode.", p.Name(), mc.Node, mc.Mode)), nil
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return nil, err
 	case flow.IsInvalidParams(err):
 		return errorResult(err.Error()), nil
 	}
@@ -131,13 +131,23 @@ func captureElicitResults(next mcp.MethodHandler) mcp.MethodHandler {
 // asking for 2026-07-28 or later at initialize as asking for 2025-11-25:
 // initialize only negotiates session versions, and the SDK otherwise
 // treats such a session as stateless (go-sdk-notes probe B).
+//
+// It also records the version the server negotiated in the stored
+// initialize params, which the SDK otherwise leaves at the requested one,
+// so flows see the protocol the session really speaks.
 func capInitializeVersion(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method == "initialize" {
-			if ip, ok := req.GetParams().(*mcp.InitializeParams); ok && ip.ProtocolVersion >= firstModernVersion {
-				ip.ProtocolVersion = "2025-11-25"
-			}
+		if method != "initialize" {
+			return next(ctx, method, req)
 		}
-		return next(ctx, method, req)
+		ip, ok := req.GetParams().(*mcp.InitializeParams)
+		if ok && ip.ProtocolVersion >= firstModernVersion {
+			ip.ProtocolVersion = "2025-11-25"
+		}
+		res, err := next(ctx, method, req)
+		if ir, isInit := res.(*mcp.InitializeResult); ok && isInit && err == nil && ir.ProtocolVersion != "" {
+			ip.ProtocolVersion = ir.ProtocolVersion
+		}
+		return res, err
 	}
 }

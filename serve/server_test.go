@@ -1,0 +1,228 @@
+package serve_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/flow/state"
+	"github.com/flowserve/flowserve/serve"
+)
+
+// TestSessionElicitationFails: when a session client answers
+// elicitation/create with an error, the call ends with an error result
+// naming the question.
+func TestSessionElicitationFails(t *testing.T) {
+	for _, version := range []string{v20251125, v20250618} {
+		t.Run(version, func(t *testing.T) {
+			ctx := testCtx(t)
+			s := newRawSession(t, ctx, newServer(t, exampleFlows(t), ""))
+			s.initialize(version, map[string]any{"elicitation": map[string]any{}})
+			s.onRequest = func(string, json.RawMessage) (any, *rpcError) {
+				return nil, &rpcError{Code: -32603, Message: "the user's screen is off"}
+			}
+			resp := s.call("tools/call", map[string]any{"name": "signup", "arguments": map[string]any{}})
+			checkSessionResult(t, resp, true, `asking "details" failed`)
+		})
+	}
+}
+
+// TestLegacyRoundsLimit: Options.LegacyRounds bounds the rounds of one
+// session call.
+func TestLegacyRoundsLimit(t *testing.T) {
+	ctx := testCtx(t)
+	srv, err := serve.New(exampleFlows(t), serve.Options{Logger: quietLogger(), LegacyRounds: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newRawSession(t, ctx, srv)
+	s.initialize(v20251125, map[string]any{"elicitation": map[string]any{}})
+	s.onRequest = answerForms(t,
+		formAnswer(map[string]any{"decision": "revise"}), formAnswer(map[string]any{"amount": 700}))
+	resp := s.call("tools/call", map[string]any{"name": "expense_approval", "arguments": taxi})
+	checkSessionResult(t, resp, true, "the expense_approval tool asked more than 2 questions in one call")
+}
+
+const changingV1 = `name: changing
+description: A flow that changes between rounds.
+nodes:
+  - id: q
+    ask: "Proceed?"
+    form:
+      ok: {type: boolean, title: OK}
+    required: [ok]
+  - return: "v1: {{ q.content.ok }}"
+`
+
+// TestFlowChangedBetweenRounds: a flow replaced while a 2026-07-28 run is
+// in progress does not get the old question's answer; a removed tool is
+// unknown. Both are -32602.
+func TestFlowChangedBetweenRounds(t *testing.T) {
+	codec := newCodec(t, state.Options{})
+	opts := flow.Options{Codec: codec}
+	v1 := compileSource(t, "changing.yaml", []byte(changingV1), opts)
+	tests := []struct {
+		name string
+		next []*flow.Program
+		want string
+	}{
+		{name: "same flow recompiled", next: []*flow.Program{compileSource(t, "changing.yaml", []byte(changingV1), opts)}, want: ""},
+		{name: "different question", next: []*flow.Program{compileSource(t, "changing.yaml",
+			[]byte(strings.Replace(changingV1, "Proceed?", "Proceed now?", 1)), opts)},
+			want: "the flow no longer matches its journal at position 0 (q): it asks a different question; call the tool again"},
+		{name: "other return", next: []*flow.Program{compileSource(t, "changing.yaml",
+			[]byte(strings.Replace(changingV1, "v1:", "v2:", 1)), opts)}, want: ""},
+		{name: "removed", next: []*flow.Program{}, want: `unknown tool`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := testCtx(t)
+			srv := newServer(t, []*flow.Program{v1}, "")
+			url := startHTTP(t, srv)
+			first := rawRound(t, ctx, url, nil, callParams("changing", map[string]any{}, formCaps))
+			wantInputRequired(t, first, "q")
+			if err := srv.Replace(tc.next); err != nil {
+				t.Fatal(err)
+			}
+			reply := postRaw(t, ctx, url, nil, "tools/call",
+				retry("changing", map[string]any{}, first.RequestState, map[string]any{"q": formAnswer(map[string]any{"ok": true})}))
+			if tc.want == "" {
+				var res rawCallResult
+				reply.result(t, &res)
+				wantComplete(t, &res, false, ": true")
+				return
+			}
+			e := reply.rpcErr(t)
+			if e.Code != codeInvalidParams || !strings.Contains(e.Message, tc.want) {
+				t.Errorf("error %d %q, want %d containing %q", e.Code, e.Message, codeInvalidParams, tc.want)
+			}
+		})
+	}
+}
+
+// TestReplaceKeepsToolsSorted: tools added later are listed in order, and
+// session clients are told the list changed.
+func TestReplaceKeepsToolsSorted(t *testing.T) {
+	ctx := testCtx(t)
+	progs := exampleFlows(t)
+	srv := newServer(t, progs, "")
+	changed := make(chan struct{}, 10)
+	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	cs := connect(t, ctx, srv, inMemory, v20251125, client, nil)
+	more := append(slices.Clone(progs[1:]), // without delete_file
+		testFlow(t, "two_questions", flow.Options{}), testFlow(t, "url_only", flow.Options{}), testFlow(t, "steps", flow.Options{}))
+	if err := srv.Replace(more); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changed:
+	case <-ctx.Done():
+		t.Fatal("no notifications/tools/list_changed")
+	}
+	want := []string{"expense_approval", "github_signin", "signup", "steps", "two_questions", "url_only"}
+	if got := srv.Tools(); !slices.Equal(got, want) {
+		t.Errorf("Tools() = %v, want %v", got, want)
+	}
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	if !slices.Equal(names, want) {
+		t.Errorf("tools/list = %v, want %v", names, want)
+	}
+	if err := srv.Replace(append(more, testFlow(t, "steps", flow.Options{}))); err == nil || !strings.Contains(err.Error(), `tool "steps" is defined twice`) {
+		t.Errorf("Replace with a duplicate: %v", err)
+	}
+}
+
+// TestConcurrentClients: one server, many clients of every era at once.
+func TestConcurrentClients(t *testing.T) {
+	ctx := testCtx(t)
+	srv := newServer(t, exampleFlows(t), "")
+	const perEra = 4
+	var wg sync.WaitGroup
+	for _, e := range eras {
+		for _, kind := range transports {
+			for i := range perEra {
+				name := fmt.Sprintf("%s/%s/%d", e.name, kind, i)
+				steps := []question{
+					detailsQ(accept(with(ada, "plan", "team", "seats", 2))),
+					detailsQ(accept(with(ada, "name", name, "plan", "team", "seats", 5+i)), "you asked for 2"),
+				}
+				sc := newScript(t, e.version, steps)
+				cs := connect(t, ctx, srv, kind, e.version, clientFor(e, sc, false, nil, nil), nil)
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					res, _, err := callTool(t, ctx, cs, e, sc, &mcp.CallToolParams{Name: "signup", Arguments: map[string]any{}})
+					if err != nil {
+						t.Errorf("%s: %v", name, err)
+						return
+					}
+					if want := fmt.Sprintf("Signed up %s <ada@example.com> on the team plan with %d seat(s)", name, 5+i); res.IsError || !strings.Contains(resultText(res), want) {
+						t.Errorf("%s: %q, want %q", name, resultText(res), want)
+					}
+				}()
+			}
+		}
+	}
+	wg.Wait()
+}
+
+// TestClientScope: what a flow sees as `client` on each era: the name and
+// version the client gave, the protocol version in use, and whether it
+// can be asked in form and URL mode.
+func TestClientScope(t *testing.T) {
+	whoami := testFlow(t, "whoami", flow.Options{})
+	for _, e := range eras {
+		for _, kind := range transports {
+			for _, elicit := range []bool{true, false} {
+				t.Run(fmt.Sprintf("%s/%s/elicitation=%v", e.name, kind, elicit), func(t *testing.T) {
+					ctx := testCtx(t)
+					var caps *mcp.ClientCapabilities // nil: form and URL where the era has them
+					if !elicit {
+						caps = &mcp.ClientCapabilities{}
+					}
+					sc := newScript(t, e.version, nil)
+					cs := connect(t, ctx, newServer(t, []*flow.Program{whoami}, ""), kind, e.version, clientFor(e, sc, false, caps, nil), nil)
+					res, _, err := callTool(t, ctx, cs, e, sc, &mcp.CallToolParams{Name: "whoami"})
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := fmt.Sprintf("serve-test|1|%s|%v|%v", e.version, elicit, elicit && e.version >= v20251125)
+					checkText(t, res, false, want)
+				})
+			}
+		}
+	}
+	// Session clients asking initialize for a version the server does not
+	// have: the flow sees the version negotiated, and what it allows.
+	for _, tc := range []struct{ requested, want string }{
+		{v20260728, "raw-session|1|2025-11-25|true|true"},
+		{"2027-01-01", "raw-session|1|2025-11-25|true|true"},
+		{"2025-07-01", "raw-session|1|2025-11-25|true|true"},
+	} {
+		t.Run("initialize "+tc.requested, func(t *testing.T) {
+			ctx := testCtx(t)
+			s := newRawSession(t, ctx, newServer(t, []*flow.Program{whoami}, ""))
+			init := s.initialize(tc.requested, map[string]any{"elicitation": map[string]any{"form": map[string]any{}, "url": map[string]any{}}})
+			if init["protocolVersion"] != v20251125 {
+				t.Errorf("negotiated %v, want %s", init["protocolVersion"], v20251125)
+			}
+			checkSessionResult(t, s.call("tools/call", map[string]any{"name": "whoami", "arguments": map[string]any{}}), false, tc.want)
+		})
+	}
+}
