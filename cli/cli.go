@@ -32,9 +32,12 @@ type command struct {
 func commands() map[string]command {
 	return map[string]command{
 		"actions": {"list the registered actions with their schemas", runActions},
+		"graph":   {"draw a flow as a Mermaid or Graphviz diagram", runGraph},
 		"lint":    {"check flow files and print diagnostics", runLint},
+		"run":     {"run a flow in the terminal, answering its questions", runRun},
 		"schema":  {"print the JSON Schema of flow files, for editors", runSchema},
 		"serve":   {"serve flows as MCP tools over Streamable HTTP or stdio", runServe},
+		"test":    {"run the *_test.yaml cases beside flows", runTest},
 	}
 }
 
