@@ -57,7 +57,7 @@ done
 
 # A summary of every check, counted from the result files.
 python3 - "$work" "$expected" <<'PY' || true
-import json, os, sys
+import json, os, re, sys
 work, expected = sys.argv[1], sys.argv[2]
 exp = set()
 for line in open(expected):
@@ -70,7 +70,7 @@ passed = failed = xfail = skipped = 0
 for root, _, files in os.walk(work):
     if 'checks.json' not in files:
         continue
-    scenario = os.path.basename(root).split('-20')[0].removeprefix('server-')
+    scenario = re.sub(r'-\d{4}-\d{2}-\d{2}T.*$', '', os.path.basename(root)).removeprefix('server-')
     if scenario.startswith(unscored):
         skipped += 1
         continue
@@ -83,6 +83,7 @@ for root, _, files in os.walk(work):
                 xfail += 1
             else:
                 failed += 1
+                print(f"  unexpected {st}: {scenario}:{c.get('id')}: {(c.get('errorMessage') or '')[:200]}")
 print(f"conformance checks (scored): {passed} passed, {failed} failed, {xfail} expected failures; {skipped} unscored scenarios not counted")
 PY
 

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -27,8 +28,12 @@ const firstModernVersion = "2026-07-28"
 
 // JSON-RPC error codes this package answers with.
 const (
-	codeInvalidParams     = -32602
-	codeMissingCapability = -32021
+	codeInternalError      = -32603
+	codeInvalidParams      = -32602
+	codeMethodNotFound     = -32601
+	codeHeaderMismatch     = -32020
+	codeMissingCapability  = -32021
+	codeUnsupportedVersion = -32022
 )
 
 // modernVersion returns the request's protocol version when it declares
@@ -47,13 +52,19 @@ func invalidParams(msg string) error {
 	return &jsonrpc.Error{Code: codeInvalidParams, Message: msg}
 }
 
-// principal identifies the caller: a digest of the HTTP bearer token, or
-// "" when there is none (stdio). The token itself is never kept.
+// principal identifies the caller of an SDK request (see
+// principalFromHeader).
 func principal(req *mcp.CallToolRequest) string {
 	if req.Extra == nil || req.Extra.Header == nil {
 		return ""
 	}
-	auth := req.Extra.Header.Get("Authorization")
+	return principalFromHeader(req.Extra.Header)
+}
+
+// principalFromHeader identifies the caller: a digest of the HTTP bearer
+// token, or "" when there is none (stdio). The token itself is never kept.
+func principalFromHeader(h http.Header) string {
+	auth := h.Get("Authorization")
 	scheme, token, ok := strings.Cut(auth, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
 		return ""
@@ -80,7 +91,9 @@ func modernClient(meta mcp.Meta, version string) flow.Client {
 	return c
 }
 
-// callModern serves one round of a 2026-07-28 call.
+// callModern serves one round of a 2026-07-28 call that came through the
+// SDK (stdio, in-memory transports, and HTTP requests the lean handler
+// passes on).
 func (s *Server) callModern(ctx context.Context, p *flow.Program, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	version := modernVersion(req.Params.Meta)
 	fr := &flow.Request{
@@ -100,12 +113,13 @@ func (s *Server) callModern(ctx context.Context, p *flow.Program, req *mcp.CallT
 			fr.Responses[id] = b
 		}
 	}
-	res, err := p.Run(ctx, fr)
-	if err != nil {
-		return s.modernError(ctx, p, err)
-	}
-	s.logRound(p, res)
-	if res.Input != nil {
+	res, rpcErr, err := s.modernRound(ctx, p, fr)
+	switch {
+	case err != nil:
+		return nil, err
+	case rpcErr != nil:
+		return nil, rpcErr
+	case res.Input != nil:
 		out := &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{}, RequestState: res.Input.State}
 		for id, q := range res.Input.Requests {
 			out.InputRequests[id] = elicitParams(q, false)
@@ -115,23 +129,30 @@ func (s *Server) callModern(ctx context.Context, p *flow.Program, req *mcp.CallT
 	return toolResult(res.Complete)
 }
 
-// modernError maps an engine error onto a 2026-07-28 reply: a JSON-RPC
-// error for problems with the request, an error result the model can
-// read for failures of the run.
-func (s *Server) modernError(ctx context.Context, p *flow.Program, err error) (*mcp.CallToolResult, error) {
+// modernRound runs one 2026-07-28 round; both HTTP paths (the SDK's and
+// the lean one) and stdio go through it. Problems with the request come
+// back as a JSON-RPC error (-32602 for the request state and answers,
+// -32021 for a question the client cannot answer); failures of the run as
+// an error result the model can read; a cancelled call as err.
+func (s *Server) modernRound(ctx context.Context, p *flow.Program, fr *flow.Request) (*flow.Result, *jsonrpc.Error, error) {
+	res, err := p.Run(ctx, fr)
+	if err == nil {
+		s.logRound(p, res)
+		return res, nil, nil
+	}
 	var mc *flow.MissingCapabilityError
 	switch {
 	case ctx.Err() != nil:
 		// The call itself was cancelled; a step's own deadline is a run
 		// failure below.
-		return nil, ctx.Err()
+		return nil, nil, ctx.Err()
 	case flow.IsInvalidParams(err):
-		return nil, invalidParams(err.Error())
+		return nil, &jsonrpc.Error{Code: codeInvalidParams, Message: err.Error()}, nil
 	case errors.As(err, &mc):
 		data, _ := json.Marshal(map[string]any{"requiredCapabilities": mc.Required})
-		return nil, &jsonrpc.Error{Code: codeMissingCapability, Message: err.Error(), Data: data}
+		return nil, &jsonrpc.Error{Code: codeMissingCapability, Message: err.Error(), Data: data}, nil
 	}
-	return s.runFailure(p, err), nil
+	return &flow.Result{Complete: s.failure(p, err)}, nil, nil
 }
 
 // elicitParams turns a question into elicitation/create params.
@@ -148,26 +169,32 @@ func elicitParams(q *flow.Elicitation, withID bool) *mcp.ElicitParams {
 	return ep
 }
 
-// progress returns the engine's step hook when the request carries a
-// progress token: a notification before and after each step. Progress is
-// counted from the step's journal position (2·pos+1 before, 2·pos+2
-// after), so it keeps increasing across the rounds of a 2026-07-28 run,
-// whose client may send the same token each round.
+// progress returns the engine's step hook for an SDK request that
+// carries a progress token (see progressHook).
 func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest) func(node, action string, pos int, done bool) {
 	token := req.Params.GetProgressToken()
 	if token == nil || req.Session == nil {
 		return nil
 	}
+	return s.progressHook(token, func(p *mcp.ProgressNotificationParams) error {
+		return req.Session.NotifyProgress(ctx, p)
+	})
+}
+
+// progressHook returns the engine's step hook: a notifications/progress
+// before and after each step, passed to send. Progress is counted from
+// the step's journal position (2·pos+1 before, 2·pos+2 after), so it
+// keeps increasing across the rounds of a 2026-07-28 run, whose client
+// may send the same token each round.
+func (s *Server) progressHook(token any, send func(*mcp.ProgressNotificationParams) error) func(node, action string, pos int, done bool) {
 	return func(node, action string, pos int, done bool) {
 		n := float64(2*pos + 1)
-		if done {
-			n++
-		}
 		msg := fmt.Sprintf("running %s (%s)", node, action)
 		if done {
+			n++
 			msg = fmt.Sprintf("finished %s (%s)", node, action)
 		}
-		if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: n, Message: msg}); err != nil {
+		if err := send(&mcp.ProgressNotificationParams{ProgressToken: token, Progress: n, Message: msg}); err != nil {
 			s.log.Debug("progress notification not sent", "err", err)
 		}
 	}

@@ -40,11 +40,15 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	})
 	mux := http.NewServeMux()
 	mux.HandleFunc(EndpointPath, func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Mcp-Protocol-Version") >= firstModernVersion {
+		if r.Header.Get("Mcp-Protocol-Version") < firstModernVersion {
+			sessions.ServeHTTP(w, r)
+			return
+		}
+		if !leanEligible(r) {
 			stateless.ServeHTTP(w, r)
 			return
 		}
-		sessions.ServeHTTP(w, r)
+		s.serveLean(w, r, opts.MaxRequestBodyBytes, stateless)
 	})
 	return mux
 }

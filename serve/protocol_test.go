@@ -282,18 +282,16 @@ func TestStateFromAnotherServer(t *testing.T) {
 
 // TestMalformedInputResponses sends inputResponses entries that are not
 // elicitation results, over HTTP and over stdio (the new protocol on an
-// IO transport). Some never reach flowserve: the SDK decodes
-// inputResponses itself (probing for action, role or roots) and rejects
-// what it cannot decode. Over HTTP that happens first in its header
-// check, which answers -32020 (header mismatch, HTTP 400: "failed to
-// extract name from parameters"); over stdio it is -32602. What the SDK
-// decodes, flowserve checks: -32602 naming the entry. Never code 0.
+// IO transport). Over HTTP, flowserve's own 2026-07-28 handler keeps the
+// answers raw and the engine rejects every malformed one with -32602
+// naming the entry. Over stdio some never reach flowserve: the SDK
+// decodes inputResponses itself (probing for action, role or roots) and
+// rejects what it cannot decode with its own -32602. Never code 0.
 func TestMalformedInputResponses(t *testing.T) {
-	const codeHeaderMismatch = -32020
 	tests := []struct {
 		name  string
 		value any
-		// sdk: rejected by go-sdk's params decoding, not flowserve.
+		// sdk: rejected by go-sdk's params decoding on stdio, not flowserve.
 		sdk bool
 	}{
 		{name: "number", value: 12345, sdk: true},
@@ -339,15 +337,12 @@ func TestMalformedInputResponses(t *testing.T) {
 						t.Fatalf("want a JSON-RPC error, got %+v", resp)
 					}
 					e := resp.Error
-					want := codeInvalidParams
-					if tc.sdk && kind == "http" {
-						want = codeHeaderMismatch
+					if e.Code != codeInvalidParams {
+						t.Errorf("code %d, want %d (message %q)", e.Code, codeInvalidParams, e.Message)
 					}
-					if e.Code != want {
-						t.Errorf("code %d, want %d (message %q)", e.Code, want, e.Message)
-					}
-					if ours := strings.Contains(e.Message, `inputResponses["details"] is not a valid elicitation result`); ours == tc.sdk {
-						t.Errorf("rejected by flowserve: %v, want %v: %q", ours, !tc.sdk, e.Message)
+					bySDK := tc.sdk && kind == "stdio"
+					if ours := strings.Contains(e.Message, `inputResponses["details"] is not a valid elicitation result`); ours == bySDK {
+						t.Errorf("rejected by flowserve: %v, want %v: %q", ours, !bySDK, e.Message)
 					}
 					t.Logf("%d %q", e.Code, e.Message)
 				})

@@ -173,14 +173,22 @@ func errorResult(msg string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: msg}}, IsError: true}
 }
 
-// runFailure turns an engine error that is not a protocol error into an
+// failure turns an engine error that is not a protocol error into an
 // error result, logging it.
-func (s *Server) runFailure(p *flow.Program, err error) *mcp.CallToolResult {
+func (s *Server) failure(p *flow.Program, err error) *flow.ToolResult {
+	msg := err.Error()
 	var re *flow.RunError
 	if errors.As(err, &re) {
 		s.log.Warn("run failed", "tool", p.Name(), "node", re.Node, "err", err)
-		return errorResult(err.Error())
+	} else {
+		s.log.Error("run failed", "tool", p.Name(), "err", err)
+		msg = fmt.Sprintf("the %s tool failed: %v", p.Name(), err)
 	}
-	s.log.Error("run failed", "tool", p.Name(), "err", err)
-	return errorResult(fmt.Sprintf("the %s tool failed: %v", p.Name(), err))
+	return &flow.ToolResult{Content: []map[string]any{{"type": "text", "text": msg}}, IsError: true}
+}
+
+// runFailure is failure as an SDK result.
+func (s *Server) runFailure(p *flow.Program, err error) *mcp.CallToolResult {
+	res, _ := toolResult(s.failure(p, err))
+	return res
 }

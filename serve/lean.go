@@ -1,0 +1,371 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/flow"
+)
+
+// The lean 2026-07-28 path. A 2026-07-28 tools/call is one POST and one
+// response, and it is flowserve's hot path: the handler here decodes the
+// body once, validates the headers and _meta exactly as the SDK's
+// stateless handler does (same codes, same HTTP statuses), runs the round
+// through modernRound, and writes the reply. Every other request —
+// discover, lists, subscriptions, malformed bodies — goes on to the SDK's
+// stateless handler unchanged.
+
+// leanRequest is the part of a JSON-RPC request the lean path reads.
+type leanRequest struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  *leanParams     `json:"params"`
+}
+
+// leanParams are tools/call params, with the answers kept raw: the engine
+// decodes each one itself and answers a malformed one with -32602.
+type leanParams struct {
+	Meta           map[string]json.RawMessage `json:"_meta"`
+	Name           string                     `json:"name"`
+	Arguments      json.RawMessage            `json:"arguments"`
+	InputResponses map[string]json.RawMessage `json:"inputResponses"`
+	RequestState   string                     `json:"requestState"`
+}
+
+// defaultMaxBody bounds request bodies when HTTPOptions does not.
+const defaultMaxBody = 4 << 20
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// serveLean handles a POST that declares 2026-07-28 in its
+// MCP-Protocol-Version header. fallback serves whatever it does not
+// handle itself.
+func (s *Server) serveLean(w http.ResponseWriter, r *http.Request, maxBody int64, fallback http.Handler) {
+	if maxBody <= 0 {
+		maxBody = defaultMaxBody
+	}
+	buf := bufPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer bufPool.Put(buf)
+	n, err := buf.ReadFrom(io.LimitReader(r.Body, maxBody+1))
+	if err != nil {
+		http.Error(w, "cannot read the request body", http.StatusBadRequest)
+		return
+	}
+	if n > maxBody {
+		http.Error(w, fmt.Sprintf("request body exceeds %d bytes", maxBody), http.StatusRequestEntityTooLarge)
+		return
+	}
+	body := buf.Bytes()
+	var req leanRequest
+	if json.Unmarshal(body, &req) != nil || req.Method != "tools/call" || len(req.ID) == 0 || req.Params == nil {
+		// Not a well-formed tools/call: the SDK answers it.
+		r.Body = io.NopCloser(bytes.NewReader(bytes.Clone(body)))
+		r.ContentLength = int64(len(body))
+		fallback.ServeHTTP(w, r)
+		return
+	}
+	if code, rpcErr := s.validateLean(r.Header, &req); rpcErr != nil {
+		writeRPCError(w, code, req.ID, rpcErr)
+		return
+	}
+	s.callLean(w, r, &req)
+}
+
+// validateLean checks headers and _meta in the SDK's order: the
+// protocolVersion in _meta and the header must agree, the Mcp-Method and
+// Mcp-Name headers must match the body, clientInfo (if any) and
+// clientCapabilities must be objects, and the version must be one this
+// server speaks.
+func (s *Server) validateLean(h http.Header, req *leanRequest) (int, *jsonrpc.Error) {
+	headerVersion := h.Get("Mcp-Protocol-Version")
+	var metaVersion string
+	if raw, ok := req.Params.Meta[metaProtocolVersion]; ok {
+		_ = json.Unmarshal(raw, &metaVersion)
+	}
+	if metaVersion == "" {
+		return http.StatusBadRequest, &jsonrpc.Error{Code: codeInvalidParams,
+			Message: fmt.Sprintf("missing or invalid _meta field %q", metaProtocolVersion)}
+	}
+	if headerVersion != metaVersion {
+		return http.StatusBadRequest, &jsonrpc.Error{Code: codeHeaderMismatch,
+			Message: fmt.Sprintf("Mcp-Protocol-Version header %q does not match request %s %q", headerVersion, metaProtocolVersion, metaVersion)}
+	}
+	switch m := h.Get("Mcp-Method"); {
+	case m == "":
+		return http.StatusBadRequest, &jsonrpc.Error{Code: codeHeaderMismatch, Message: "missing required Mcp-Method header"}
+	case m != req.Method:
+		return http.StatusBadRequest, &jsonrpc.Error{Code: codeHeaderMismatch,
+			Message: fmt.Sprintf("header mismatch: Mcp-Method header value '%s' does not match body value '%s'", m, req.Method)}
+	}
+	switch n := h.Get("Mcp-Name"); {
+	case n == "":
+		return http.StatusBadRequest, &jsonrpc.Error{Code: codeHeaderMismatch, Message: `missing required Mcp-Name header for method "tools/call"`}
+	case n != req.Params.Name:
+		return http.StatusBadRequest, &jsonrpc.Error{Code: codeHeaderMismatch,
+			Message: fmt.Sprintf("header mismatch: Mcp-Name header value '%s' does not match body value '%s'", n, req.Params.Name)}
+	}
+	if raw, ok := req.Params.Meta[metaClientInfo]; ok && !isJSONObject(raw) {
+		return http.StatusBadRequest, &jsonrpc.Error{Code: codeInvalidParams, Message: fmt.Sprintf("invalid _meta field %q", metaClientInfo)}
+	}
+	if raw, ok := req.Params.Meta[metaClientCapabilities]; !ok || !isJSONObject(raw) {
+		return http.StatusBadRequest, &jsonrpc.Error{Code: codeInvalidParams,
+			Message: fmt.Sprintf("missing or invalid _meta field %q", metaClientCapabilities)}
+	}
+	if metaVersion != firstModernVersion {
+		data, _ := json.Marshal(map[string]any{"supported": s.supportedVersions(), "requested": metaVersion})
+		return http.StatusBadRequest, &jsonrpc.Error{Code: codeUnsupportedVersion,
+			Message: fmt.Sprintf("protocol version %q is not supported by this server", metaVersion), Data: data}
+	}
+	return 0, nil
+}
+
+// supportedVersions lists the protocol versions this server speaks.
+func (s *Server) supportedVersions() []string {
+	return mcp.SupportedProtocolVersions()
+}
+
+func isJSONObject(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == '{' && json.Valid(raw)
+}
+
+// callLean runs the round and writes the reply: JSON, or an SSE stream
+// when the request carries a progress token (the progress notifications,
+// then the reply).
+func (s *Server) callLean(w http.ResponseWriter, r *http.Request, req *leanRequest) {
+	p, ok := s.program(req.Params.Name)
+	if !ok {
+		writeRPCError(w, http.StatusBadRequest, req.ID, &jsonrpc.Error{Code: codeInvalidParams, Message: fmt.Sprintf("unknown tool %q", req.Params.Name)})
+		return
+	}
+	ctx := r.Context()
+	if s.opts.Host != nil {
+		ctx = actions.WithHost(ctx, s.opts.Host)
+	}
+	meta := decodeMeta(req.Params.Meta)
+	fr := &flow.Request{
+		Arguments: req.Params.Arguments,
+		State:     req.Params.RequestState,
+		Responses: req.Params.InputResponses,
+		Client:    modernClient(meta, firstModernVersion),
+		Principal: principalFromHeader(r.Header),
+	}
+	var sse *sseWriter
+	if token, ok := meta["progressToken"]; ok && token != nil && strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+		sse = &sseWriter{w: w}
+		fr.OnStep = s.progressHook(token, sse.notify)
+	}
+	res, rpcErr, err := s.modernRound(ctx, p, fr)
+	switch {
+	case err != nil:
+		if errors.Is(err, context.Canceled) {
+			return // the client went away
+		}
+		rpcErr = &jsonrpc.Error{Code: codeInternalError, Message: err.Error()}
+		fallthrough
+	case rpcErr != nil:
+		if sse != nil && sse.started {
+			sse.event(rpcErrorMessage(req.ID, rpcErr))
+			return
+		}
+		writeRPCError(w, statusOf(rpcErr.Code), req.ID, rpcErr)
+		return
+	}
+	msg := s.resultMessage(req.ID, res)
+	if sse != nil && sse.started {
+		sse.event(msg)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	w.Write(msg)
+}
+
+// decodeMeta decodes the _meta fields the call uses.
+func decodeMeta(raw map[string]json.RawMessage) mcp.Meta {
+	m := make(mcp.Meta, len(raw))
+	for k, v := range raw {
+		var x any
+		if json.Unmarshal(v, &x) == nil {
+			m[k] = x
+		}
+	}
+	return m
+}
+
+// statusOf is the HTTP status of a 2026-07-28 JSON-RPC error, as the SDK
+// sets it (SEP-2575).
+func statusOf(code int64) int {
+	switch code {
+	case codeMethodNotFound:
+		return http.StatusNotFound
+	case codeInvalidParams, codeUnsupportedVersion, codeMissingCapability, codeHeaderMismatch:
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
+}
+
+// resultMessage encodes a round's reply.
+func (s *Server) resultMessage(id json.RawMessage, res *flow.Result) []byte {
+	type serverInfo struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	}
+	meta := map[string]any{"io.modelcontextprotocol/serverInfo": serverInfo{s.opts.Name, s.opts.Version}}
+	var result any
+	if res.Input != nil {
+		type inputRequest struct {
+			Method string            `json:"method"`
+			Params *mcp.ElicitParams `json:"params"`
+		}
+		reqs := make(map[string]inputRequest, len(res.Input.Requests))
+		for k, q := range res.Input.Requests {
+			reqs[k] = inputRequest{Method: "elicitation/create", Params: elicitParams(q, false)}
+		}
+		result = struct {
+			Meta          map[string]any          `json:"_meta"`
+			ResultType    string                  `json:"resultType"`
+			InputRequests map[string]inputRequest `json:"inputRequests"`
+			RequestState  string                  `json:"requestState"`
+		}{meta, "input_required", reqs, res.Input.State}
+	} else {
+		c := res.Complete
+		content := c.Content
+		if content == nil {
+			content = []map[string]any{}
+		}
+		result = struct {
+			Meta              map[string]any   `json:"_meta"`
+			ResultType        string           `json:"resultType"`
+			Content           []map[string]any `json:"content"`
+			StructuredContent any              `json:"structuredContent,omitempty"`
+			IsError           bool             `json:"isError,omitempty"`
+		}{meta, "complete", content, c.Structured, c.IsError}
+	}
+	b, err := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  any             `json:"result"`
+	}{"2.0", id, result})
+	if err != nil {
+		return rpcErrorMessage(id, &jsonrpc.Error{Code: codeInternalError, Message: fmt.Sprintf("encode result: %v", err)})
+	}
+	return b
+}
+
+func rpcErrorMessage(id json.RawMessage, e *jsonrpc.Error) []byte {
+	b, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   *jsonrpc.Error  `json:"error"`
+	}{"2.0", id, e})
+	return b
+}
+
+func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, e *jsonrpc.Error) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(rpcErrorMessage(id, e))
+}
+
+// sseWriter streams a reply as server-sent events, starting the stream
+// with the first notification.
+type sseWriter struct {
+	mu      sync.Mutex
+	w       http.ResponseWriter
+	started bool
+}
+
+func (s *sseWriter) notify(p *mcp.ProgressNotificationParams) error {
+	b, err := json.Marshal(struct {
+		JSONRPC string                          `json:"jsonrpc"`
+		Method  string                          `json:"method"`
+		Params  *mcp.ProgressNotificationParams `json:"params"`
+	}{"2.0", "notifications/progress", p})
+	if err != nil {
+		return err
+	}
+	return s.event(b)
+}
+
+func (s *sseWriter) event(data []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.started {
+		h := s.w.Header()
+		h.Set("Content-Type", "text/event-stream")
+		h.Set("Cache-Control", "no-cache, no-transform")
+		s.w.WriteHeader(http.StatusOK)
+		s.started = true
+	}
+	if _, err := fmt.Fprintf(s.w, "event: message\ndata: %s\n\n", data); err != nil {
+		return err
+	}
+	if f, ok := s.w.(http.Flusher); ok {
+		f.Flush()
+	}
+	return nil
+}
+
+// leanEligible reports whether the lean path may take a request: a POST
+// that passes the checks the SDK's handler makes before reading a body
+// (DNS rebinding protection, Content-Type, Accept). Anything else goes to
+// the SDK, which rejects it the way it always does.
+func leanEligible(r *http.Request) bool {
+	if r.Method != http.MethodPost {
+		return false
+	}
+	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && local != nil {
+		if isLoopback(local.String()) && !isLoopback(r.Host) {
+			return false
+		}
+	}
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+		return false
+	}
+	var jsonOK, streamOK bool
+	for _, v := range r.Header.Values("Accept") {
+		for _, part := range strings.Split(v, ",") {
+			mt, _, _ := mime.ParseMediaType(strings.TrimSpace(part))
+			switch mt {
+			case "application/json", "application/*", "*/*":
+				jsonOK = true
+			}
+			switch mt {
+			case "text/event-stream", "text/*", "*/*":
+				streamOK = true
+			}
+		}
+	}
+	return jsonOK && streamOK
+}
+
+// isLoopback reports whether a host or host:port names the loopback
+// interface.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = strings.Trim(addr, "[]")
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
