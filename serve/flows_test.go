@@ -72,6 +72,18 @@ func revisedQ(amount string, answer *mcp.ElicitResult, has ...string) question {
 	return question{id: "revised", has: append([]string{"What amount should Taxi be revised to (now " + amount + " EUR)?"}, has...), answer: answer}
 }
 
+func meetingQ(answer *mcp.ElicitResult, has ...string) question {
+	return question{id: "meeting", has: append([]string{"What is the meeting?"}, has...), answer: answer}
+}
+
+func roomQ(who string, answer *mcp.ElicitResult, has ...string) question {
+	return question{id: "room", has: append([]string{"Which room for " + who}, has...), answer: answer}
+}
+
+func bookQ(what string, answer *mcp.ElicitResult) question {
+	return question{id: "confirm", has: []string{"Book the " + what}, answer: answer}
+}
+
 func detailsQ(answer *mcp.ElicitResult, has ...string) question {
 	return question{id: "details", has: append([]string{"Sign up for the beta"}, has...), answer: answer}
 }
@@ -195,6 +207,30 @@ var flowCases = []flowCase{
 			decisionQ("550", revise),
 		},
 		isError: true, want: []string{"Gave up after 3 revisions of Taxi."}},
+
+	// book_meeting
+	{name: "booked", tool: "book_meeting",
+		asks: []question{
+			meetingQ(accept(map[string]any{"topic": "Planning", "day": "2026-12-01"})),
+			roomQ(`"Planning" (4 people)`, accept(map[string]any{"room": "small"})),
+			bookQ(`small room on 2026-12-01 for "Planning"?`, accept(map[string]any{"book": true})),
+		},
+		want: []string{`Booked the small room on 2026-12-01 for "Planning".`}},
+	{name: "small room too small, then the hall", tool: "book_meeting",
+		asks: []question{
+			meetingQ(accept(map[string]any{"topic": "All hands", "attendees": 30, "day": "2026-12-02"})),
+			roomQ(`"All hands" (30 people)`, accept(map[string]any{"room": "small"})),
+			roomQ(`"All hands" (30 people)`, accept(map[string]any{"room": "hall"}), reasked+"the small room holds 4 people, not 30"),
+			bookQ(`hall room on 2026-12-02`, accept(map[string]any{"book": true})),
+		},
+		want: []string{`Booked the hall room on 2026-12-02 for "All hands".`}},
+	{name: "not confirmed", tool: "book_meeting",
+		asks: []question{
+			meetingQ(accept(map[string]any{"topic": "Retro", "day": "2026-12-03"})),
+			roomQ(`"Retro"`, accept(map[string]any{"room": "large"})),
+			bookQ(`large room`, declined),
+		},
+		want: []string{"Not booked."}},
 
 	// signup
 	{name: "defaults", tool: "signup",
