@@ -2,11 +2,39 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
+
+	"github.com/flowserve/flowserve/schemas"
 )
 
-// runSchema prints the flow file JSON Schema. (Being built: issue 5.)
+// runSchema prints the JSON Schema of flow files, byte for byte as
+// schemas/flow.schema.json holds it.
 func runSchema(ctx context.Context, env *Env) int {
-	fmt.Fprintln(env.Stderr, "flowserve schema: not built yet")
-	return exitFail
+	fs := flag.NewFlagSet("flowserve schema", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(env.Stderr, "usage: flowserve schema")
+		fmt.Fprintln(env.Stderr, "\nPrints the JSON Schema (draft 2020-12) of flow files, for editors. Save it and")
+		fmt.Fprintln(env.Stderr, "point the YAML language server at it with a first line in each flow, such as")
+		fmt.Fprintln(env.Stderr, "  # yaml-language-server: $schema=../flow.schema.json")
+		fmt.Fprintln(env.Stderr, "(a path relative to the flow file), or with yaml.schemas in the editor's settings.")
+	}
+	if err := fs.Parse(env.Args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(env.Stderr, "flowserve schema: unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return exitUsage
+	}
+	if _, err := env.Stdout.Write(schemas.FlowSchema()); err != nil {
+		fmt.Fprintf(env.Stderr, "flowserve schema: %v\n", err)
+		return exitFail
+	}
+	return exitOK
 }

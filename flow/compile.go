@@ -191,7 +191,10 @@ func Compile(f *dsl.File, opts Options) (*Program, error) {
 		c.errorf(f.Expressions.Pos, "unknown-language", "unknown expression language %q", f.Expressions.Value)
 		return nil, c.diags.Err()
 	}
-	env, err := l.NewEnv(ScopeNames(f), lang.Options{CostLimit: limits.CostLimit})
+	// Every expression is type-checked against the typed scope.
+	vars, diags := scope(f, reg)
+	c.diags = append(c.diags, diags...)
+	env, err := l.NewEnv(vars, lang.Options{CostLimit: limits.CostLimit})
 	if err != nil {
 		return nil, fmt.Errorf("compile %s: %w", f.Path, err)
 	}

@@ -1,9 +1,12 @@
 package flow
 
 import (
-	"slices"
+	"fmt"
+	"reflect"
 
+	"github.com/flowserve/flowserve/actions"
 	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/lang"
 )
 
 // The names every flow's expressions can use, besides its ask ids, step
@@ -15,30 +18,248 @@ const (
 	varError  = "error"
 )
 
-// ScopeNames returns every name an expression of f may refer to: input,
-// run, client, error, then each ask and step id and each set name, in
-// file order without repeats. It is the one place that decides what is in
-// scope; the engine and lint both build on it.
-func ScopeNames(f *dsl.File) []string {
-	names := []string{varInput, varRun, varClient, varError}
+// The schemas of the variables every flow has.
+var (
+	runSchema = object(map[string]any{
+		"id":      typed("string"),
+		"started": typed("string"),
+		"round":   typed("integer"),
+	})
+	clientSchema = object(map[string]any{
+		"name":     typed("string"),
+		"version":  typed("string"),
+		"protocol": typed("string"),
+		"form":     typed("boolean"),
+		"url":      typed("boolean"),
+	})
+	errorSchema = typed("string")
+)
+
+func typed(t string) map[string]any { return map[string]any{"type": t} }
+
+func object(props map[string]any) map[string]any {
+	return map[string]any{"type": "object", "properties": props}
+}
+
+// Scope returns every variable an expression of f may use, each with a
+// JSON Schema of its values, in this order: input, run, client, error,
+// then each ask id, step id and set name in file order (a name bound
+// again keeps its first place). It is the one place that decides what is
+// in scope and how it is typed; the engine and lint both build on it.
+//
+//   - input: the input schema ({type: object} when the flow has none);
+//   - an ask id: {action: string, accepted: bool, content}, where content
+//     is an object of the form's properties (a map of dyn for URL asks);
+//     inside the ask's own validate rules the id is the answer being
+//     checked, with the same type;
+//   - a step id: its action's output schema (dyn for an unknown action;
+//     reg nil means actions.Default());
+//   - a set name: the type of its first binding: a template that is one
+//     whole expression has the expression's type, any other template is
+//     a string, a literal has its own type, a map or list is built from
+//     its entries. Bindings are type-checked in file order, with the set
+//     names bound earlier in the file typed and later ones dyn;
+//   - run: {id: string, started: string, round: int}; client: {name,
+//     version, protocol: string, form, url: bool}; error: string.
+//
+// A set name bound again to a value of another type is an error, which
+// Compile reports; Scope types the name by its first binding regardless.
+func Scope(f *dsl.File, reg *actions.Registry) []lang.Var {
+	vars, _ := scope(f, reg)
+	return vars
+}
+
+// scope builds Scope and reports set names bound to values of different
+// types.
+func scope(f *dsl.File, reg *actions.Registry) ([]lang.Var, dsl.Diagnostics) {
+	if reg == nil {
+		reg = actions.Default()
+	}
+	inputSchema := map[string]any{"type": "object"}
+	if f.Input != nil && f.Input.Value != nil {
+		inputSchema = f.Input.Value
+	}
+	vars := []lang.Var{
+		{Name: varInput, Schema: inputSchema},
+		{Name: varRun, Schema: runSchema},
+		{Name: varClient, Schema: clientSchema},
+		{Name: varError, Schema: errorSchema},
+	}
+	index := map[string]int{}
+	for i, v := range vars {
+		index[v.Name] = i
+	}
+	add := func(name string, schema map[string]any) bool {
+		if _, ok := index[name]; ok || name == "" {
+			return false
+		}
+		index[name] = len(vars)
+		vars = append(vars, lang.Var{Name: name, Schema: schema})
+		return true
+	}
+	fromSet := map[string]bool{} // names a set binds first
+	var binds []*dsl.Binding
 	for _, n := range f.Nodes {
 		switch n.Kind {
-		case dsl.KindAsk, dsl.KindStep:
-			if n.ID != "" && !slices.Contains(names, n.ID) {
-				names = append(names, n.ID)
+		case dsl.KindAsk:
+			add(n.ID, askSchema(n.Ask))
+		case dsl.KindStep:
+			var out map[string]any
+			if n.Step != nil {
+				if a, ok := reg.Lookup(n.Step.Action.Value); ok {
+					out = a.Output
+				}
 			}
+			add(n.ID, out)
 		case dsl.KindSet:
 			if n.Set == nil {
 				continue
 			}
 			for _, b := range n.Set.Bindings {
-				if !slices.Contains(names, b.Name) {
-					names = append(names, b.Name)
+				if add(b.Name, nil) {
+					fromSet[b.Name] = true
 				}
+				binds = append(binds, b)
 			}
 		}
 	}
-	return names
+	if len(binds) == 0 {
+		return vars, nil
+	}
+	l, ok := lang.Lookup(f.Expressions.Value)
+	if !ok {
+		return vars, nil // every set name stays dyn; Compile reports the language
+	}
+
+	// Type the set names in file order. The environment is rebuilt only
+	// when a name gets a type other than dyn.
+	var (
+		env   lang.Env
+		diags dsl.Diagnostics
+		first = map[string]*dsl.Binding{}
+	)
+	exprSchema := func(e *dsl.Expr) map[string]any {
+		if env == nil {
+			var err error
+			if env, err = l.NewEnv(vars, lang.Options{}); err != nil {
+				return nil
+			}
+		}
+		prg, errs := env.Compile(e.Src, false)
+		if len(errs) > 0 {
+			return nil // Compile reports the errors
+		}
+		return prg.Schema()
+	}
+	for _, b := range binds {
+		s := valueSchema(b.Value, exprSchema)
+		i := index[b.Name]
+		fb, seen := first[b.Name]
+		if !seen && fromSet[b.Name] {
+			first[b.Name] = b
+			if len(s) > 0 {
+				vars[i].Schema = s
+				env = nil
+			}
+			continue
+		}
+		if lang.Assignable(vars[i].Schema, s) {
+			continue
+		}
+		var msg string
+		if seen {
+			msg = fmt.Sprintf("%s is %s here, but its first binding (line %d) made it %s; a set name keeps the type of its first binding",
+				b.Name, lang.TypeName(s), fb.Pos.Line, lang.TypeName(vars[i].Schema))
+		} else {
+			msg = fmt.Sprintf("%s is %s here, but %s is %s", b.Name, lang.TypeName(s), b.Name, lang.TypeName(vars[i].Schema))
+		}
+		diags = append(diags, dsl.Diagnostic{Pos: valuePos(b), Severity: dsl.Error, Code: "type-error", Message: msg})
+	}
+	return vars, diags
+}
+
+// askSchema is the schema of an ask id's value.
+func askSchema(a *dsl.Ask) map[string]any {
+	content := map[string]any{"type": "object"}
+	if a != nil && a.Form != nil && len(a.Form.Properties) > 0 {
+		props := make(map[string]any, len(a.Form.Properties))
+		for _, p := range a.Form.Properties {
+			props[p.Name] = p.Schema
+		}
+		content = object(props)
+	}
+	return object(map[string]any{
+		"action":   typed("string"),
+		"accepted": typed("boolean"),
+		"content":  content,
+	})
+}
+
+// valueSchema returns the schema of the values v produces, or nil when it
+// is dynamic. exprSchema types a whole-value template's expression.
+func valueSchema(v *dsl.Value, exprSchema func(*dsl.Expr) map[string]any) map[string]any {
+	if v == nil {
+		return nil
+	}
+	switch v.Kind {
+	case dsl.ValueLiteral:
+		switch v.Literal.(type) {
+		case bool:
+			return typed("boolean")
+		case int64, int:
+			return typed("integer")
+		case float64:
+			return typed("number")
+		}
+		return nil // null fits any type
+	case dsl.ValueTemplate:
+		if w := v.Template.Whole(); w != nil {
+			return exprSchema(w)
+		}
+		return typed("string")
+	case dsl.ValueMap:
+		props := make(map[string]any, len(v.Keys))
+		for i, k := range v.Keys {
+			props[k] = orEmpty(valueSchema(v.Map[i], exprSchema))
+		}
+		if len(props) == 0 {
+			return typed("object")
+		}
+		return object(props)
+	case dsl.ValueList:
+		var items map[string]any
+		for i, e := range v.List {
+			s := orEmpty(valueSchema(e, exprSchema))
+			if i == 0 {
+				items = s
+			} else if !reflect.DeepEqual(items, s) {
+				items = map[string]any{}
+			}
+		}
+		return map[string]any{"type": "array", "items": orEmpty(items)}
+	}
+	return nil
+}
+
+func orEmpty(s map[string]any) map[string]any {
+	if s == nil {
+		return map[string]any{}
+	}
+	return s
+}
+
+// valuePos returns the position of a binding's value: its expression when
+// it is one whole template.
+func valuePos(b *dsl.Binding) dsl.Pos {
+	if b.Value == nil {
+		return b.Pos
+	}
+	if b.Value.Kind == dsl.ValueTemplate {
+		if w := b.Value.Template.Whole(); w != nil {
+			return w.Pos
+		}
+	}
+	return b.Value.Pos
 }
 
 // askValue is the value an ask id has in expressions.

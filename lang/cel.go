@@ -2,6 +2,7 @@ package lang
 
 import (
 	"fmt"
+	"regexp"
 	"sync"
 	"time"
 
@@ -13,41 +14,62 @@ import (
 	"cel.dev/cel-go/ext"
 )
 
-// celLanguage is the CEL implementation of Language, on cel-go. Its
-// parsing environment is built on first use and reused.
-type celLanguage struct {
-	once     sync.Once
-	parseEnv *cel.Env
-	err      error
-}
+// celLanguage is the CEL implementation of Language, on cel-go.
+type celLanguage struct{}
 
 func (*celLanguage) Name() string { return "cel" }
 
-func celOptions() []cel.EnvOption {
-	return []cel.EnvOption{
-		cel.CrossTypeNumericComparisons(true),
-		cel.OptionalTypes(),
-		ext.Strings(),
-		ext.Math(),
-		ext.Lists(),
-	}
+// The base environment holds the libraries every flow can use; typed
+// environments extend it with the flow's variables. It is immutable and
+// built once per process.
+var (
+	celBaseOnce sync.Once
+	celBaseEnv  *cel.Env
+	celBaseErr  error
+)
+
+func celBase() (*cel.Env, error) {
+	celBaseOnce.Do(func() {
+		celBaseEnv, celBaseErr = cel.NewEnv(
+			cel.CrossTypeNumericComparisons(true),
+			cel.OptionalTypes(),
+			ext.Strings(),
+			ext.Math(),
+			ext.Lists(),
+		)
+		if celBaseErr != nil {
+			celBaseErr = fmt.Errorf("cel environment: %w", celBaseErr)
+		}
+	})
+	return celBaseEnv, celBaseErr
 }
 
-func (l *celLanguage) Syntax(src string) []Error {
-	l.once.Do(func() { l.parseEnv, l.err = cel.NewEnv(celOptions()...) })
-	if l.err != nil {
-		return []Error{{Message: l.err.Error()}}
+func (*celLanguage) Syntax(src string) []Error {
+	base, err := celBase()
+	if err != nil {
+		return []Error{{Message: err.Error()}}
 	}
-	_, iss := l.parseEnv.Parse(src)
-	return celErrors(src, iss)
+	_, iss := base.Parse(src)
+	return celErrors(src, iss, nil)
 }
 
-func (*celLanguage) NewEnv(vars []string, opts Options) (Env, error) {
-	o := celOptions()
+func (*celLanguage) NewEnv(vars []Var, opts Options) (Env, error) {
+	base, err := celBase()
+	if err != nil {
+		return nil, err
+	}
+	prov := &celProvider{base: base.CELTypeProvider(), objects: map[string]*celObject{}}
+	scope := &scope{vars: map[string]*typ{}}
+	o := []cel.EnvOption{cel.CustomTypeProvider(prov)}
 	for _, v := range vars {
-		o = append(o, cel.Variable(v, cel.DynType))
+		if _, dup := scope.vars[v.Name]; dup {
+			continue
+		}
+		t := fromSchema(v.Schema, v.Name)
+		scope.add(v.Name, t)
+		o = append(o, cel.Variable(v.Name, prov.celType(t)))
 	}
-	env, err := cel.NewEnv(o...)
+	env, err := base.Extend(o...)
 	if err != nil {
 		return nil, fmt.Errorf("cel environment: %w", err)
 	}
@@ -55,35 +77,201 @@ func (*celLanguage) NewEnv(vars []string, opts Options) (Env, error) {
 	if limit == 0 {
 		limit = DefaultCostLimit
 	}
-	return &celEnv{env: env, costLimit: limit}, nil
+	return &celEnv{env: env, prov: prov, scope: scope, costLimit: limit}, nil
+}
+
+// celProvider declares the object types of a flow's variables to CEL, on
+// top of cel-go's own types. The checker sees each object as a struct
+// type whose fields are the schema's properties, so an unknown field is a
+// compile error; its fields have no accessors, so at run time CEL selects
+// them from the map[string]any value like map keys.
+type celProvider struct {
+	base    types.Provider
+	objects map[string]*celObject // by CEL type name
+}
+
+// celObject is an object type declared to CEL.
+type celObject struct {
+	t      *typ
+	self   *types.Type
+	fields map[string]*types.FieldType
+}
+
+// celType returns the CEL type of t, declaring the object types it needs.
+func (p *celProvider) celType(t *typ) *types.Type {
+	switch t.kind {
+	case kindBool:
+		return types.BoolType
+	case kindInt:
+		return types.IntType
+	case kindDouble:
+		return types.DoubleType
+	case kindString:
+		return types.StringType
+	case kindList:
+		return types.NewListType(p.celType(t.elem))
+	case kindMap:
+		return types.NewMapType(types.StringType, p.celType(t.elem))
+	case kindObject:
+		if !celSelectable(t) {
+			return types.NewMapType(types.StringType, p.celType(commonField(t)))
+		}
+		// "object(...)" cannot be written as a CEL identifier, so the
+		// type name never shadows a variable (the checker resolves
+		// qualified names to types).
+		name := t.String()
+		for i := 2; p.objects[name] != nil; i++ {
+			name = fmt.Sprintf("object(%s#%d)", t.path, i)
+		}
+		o := &celObject{t: t, self: types.NewObjectType(name), fields: map[string]*types.FieldType{}}
+		p.objects[name] = o
+		for _, n := range t.names {
+			o.fields[n] = &types.FieldType{Type: p.celType(t.fields[n])}
+		}
+		return o.self
+	}
+	return types.DynType
+}
+
+// celIdent matches the field names CEL can select with a dot.
+var celIdent = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// celReserved lists CEL's reserved words, which cannot be selected with a
+// dot either.
+var celReserved = map[string]bool{
+	"as": true, "break": true, "const": true, "continue": true, "else": true,
+	"false": true, "for": true, "function": true, "if": true, "import": true,
+	"in": true, "let": true, "loop": true, "package": true, "namespace": true,
+	"null": true, "return": true, "true": true, "var": true, "void": true, "while": true,
+}
+
+// celSelectable reports whether every field of an object can be selected
+// in CEL; objects with other field names are maps, indexed with ['name'].
+func celSelectable(t *typ) bool {
+	for _, n := range t.names {
+		if !celIdent.MatchString(n) || celReserved[n] {
+			return false
+		}
+	}
+	return true
+}
+
+// commonField returns the type all fields of an object share, or dyn.
+func commonField(t *typ) *typ {
+	var c *typ
+	for _, f := range t.fields {
+		if c == nil {
+			c = f
+		} else if !sameType(c, f) {
+			return dynType
+		}
+	}
+	if c == nil {
+		return dynType
+	}
+	return c
+}
+
+// typOf maps a CEL type back into the shared type model.
+func (p *celProvider) typOf(t *types.Type) *typ {
+	if t == nil {
+		return dynType
+	}
+	switch t.Kind() {
+	case types.BoolKind:
+		return boolType
+	case types.IntKind, types.UintKind:
+		return intType
+	case types.DoubleKind:
+		return doubleType
+	case types.StringKind, types.BytesKind, types.TimestampKind, types.DurationKind:
+		// Bytes, timestamps and durations leave CEL as strings.
+		return stringType
+	case types.NullTypeKind:
+		return nullType
+	case types.ListKind:
+		return listOf(p.typOf(t.Parameters()[0]))
+	case types.MapKind:
+		return mapOf(p.typOf(t.Parameters()[1]))
+	case types.StructKind:
+		if o, ok := p.objects[t.TypeName()]; ok {
+			return o.t
+		}
+	case types.OpaqueKind:
+		if t.TypeName() == "optional_type" && len(t.Parameters()) == 1 {
+			return p.typOf(t.Parameters()[0])
+		}
+	}
+	return dynType
+}
+
+func (p *celProvider) EnumValue(name string) ref.Val { return p.base.EnumValue(name) }
+
+func (p *celProvider) FindIdent(name string) (ref.Val, bool) { return p.base.FindIdent(name) }
+
+func (p *celProvider) FindStructType(name string) (*types.Type, bool) {
+	if o, ok := p.objects[name]; ok {
+		return types.NewTypeTypeWithParam(o.self), true
+	}
+	return p.base.FindStructType(name)
+}
+
+func (p *celProvider) FindStructFieldNames(name string) ([]string, bool) {
+	if o, ok := p.objects[name]; ok {
+		return o.t.names, true
+	}
+	return p.base.FindStructFieldNames(name)
+}
+
+func (p *celProvider) FindStructFieldType(name, field string) (*types.FieldType, bool) {
+	if o, ok := p.objects[name]; ok {
+		ft, ok := o.fields[field]
+		return ft, ok
+	}
+	return p.base.FindStructFieldType(name, field)
+}
+
+func (p *celProvider) NewValue(name string, fields map[string]ref.Val) ref.Val {
+	if _, ok := p.objects[name]; ok {
+		return types.NewErr("cannot create values of %s", name)
+	}
+	return p.base.NewValue(name, fields)
 }
 
 type celEnv struct {
 	env       *cel.Env
+	prov      *celProvider
+	scope     *scope
 	costLimit uint64
 }
 
 func (e *celEnv) Compile(src string, wantBool bool) (Program, []Error) {
 	ast, iss := e.env.Compile(src)
-	if errs := celErrors(src, iss); len(errs) > 0 {
+	if errs := celErrors(src, iss, e.scope); len(errs) > 0 {
 		return nil, errs
 	}
-	if wantBool {
-		t := ast.OutputType()
-		if !t.IsAssignableType(cel.BoolType) {
-			return nil, []Error{{Message: fmt.Sprintf("condition must be a bool, not %s", t)}}
-		}
+	out := e.prov.typOf(ast.OutputType())
+	if wantBool && !ast.OutputType().IsAssignableType(cel.BoolType) {
+		return nil, []Error{{Message: fmt.Sprintf("condition must be a bool, not %s", out)}}
 	}
 	prg, err := e.env.Program(ast, cel.CostLimit(e.costLimit), cel.EvalOptions(cel.OptOptimize))
 	if err != nil {
 		return nil, []Error{{Message: err.Error()}}
 	}
-	return &celProgram{prg: prg, wantBool: wantBool}, nil
+	return &celProgram{prg: prg, wantBool: wantBool, out: out}, nil
 }
 
 type celProgram struct {
 	prg      cel.Program
 	wantBool bool
+	out      *typ
+}
+
+func (p *celProgram) Schema() map[string]any {
+	if p.out.kind == kindDyn {
+		return nil
+	}
+	return p.out.schema()
 }
 
 func (p *celProgram) Eval(vars map[string]any) (any, error) {
@@ -103,8 +291,16 @@ func (p *celProgram) Eval(vars map[string]any) (any, error) {
 	return v, nil
 }
 
-// celErrors converts cel-go issues into Errors with rune offsets into src.
-func celErrors(src string, iss *cel.Issues) []Error {
+var (
+	celUndeclared = regexp.MustCompile(`^undeclared reference to '([^']*)'`)
+	celUndefined  = regexp.MustCompile(`^undefined field '([^']*)'`)
+	celSuggestion = regexp.MustCompile(` \(did you mean [^)]*\)`)
+	celOverload   = regexp.MustCompile(`^found no matching overload for '_[-+*/%]_' applied to '\((int, double|double, int)\)'`)
+)
+
+// celErrors converts cel-go issues into Errors with rune offsets into
+// src, adding a did-you-mean to unknown names and fields when sc is set.
+func celErrors(src string, iss *cel.Issues, sc *scope) []Error {
 	if iss.Err() == nil {
 		return nil
 	}
@@ -118,7 +314,24 @@ func celErrors(src string, iss *cel.Issues) []Error {
 	}
 	var out []Error
 	for _, e := range iss.Errors() {
-		out = append(out, Error{Offset: celOffset(e.Location, lineStarts), Message: e.Message})
+		off := celOffset(e.Location, lineStarts)
+		msg := e.Message
+		switch {
+		case sc == nil:
+		case celUndeclared.MatchString(msg):
+			// cel-go may suggest a name itself; suggest the way the rest
+			// of flowserve does instead.
+			name := celUndeclared.FindStringSubmatch(msg)[1]
+			msg = celSuggestion.ReplaceAllString(msg, "") + sc.suggestVar(name)
+		case celUndefined.MatchString(msg):
+			field := celUndefined.FindStringSubmatch(msg)[1]
+			// CEL places the error on the dot; point at the field.
+			off = fieldOffset(src, off, field)
+			msg += sc.suggestField(src, off, field)
+		case celOverload.MatchString(msg):
+			msg += "; ints and doubles do not mix in arithmetic: convert one side with double(...) or int(...)"
+		}
+		out = append(out, Error{Offset: off, Message: msg})
 	}
 	return out
 }
@@ -198,25 +411,4 @@ func celNative(v ref.Val) (any, error) {
 		return celNative(o.GetValue())
 	}
 	return nil, fmt.Errorf("unsupported value of type %s", v.Type())
-}
-
-// typeName names the JSON type of a JSON-like Go value, for messages.
-func typeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a bool"
-	case int64, int:
-		return "an int"
-	case float64:
-		return "a double"
-	case string:
-		return "a string"
-	case []any:
-		return "a list"
-	case map[string]any:
-		return "a map"
-	}
-	return fmt.Sprintf("%T", v)
 }

@@ -31,9 +31,10 @@ func TestCELSyntax(t *testing.T) {
 	}
 }
 
+// TestCELEval evaluates with dynamically typed variables.
 func TestCELEval(t *testing.T) {
 	l, _ := Lookup("")
-	env, err := l.NewEnv([]string{"input", "q"}, Options{})
+	env, err := l.NewEnv([]Var{{Name: "input"}, {Name: "q"}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func TestCELEval(t *testing.T) {
 
 func TestCELCompileErrors(t *testing.T) {
 	l, _ := Lookup("cel")
-	env, err := l.NewEnv([]string{"input"}, Options{})
+	env, err := l.NewEnv([]Var{{Name: "input"}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +119,7 @@ func TestLookup(t *testing.T) {
 	if _, ok := Lookup("cobol"); ok {
 		t.Error("Lookup(cobol) succeeded")
 	}
-	if got := Names(); !reflect.DeepEqual(got, []string{"cel"}) {
+	if got := Names(); !reflect.DeepEqual(got, []string{"cel", "expr"}) {
 		t.Errorf("Names() = %v", got)
 	}
 }

@@ -1,8 +1,3 @@
-// Package lang compiles and evaluates the expressions of flow files.
-//
-// A flow names its expression language once (`expressions: cel` or
-// `expressions: expr`); everything else in flowserve goes through the
-// Language interface, so no other package branches on the language.
 package lang
 
 import (
@@ -23,7 +18,9 @@ func (e Error) Error() string { return fmt.Sprintf("offset %d: %s", e.Offset, e.
 // Options tunes an environment. The zero value is usable.
 type Options struct {
 	// CostLimit bounds the work one evaluation may do, in the language's
-	// own cost units; 0 means DefaultCostLimit.
+	// own units (CEL: its cost units; expr: its memory budget, roughly
+	// the elements its loops and ranges visit and the values it
+	// allocates); 0 means DefaultCostLimit.
 	CostLimit uint64
 }
 
@@ -36,16 +33,20 @@ type Language interface {
 	Name() string
 	// Syntax reports syntax errors in src without resolving any names.
 	Syntax(src string) []Error
-	// NewEnv returns an environment in which the given variable names
-	// are declared (dynamically typed).
-	NewEnv(vars []string, opts Options) (Env, error)
+	// NewEnv returns an environment in which the given variables are
+	// declared, typed by their schemas (see the package documentation for
+	// how JSON Schema maps to types). A repeated name keeps its first
+	// declaration.
+	NewEnv(vars []Var, opts Options) (Env, error)
 }
 
-// Env compiles expressions against a fixed set of declared variables.
-// An Env is safe for concurrent use.
+// Env compiles expressions against a fixed set of typed variables. An
+// Env is safe for concurrent use.
 type Env interface {
-	// Compile compiles src. When wantBool is true the expression must
-	// produce a boolean. Problems are returned as Errors.
+	// Compile parses and type-checks src. When wantBool is true the
+	// expression must produce a boolean. Problems (syntax, an unknown
+	// name or field, a type mismatch) are returned as Errors, with a
+	// did-you-mean where one fits.
 	Compile(src string, wantBool bool) (Program, []Error)
 }
 
@@ -54,24 +55,32 @@ type Env interface {
 type Program interface {
 	// Eval evaluates the program with the given variables and returns a
 	// JSON-like Go value: nil, bool, int64, float64, string,
-	// []any or map[string]any.
+	// []any or map[string]any. vars holds JSON-like values of the same
+	// shapes. A declared variable may be absent (not bound yet): CEL
+	// fails if the evaluation reaches it, expr sees nil.
 	Eval(vars map[string]any) (any, error)
+	// Schema returns a JSON Schema of the values the program produces,
+	// as far as the type checker knows it, or nil when the type is
+	// dynamic.
+	Schema() map[string]any
 }
 
-// Lookup returns the language with the given name ("" means "cel"). Each
-// call returns a new Language value, which caches what it builds; keep it
-// for as long as it is useful (one file, one process).
+// Lookup returns the language with the given name: "cel" (also for "")
+// or "expr". Language values are cheap and safe for concurrent use; what
+// they share (CEL's base environment) is built once per process.
 func Lookup(name string) (Language, bool) {
 	switch name {
 	case "", "cel":
 		return &celLanguage{}, true
+	case "expr":
+		return &exprLanguage{}, true
 	}
 	return nil, false
 }
 
 // Names returns the names of the supported languages, sorted.
 func Names() []string {
-	n := []string{"cel"}
+	n := []string{"cel", "expr"}
 	sort.Strings(n)
 	return n
 }

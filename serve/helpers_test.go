@@ -105,7 +105,7 @@ var (
 func exampleFlows(t testing.TB) []*flow.Program {
 	t.Helper()
 	examplesOnce.Do(func() {
-		files, err := filepath.Glob(filepath.Join("..", "flows", "*.yaml"))
+		files, err := exampleFlowFiles()
 		if err != nil || len(files) == 0 {
 			examplesErr = fmt.Errorf("no example flows: %v", err)
 			return
@@ -810,4 +810,11 @@ func exists(t testing.TB, root, name string) bool {
 		t.Fatal(err)
 	}
 	return err == nil
+}
+
+// exampleFlowFiles lists the example flows, without their test files
+// (*_test.yaml).
+func exampleFlowFiles() ([]string, error) {
+	files, err := filepath.Glob(filepath.Join("..", "flows", "*.yaml"))
+	return slices.DeleteFunc(files, func(f string) bool { return strings.HasSuffix(f, "_test.yaml") }), err
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -38,7 +37,7 @@ func (c *clock) advance(d time.Duration) {
 // compileExamples compiles the example flows afresh with opts.
 func compileExamples(t testing.TB, opts flow.Options) []*flow.Program {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("..", "flows", "*.yaml"))
+	files, err := exampleFlowFiles()
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no example flows: %v", err)
 	}

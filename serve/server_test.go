@@ -118,7 +118,9 @@ func TestReplaceKeepsToolsSorted(t *testing.T) {
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
 	})
 	cs := connect(t, ctx, srv, inMemory, v20251125, client, nil)
-	more := slices.DeleteFunc(slices.Clone(progs), func(p *flow.Program) bool { return p.Name() != "expense_approval" && p.Name() != "github_signin" && p.Name() != "signup" })
+	more := slices.DeleteFunc(slices.Clone(progs), func(p *flow.Program) bool {
+		return p.Name() != "expense_approval" && p.Name() != "github_signin" && p.Name() != "signup"
+	})
 	more = append(more, testFlow(t, "two_questions", flow.Options{}), testFlow(t, "url_only", flow.Options{}), testFlow(t, "steps", flow.Options{}))
 	if err := srv.Replace(more); err != nil {
 		t.Fatal(err)

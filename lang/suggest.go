@@ -1,0 +1,190 @@
+package lang
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+)
+
+// scope is the typed variables of an environment, for did-you-mean
+// suggestions.
+type scope struct {
+	vars  map[string]*typ
+	names []string // in declaration order
+}
+
+func (s *scope) add(name string, t *typ) {
+	s.vars[name] = t
+	s.names = append(s.names, name)
+}
+
+// suggestVar returns ` (did you mean "x"?)` for an unknown variable name,
+// or "".
+func (s *scope) suggestVar(name string) string {
+	return didYouMean(name, s.names)
+}
+
+// suggestField returns ` (did you mean "x"?)` for an unknown field whose
+// name starts at rune offset off in src, or "". It only suggests when the
+// field is selected from a plain chain of names that starts at a variable
+// (`confirm.content.procede`), whose type it can follow.
+func (s *scope) suggestField(src string, off int, field string) string {
+	path := chainBefore([]rune(src), off)
+	if len(path) == 0 {
+		return ""
+	}
+	t, ok := s.vars[path[0]]
+	if !ok {
+		return ""
+	}
+	for _, n := range path[1:] {
+		switch t.kind {
+		case kindObject:
+			f, ok := t.fields[n]
+			if !ok {
+				return ""
+			}
+			t = f
+		case kindMap:
+			t = t.elem
+		default:
+			return ""
+		}
+	}
+	if t.kind != kindObject {
+		return ""
+	}
+	return didYouMean(field, t.names)
+}
+
+// fieldOffset returns the offset of field in src at or just after off
+// (past a dot, a question mark and blanks), or off when it is not there.
+func fieldOffset(src string, off int, field string) int {
+	rs := []rune(src)
+	i := off
+	for i < len(rs) && (rs[i] == '.' || rs[i] == '?' || unicode.IsSpace(rs[i])) {
+		i++
+	}
+	if strings.HasPrefix(string(rs[min(i, len(rs)):]), field) {
+		return i
+	}
+	return off
+}
+
+// chainBefore returns the names of the chain `a.b.c.` that ends just
+// before the field at rune offset off, or nil when the field is not
+// selected from such a chain (a call, an index, a literal).
+func chainBefore(rs []rune, off int) []string {
+	i := min(off, len(rs))
+	skip := func() {
+		for i > 0 && unicode.IsSpace(rs[i-1]) {
+			i--
+		}
+	}
+	dot := func() bool {
+		skip()
+		if i > 0 && rs[i-1] == '?' { // CEL's .?field
+			i--
+		}
+		if i == 0 || rs[i-1] != '.' {
+			return false
+		}
+		i--
+		if i > 0 && rs[i-1] == '?' { // expr's ?.field
+			i--
+		}
+		skip()
+		return true
+	}
+	if !dot() {
+		return nil
+	}
+	var path []string
+	for {
+		end := i
+		for i > 0 && isIdentRune(rs[i-1]) {
+			i--
+		}
+		if i == end || unicode.IsDigit(rs[i]) {
+			return nil
+		}
+		path = append([]string{string(rs[i:end])}, path...)
+		save := i
+		if !dot() {
+			i = save
+			break
+		}
+	}
+	// The chain must start the operand: not `f(x).a.b` or `x[0].a`.
+	skip()
+	if i > 0 && (isIdentRune(rs[i-1]) || strings.ContainsRune(")]}'\"`", rs[i-1])) {
+		return nil
+	}
+	return path
+}
+
+func isIdentRune(r rune) bool {
+	return r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// didYouMean returns ` (did you mean "x"?)` with the option that name most
+// likely misspells, or "".
+func didYouMean(name string, options []string) string {
+	if s := suggest(name, options); s != "" {
+		return fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return ""
+}
+
+// suggest returns the option that name most likely misspells, or "". It
+// follows dsl.Suggest: the edit distance of the lower-cased strings
+// (insertions, deletions, substitutions and swaps of neighbours), at most
+// one edit for names of up to 3 letters, two for up to 6 and three
+// beyond, never as many as the name has letters; ties go to the earlier
+// option.
+func suggest(name string, options []string) string {
+	lname := []rune(strings.ToLower(name))
+	limit := 3
+	switch {
+	case len(lname) <= 3:
+		limit = 1
+	case len(lname) <= 6:
+		limit = 2
+	}
+	limit = min(limit, len(lname)-1)
+	best, bestDist := "", limit+1
+	for _, o := range options {
+		if o == name {
+			continue
+		}
+		if d := editDistance(lname, []rune(strings.ToLower(o))); d < bestDist {
+			best, bestDist = o, d
+		}
+	}
+	return best
+}
+
+// editDistance returns the optimal string alignment distance of a and b.
+func editDistance(a, b []rune) int {
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
+}
