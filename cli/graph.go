@@ -2,11 +2,67 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"io"
+	"os"
+
+	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/graph"
 )
 
-// runGraph is being built (issue 6).
+// runGraph draws a flow as a Mermaid or Graphviz diagram.
 func runGraph(ctx context.Context, env *Env) int {
-	fmt.Fprintln(env.Stderr, "flowserve graph: not built yet")
-	return exitFail
+	fs := flag.NewFlagSet("flowserve graph", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	format := fs.String("format", "mermaid", "diagram format: mermaid or dot")
+	fs.Usage = func() {
+		fmt.Fprintln(env.Stderr, "usage: flowserve graph FLOW [--format mermaid|dot]")
+		fmt.Fprintln(env.Stderr, "\nPrints the flow file FLOW as a diagram: a Mermaid flowchart (for Markdown) or a Graphviz digraph.")
+		fs.PrintDefaults()
+	}
+	args, err := flagsAndArgs(fs, env.Args)
+	if err != nil {
+		return exitUsage
+	}
+	switch {
+	case len(args) == 0:
+		fmt.Fprintln(env.Stderr, "flowserve graph: give the flow file to draw")
+		fs.Usage()
+		return exitUsage
+	case len(args) > 1:
+		fmt.Fprintf(env.Stderr, "flowserve graph: unexpected argument %q; graph draws one flow\n", args[1])
+		return exitUsage
+	}
+	var draw func(*dsl.File) string
+	switch *format {
+	case "mermaid":
+		draw = graph.Mermaid
+	case "dot":
+		draw = graph.DOT
+	default:
+		fmt.Fprintf(env.Stderr, "flowserve graph: --format must be mermaid or dot, not %q\n", *format)
+		return exitUsage
+	}
+	path := args[0]
+	src, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "flowserve graph: %s: %v\n", path, errNotFound(err))
+		return exitFail
+	}
+	f, diags := dsl.Parse(path, src)
+	if diags.HasErrors() || f == nil {
+		for _, d := range diags {
+			if d.Severity == dsl.Error {
+				fmt.Fprintln(env.Stderr, d.String())
+			}
+		}
+		fmt.Fprintf(env.Stderr, "flowserve graph: %s has errors\n", path)
+		return exitFail
+	}
+	if _, err := io.WriteString(env.Stdout, draw(f)); err != nil {
+		fmt.Fprintf(env.Stderr, "flowserve graph: %v\n", err)
+		return exitFail
+	}
+	return exitOK
 }

@@ -72,9 +72,10 @@ func errNotFound(err error) error {
 	return err
 }
 
-// loadFlows parses and compiles every flow file of paths. Problems in the
-// flows are returned as diagnostics (sorted, from every file); err is for
-// files that cannot be read.
+// loadFlows parses, checks and compiles every flow file of paths, the
+// way lint does, so serve refuses what lint rejects. Problems in the flows
+// are returned as diagnostics (sorted, from every file, warnings
+// included); err is for files that cannot be read.
 func loadFlows(paths []string, opts flow.Options) ([]*flow.Program, dsl.Diagnostics, error) {
 	files, err := flowFiles(paths)
 	if err != nil {
@@ -84,36 +85,26 @@ func loadFlows(paths []string, opts flow.Options) ([]*flow.Program, dsl.Diagnost
 		return nil, nil, fmt.Errorf("no flow files (*.yaml) in %s", strings.Join(paths, ", "))
 	}
 	var (
-		progs []*flow.Program
-		diags dsl.Diagnostics
-		names = map[string]string{}
+		progs  []*flow.Program
+		diags  dsl.Diagnostics
+		parsed []*dsl.File
 	)
 	for _, path := range files {
 		src, err := os.ReadFile(path)
 		if err != nil {
 			return nil, nil, err
 		}
-		f, ds := dsl.Parse(path, src)
-		diags = append(diags, ds...)
-		if ds.HasErrors() || f == nil {
-			continue
-		}
-		p, err := flow.Compile(f, opts)
+		f, p, ds, err := lintFlow(path, src, opts)
 		if err != nil {
-			if cds, ok := dsl.AsDiagnostics(err); ok {
-				diags = append(diags, cds...)
-				continue
-			}
-			return nil, nil, fmt.Errorf("%s: %w", path, err)
+			return nil, nil, err
 		}
-		if prev, dup := names[p.Name()]; dup {
-			diags = append(diags, dsl.Diagnostic{Pos: f.Name.Pos, Severity: dsl.Error, Code: "duplicate-tool",
-				Message: fmt.Sprintf("tool %q is also defined in %s", p.Name(), prev)})
-			continue
+		diags = append(diags, ds...)
+		parsed = append(parsed, f)
+		if p != nil {
+			progs = append(progs, p)
 		}
-		names[p.Name()] = path
-		progs = append(progs, p)
 	}
+	diags = append(diags, duplicateTools(parsed)...)
 	diags.Sort()
 	return progs, diags, nil
 }

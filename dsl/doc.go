@@ -42,4 +42,43 @@
 //	unknown-language    expressions names a language that is not supported
 //	unknown-property    required names a property the form does not have
 //	unknown-target      a next, then, else, unavailable or on_error names no node
+//
+// Check reports what needs more than the file's structure: the registered
+// actions, what MCP allows, and the control flow. Its codes:
+//
+//	bad-content          a return content block lacks a field its type needs, has one it does not take, or has data that is not base64
+//	bad-tool-name        the tool name is not 1 to 64 letters, digits, _, - or .
+//	bad-url              a url ask's url is not an absolute http(s) URL, or carries credentials
+//	busy-loop            a loop neither asks nor runs a step, so only a branch on set names can end it (warning)
+//	endless-loop         a loop that no node leads out of
+//	falls-off-end        a path runs past the last node, which is not a return or fail (warning)
+//	form-default         a form property's default has the wrong type, is not one of the choices, or is out of bounds
+//	form-enum            a choice property's enum, oneOf, enumNames or items are not one of the MCP enum shapes
+//	form-format          a string property's format is not email, uri, date or date-time
+//	form-keyword         a form property has a keyword MCP forms do not take (pattern, nesting, a misspelt keyword…)
+//	form-kind            a form property's type is missing or not a primitive (string, number, integer, boolean, array of choices)
+//	form-value           a form property's title, description or bound has the wrong type, or a lower bound exceeds the upper
+//	insecure-url         a url ask's url uses http:// for a host other than localhost (warning)
+//	missing-description  the flow has no description, which MCP clients show to the model
+//	missing-structured   the flow declares an output schema and a return has no structured (warning)
+//	schema-not-object    the input or output schema is not of type object
+//	sensitive-form       a form-mode ask asks for a password, secret, token, API key, card number, CVV, PIN, SSN or one-time code
+//	structured-missing   a return's structured lacks a property the output schema requires
+//	structured-unknown   a return's structured has a property the output schema does not allow
+//	structured-value     a literal in a return's structured has the wrong type, or is outside the output schema's enum or bounds
+//	tool-name-slash      the tool name has a '/', which the conformance suite allows but the MCP spec does not list (warning)
+//	unknown-action       a step names an action that is not registered, with a suggestion when one is close
+//	unreachable-node     no path from the first node leads to a node (warning; one per unreachable region)
+//	validate-on-url      a url ask has validate rules, though it has no answers to check
+//	with-missing         a step's with lacks a field the action's input schema requires (and gives no default for)
+//	with-unknown         a step's with has a field the action's input schema does not allow
+//	with-value           a literal in a step's with has the wrong type, or is outside the input schema's enum or bounds
+//
+// flow.Compile adds bad-schema (an input, output or form schema that does
+// not compile) and the expression type errors; flowserve lint adds
+// duplicate-tool (two files define the same tool name).
+//
+// Templates that are one whole expression ("{{ x }}") can have any type and
+// are left to the expression type checks of flow.Compile; a template that
+// mixes text and expressions is a string.
 package dsl

@@ -106,6 +106,7 @@ type cnode struct {
 	url         *ctemplate
 	form        *schemas.Schema
 	formDoc     map[string]any
+	formJSON    []byte // formDoc encoded once, for servers
 	defaults    map[string]any
 	rules       []crule
 	retries     int
@@ -258,6 +259,7 @@ func (c *compiler) node(n *dsl.Node, reg *actions.Registry) *cnode {
 		cn.unavailable = c.target(a.Unavailable)
 		if a.Form != nil {
 			cn.formDoc = a.Form.Schema
+			cn.formJSON, _ = marshal(a.Form.Schema)
 			cn.form = c.schema(a.Form.Schema, a.Form.Pos, "form")
 			for _, prop := range a.Form.Properties {
 				if d, ok := prop.Schema["default"]; ok {

@@ -23,6 +23,28 @@ type Request struct {
 	// replayed steps are not reported. Servers use it for progress
 	// notifications.
 	OnStep func(node, action string, position int, done bool)
+	// Mock, when set, is consulted before each step the round runs
+	// (replayed steps are not run, so it is not consulted for them). It
+	// gets the step's node id and its input: the rendered `with` with the
+	// action's defaults added, which it must not modify. A nil result runs
+	// the action as usual. Otherwise the action is not called, and the
+	// step ends as the StepMock says, as if the action had returned it
+	// (journaled, `on_error` taken on an error) but without retries or a
+	// timeout. The input is still checked against the action's input
+	// schema first. Test runners (flowserve test) use it; servers leave it
+	// nil.
+	Mock func(node string, input map[string]any) *StepMock
+}
+
+// StepMock is the outcome of a step that Request.Mock supplies in place
+// of running the step's action.
+type StepMock struct {
+	// Output is the step's output, a JSON-like value (see
+	// actions.Normalize) that must match the action's output schema.
+	// It is used when Err is nil.
+	Output any
+	// Err, when set, makes the step fail with this error.
+	Err error
 }
 
 // Client describes the calling MCP client.
@@ -76,8 +98,11 @@ type InputRequired struct {
 type Elicitation struct {
 	Mode    string         // "form" or "url"
 	Message string         // with the reason appended when asked again
-	Schema  map[string]any // requestedSchema (form mode)
-	URL     string         // url mode
+	Schema  map[string]any // requestedSchema (form mode); do not modify
+	// SchemaJSON is Schema encoded as JSON, computed once when the flow
+	// was compiled.
+	SchemaJSON json.RawMessage
+	URL        string // url mode
 	// ID identifies this question within the run (stable across rounds);
 	// servers use it as the elicitationId of URL mode on 2025-11-25.
 	ID string

@@ -314,6 +314,7 @@ func (r *runner) question(cn *cnode, pos int, reason string) (*Elicitation, erro
 	} else {
 		q.Mode = "form"
 		q.Schema = cn.formDoc
+		q.SchemaJSON = cn.formJSON
 	}
 	return q, nil
 }

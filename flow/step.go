@@ -83,6 +83,12 @@ func (r *runner) call(cn *cnode, pos int) ([]byte, error) {
 		}
 		in = m
 	}
+	if r.req.Mock != nil {
+		in = cn.action.WithDefaults(in)
+		if m := r.req.Mock(cn.n.ID, in); m != nil {
+			return r.mocked(cn, in, m)
+		}
+	}
 	ctx := actions.WithCall(r.ctx, actions.Call{RunID: r.runID, Node: cn.n.ID, Position: pos})
 	backoff := cn.retry.Backoff
 	var lastErr error
@@ -129,6 +135,29 @@ func (r *runner) attempt(ctx context.Context, cn *cnode, in map[string]any) ([]b
 	b, err := marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("action %s returned a value that is not JSON: %w", cn.action.Name, err)
+	}
+	return b, nil
+}
+
+// mocked ends a step the way Request.Mock says, after checking the
+// step's input as running the action would.
+func (r *runner) mocked(cn *cnode, in map[string]any, m *StepMock) ([]byte, error) {
+	if err := cn.action.ValidateInput(in); err != nil {
+		return nil, err
+	}
+	if m.Err != nil {
+		return nil, m.Err
+	}
+	v, err := actions.Normalize(m.Output)
+	if err != nil {
+		return nil, fmt.Errorf("mocked output of %s: %w", cn.action.Name, err)
+	}
+	if err := cn.action.ValidateOutput(v); err != nil {
+		return nil, fmt.Errorf("mocked output: %w", err)
+	}
+	b, err := marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("mocked output of %s: %w", cn.action.Name, err)
 	}
 	return b, nil
 }

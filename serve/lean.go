@@ -230,13 +230,20 @@ func (s *Server) resultMessage(id json.RawMessage, res *flow.Result) []byte {
 	meta := map[string]any{"io.modelcontextprotocol/serverInfo": serverInfo{s.opts.Name, s.opts.Version}}
 	var result any
 	if res.Input != nil {
+		type params struct {
+			Mode            string          `json:"mode"`
+			Message         string          `json:"message"`
+			RequestedSchema json.RawMessage `json:"requestedSchema,omitempty"`
+			URL             string          `json:"url,omitempty"`
+		}
 		type inputRequest struct {
-			Method string            `json:"method"`
-			Params *mcp.ElicitParams `json:"params"`
+			Method string `json:"method"`
+			Params params `json:"params"`
 		}
 		reqs := make(map[string]inputRequest, len(res.Input.Requests))
 		for k, q := range res.Input.Requests {
-			reqs[k] = inputRequest{Method: "elicitation/create", Params: elicitParams(q, false)}
+			// The form's schema was encoded once, when the flow was compiled.
+			reqs[k] = inputRequest{Method: "elicitation/create", Params: params{Mode: q.Mode, Message: q.Message, RequestedSchema: q.SchemaJSON, URL: q.URL}}
 		}
 		result = struct {
 			Meta          map[string]any          `json:"_meta"`

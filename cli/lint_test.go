@@ -1,0 +1,417 @@
+package cli
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/flow/state"
+)
+
+var update = flag.Bool("update", false, "rewrite the lint goldens (testdata/lint/*.txtar)")
+
+// lintGoldenDir holds the lint golden files: each a txtar archive with a
+// flow.yaml (and maybe more flow files, linted together) and a
+// diagnostics section holding the exact expected output.
+const lintGoldenDir = "../testdata/lint"
+
+// extraCodes are the codes lint reports that dsl/doc.go does not list as
+// Parse's or Check's: flow.Compile's and lint's own.
+var extraCodes = []string{"bad-schema", "duplicate-tool"}
+
+// TestLintGolden lints each golden archive and compares the output; with
+// -update it rewrites the diagnostics sections. It also checks that every
+// documented code is covered by some golden and every code seen is
+// documented.
+func TestLintGolden(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(lintGoldenDir, "*.txtar"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden files: %v", err)
+	}
+	seen := map[string]bool{}
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".txtar")
+		t.Run(name, func(t *testing.T) {
+			a, err := txtar.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var srcs []lintSource
+			diag := -1
+			for i, f := range a.Files {
+				switch {
+				case f.Name == "diagnostics":
+					diag = i
+				case isFlowFile(f.Name):
+					srcs = append(srcs, lintSource{path: f.Name, src: f.Data})
+				}
+			}
+			if !slices.ContainsFunc(srcs, func(s lintSource) bool { return s.path == "flow.yaml" }) {
+				t.Fatalf("%s has no flow.yaml", file)
+			}
+			sort.Slice(srcs, func(i, j int) bool { return srcs[i].path < srcs[j].path })
+			ds, err := lintSources(srcs, actions.Default())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			for _, d := range ds {
+				b.WriteString(d.String())
+				b.WriteByte('\n')
+				seen[d.Code] = true
+				if d.Pos.Line < 1 || d.Pos.Col < 1 {
+					t.Errorf("diagnostic without a position: %v", d)
+				}
+				if d.Message != strings.TrimSpace(d.Message) || strings.HasSuffix(d.Message, ".") {
+					t.Errorf("message with a trailing period or space: %q", d.Message)
+				}
+			}
+			got := b.String()
+			if *update {
+				if diag < 0 {
+					a.Files = append(a.Files, txtar.File{Name: "diagnostics"})
+					diag = len(a.Files) - 1
+				}
+				a.Files[diag].Data = []byte(got)
+				if err := os.WriteFile(file, txtar.Format(a), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if diag < 0 {
+				t.Fatalf("%s has no diagnostics section", file)
+			}
+			if want := string(a.Files[diag].Data); got != want {
+				t.Errorf("diagnostics differ\n--- got\n%s--- want\n%s", got, want)
+			}
+		})
+	}
+	if t.Failed() || *update {
+		return
+	}
+	documented := append(documentedCodes(t), extraCodes...)
+	for _, c := range documented {
+		if !seen[c] {
+			t.Errorf("code %s is not covered by any lint golden", c)
+		}
+	}
+	for c := range seen {
+		if !slices.Contains(documented, c) {
+			t.Errorf("code %s is not documented in dsl/doc.go", c)
+		}
+	}
+}
+
+// documentedCodes returns every code listed in dsl/doc.go (Parse's and
+// Check's).
+func documentedCodes(t testing.TB) []string {
+	doc, err := os.ReadFile("../dsl/doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var codes []string
+	for _, m := range regexp.MustCompile(`(?m)^//\t([a-z]+(?:-[a-z]+)+) {2,}\S`).FindAllStringSubmatch(string(doc), -1) {
+		codes = append(codes, m[1])
+	}
+	if len(codes) < 40 {
+		t.Fatalf("found only %d codes in dsl/doc.go", len(codes))
+	}
+	return codes
+}
+
+// exampleSources returns the example flows and the conformance fixtures.
+func exampleSources(t testing.TB) []lintSource {
+	files, err := flowFiles([]string{"../flows", "../testdata/conformance"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 10 {
+		t.Fatalf("found only %d example flows", len(files))
+	}
+	var srcs []lintSource
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs = append(srcs, lintSource{path: f, src: src})
+	}
+	return srcs
+}
+
+// TestExampleFlowsLintClean requires every example flow and conformance
+// fixture to lint without errors or warnings.
+func TestExampleFlowsLintClean(t *testing.T) {
+	ds, err := lintSources(exampleSources(t), actions.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range ds {
+		t.Errorf("%v", d)
+	}
+}
+
+// writeFlows writes files (name → content) under a new temporary
+// directory and returns it.
+func writeFlows(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, src := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+const cleanFlow = `description: Says hello.
+nodes:
+  - return: hello
+`
+
+const warningFlow = `description: Says hello, maybe.
+nodes:
+  - set: {x: 1}
+`
+
+const errorFlow = `nodes:
+  - id: s
+    step: fs.stta
+  - return: done
+`
+
+// TestLintCommand checks the command's output and exit status.
+func TestLintCommand(t *testing.T) {
+	dir := writeFlows(t, map[string]string{
+		"clean.yaml":          cleanFlow,
+		"sub/warn2.yml":       warningFlow,
+		"sub/bad.yaml":        errorFlow,
+		"sub/bad_test.yaml":   "not: [a flow",
+		".hidden/x.yaml":      "not: [a flow",
+		"notes.txt":           "not a flow",
+		"only_warn/warn.yaml": warningFlow,
+	})
+	rel := func(p string) string { return filepath.Join(dir, p) }
+	tests := []struct {
+		name    string
+		args    []string
+		code    int
+		stdout  []string // each must appear
+		stderr  string
+		exactly int // number of stdout lines, when >= 0
+	}{
+		{"clean file", []string{rel("clean.yaml")}, 0, nil, "0 errors, 0 warnings in 1 file", 0},
+		{"warnings only", []string{rel("only_warn")}, 0,
+			[]string{rel("only_warn/warn.yaml") + ":3:5: warning: the flow can run past its last node (#1)"},
+			"0 errors, 1 warning in 1 file", 1},
+		{"directory", []string{dir}, 1, []string{
+			rel("sub/bad.yaml") + `:1:1: error: the flow needs a description`,
+			rel("sub/bad.yaml") + `:3:11: error: unknown action "fs.stta"; did you mean "fs.stat"? [unknown-action]`,
+			rel("sub/warn2.yml") + `:3:5: warning:`,
+		}, "2 errors, 2 warnings in 4 files", 4},
+		{"test file named", []string{rel("sub/bad_test.yaml")}, 1, []string{"[bad-yaml]"}, "1 error, 0 warnings in 1 file", 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := run(t, append([]string{"lint"}, tc.args...)...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, out, errOut)
+			}
+			for _, want := range tc.stdout {
+				if !strings.Contains(out, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, out)
+				}
+			}
+			if strings.TrimSpace(errOut) != tc.stderr {
+				t.Errorf("stderr = %q, want %q", errOut, tc.stderr)
+			}
+			if lines := strings.Count(out, "\n"); tc.exactly >= 0 && lines != tc.exactly {
+				t.Errorf("%d lines on stdout, want %d:\n%s", lines, tc.exactly, out)
+			}
+		})
+	}
+}
+
+// TestLintJSON checks the JSON output.
+func TestLintJSON(t *testing.T) {
+	dir := writeFlows(t, map[string]string{"bad.yaml": errorFlow, "ok.yaml": cleanFlow})
+	out, errOut, code := run(t, "lint", "--format", "json", dir)
+	if code != 1 || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	var got []diagnosticJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	want := []diagnosticJSON{
+		{File: filepath.Join(dir, "bad.yaml"), Line: 1, Col: 1, Severity: "error", Code: "missing-description",
+			Message: "the flow needs a description: MCP clients show it to the model to decide when to call the tool"},
+		{File: filepath.Join(dir, "bad.yaml"), Line: 3, Col: 11, Severity: "error", Code: "unknown-action",
+			Message: `unknown action "fs.stta"; did you mean "fs.stat"?`},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+	out, _, code = run(t, "lint", "--format=json", filepath.Join(dir, "ok.yaml"))
+	if code != 0 || strings.TrimSpace(out) != "[]" {
+		t.Errorf("clean file: exit %d, output %q; want 0 and []", code, out)
+	}
+}
+
+// TestLintUsage checks the usage errors and the default path.
+func TestLintUsage(t *testing.T) {
+	dir := writeFlows(t, map[string]string{"flows/a.yaml": cleanFlow, "empty/README.md": "no flows"})
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"lint", "--format", "xml", dir}, 2, "--format must be text or json"},
+		{[]string{"lint", "--bogus"}, 2, "flag provided but not defined"},
+		{[]string{"lint", filepath.Join(dir, "missing.yaml")}, 2, "missing.yaml: no such file or directory"},
+		{[]string{"lint", filepath.Join(dir, "empty")}, 2, "no flow files"},
+		{[]string{"lint", "-h"}, 2, "usage: flowserve lint"},
+	}
+	for _, tc := range tests {
+		out, errOut, code := run(t, tc.args...)
+		if code != tc.code || !strings.Contains(out+errOut, tc.want) {
+			t.Errorf("%q: exit %d, output %q; want exit %d containing %q", tc.args, code, out+errOut, tc.code, tc.want)
+		}
+	}
+	t.Run("default flows dir", func(t *testing.T) {
+		t.Chdir(dir)
+		_, errOut, code := run(t, "lint")
+		if code != 0 || !strings.Contains(errOut, "in 1 file") {
+			t.Errorf("exit %d, stderr %q", code, errOut)
+		}
+	})
+	t.Run("no flows dir", func(t *testing.T) {
+		t.Chdir(filepath.Join(dir, "empty"))
+		_, errOut, code := run(t, "lint")
+		if code != 2 || !strings.Contains(errOut, "no flows/ directory") {
+			t.Errorf("exit %d, stderr %q", code, errOut)
+		}
+	})
+}
+
+// TestServeRefusesWhatLintRejects checks that loadFlows (serve's loader)
+// runs Check: a flow that parses and compiles but fails a Check is not
+// served.
+func TestServeRefusesWhatLintRejects(t *testing.T) {
+	dir := writeFlows(t, map[string]string{
+		"ok.yaml": cleanFlow,
+		"secret.yaml": `description: Asks for a password in a form.
+nodes:
+  - id: login
+    ask: Sign in
+    form:
+      password: {type: string}
+  - return: ok
+`,
+		"dup.yaml": "name: ok\n" + cleanFlow,
+	})
+	progs, diags, err := loadFlows([]string{dir}, lintOptions(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var codes []string
+	for _, d := range diags {
+		codes = append(codes, d.Code)
+	}
+	if want := []string{"duplicate-tool", "sensitive-form"}; !slices.Equal(codes, want) {
+		t.Errorf("codes %v, want %v\n%v", codes, want, diags)
+	}
+	var names []string
+	for _, p := range progs {
+		names = append(names, p.Name())
+	}
+	sort.Strings(names)
+	if want := []string{"ok", "ok"}; !slices.Equal(names, want) {
+		t.Errorf("programs %v, want %v", names, want)
+	}
+}
+
+// TestMergeDiagnostics checks how the stages' diagnostics are combined.
+func TestMergeDiagnostics(t *testing.T) {
+	pos := dsl.Pos{File: "f.yaml", Line: 3, Col: 5}
+	d := func(code, msg string, p dsl.Pos) dsl.Diagnostic {
+		return dsl.Diagnostic{Pos: p, Severity: dsl.Error, Code: code, Message: msg}
+	}
+	earlier := dsl.Diagnostics{d("unknown-action", `unknown action "x"; did you mean "y"?`, pos)}
+	later := dsl.Diagnostics{
+		d("unknown-action", `unknown action "x"`, pos),
+		d("bad-expression", "undeclared reference", pos),
+		d("unknown-action", `unknown action "z"`, dsl.Pos{File: "f.yaml", Line: 9, Col: 5}),
+	}
+	got := sortedUnique(mergeDiagnostics(earlier, later))
+	if len(got) != 3 || got[0].Code != "bad-expression" || got[1].Message != earlier[0].Message || got[2].Pos.Line != 9 {
+		t.Errorf("merged: %v", got)
+	}
+	dups := sortedUnique(dsl.Diagnostics{later[1], later[0], later[1]})
+	if len(dups) != 2 {
+		t.Errorf("exact repeats kept: %v", dups)
+	}
+}
+
+// TestSummary checks the summary line's wording.
+func TestSummary(t *testing.T) {
+	e := dsl.Diagnostic{Severity: dsl.Error}
+	w := dsl.Diagnostic{Severity: dsl.Warning}
+	for _, tc := range []struct {
+		ds    dsl.Diagnostics
+		files int
+		want  string
+	}{
+		{nil, 1, "0 errors, 0 warnings in 1 file"},
+		{dsl.Diagnostics{e, e, w}, 3, "2 errors, 1 warning in 3 files"},
+		{dsl.Diagnostics{e, w, w}, 2, "1 error, 2 warnings in 2 files"},
+	} {
+		if got := summary(tc.ds, tc.files); got != tc.want {
+			t.Errorf("summary = %q, want %q", got, tc.want)
+		}
+	}
+}
+
+// BenchmarkLint100 lints 100 flows: the example flows and conformance
+// fixtures, repeated under different tool names.
+func BenchmarkLint100(b *testing.B) {
+	base := exampleSources(b)
+	nameLine := regexp.MustCompile(`(?m)^name: (\S+)`)
+	var srcs []lintSource
+	for i := 0; len(srcs) < 100; i++ {
+		s := base[i%len(base)]
+		src := nameLine.ReplaceAll(s.src, []byte(fmt.Sprintf("name: ${1}_%d", i)))
+		srcs = append(srcs, lintSource{path: fmt.Sprintf("flows/%d_%s", i, filepath.Base(s.path)), src: src})
+	}
+	for b.Loop() {
+		ds, err := lintSources(srcs, actions.Default())
+		if err != nil || len(ds) > 0 {
+			b.Fatal(err, ds)
+		}
+	}
+}
+
+// lintOptions returns compile options with an ephemeral codec.
+func lintOptions(t testing.TB) flow.Options {
+	ring, err := state.EphemeralKeyRing()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return flow.Options{Codec: state.NewCodec(ring, state.Options{})}
+}

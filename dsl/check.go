@@ -1,0 +1,404 @@
+package dsl
+
+import (
+	"encoding/base64"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/flowserve/flowserve/actions"
+	"go.yaml.in/yaml/v3"
+)
+
+// toolNamePattern is what MCP tool names are made of (the 2025-11-25
+// specification's guidance, with the length limit of the conformance
+// suite). The conformance suite also accepts '/', which Check allows with
+// a warning.
+var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+
+// toolNameSlashPattern is toolNamePattern with a slash allowed.
+var toolNameSlashPattern = regexp.MustCompile(`^[A-Za-z0-9_./-]{1,64}$`)
+
+// checker holds the state of one Check call.
+type checker struct {
+	f     *File
+	reg   *actions.Registry
+	ix    *posIndex
+	diags Diagnostics
+}
+
+func (c *checker) report(sev Severity, pos Pos, code, format string, args ...any) {
+	if pos.Line < 1 {
+		pos.Line, pos.Col = 1, 1
+	}
+	if pos.Col < 1 {
+		pos.Col = 1
+	}
+	pos.File = c.f.Path
+	c.diags = append(c.diags, Diagnostic{Pos: pos, Severity: sev, Code: code, Message: fmt.Sprintf(format, args...)})
+}
+
+// errorf records an error.
+func (c *checker) errorf(pos Pos, code, format string, args ...any) {
+	c.report(Error, pos, code, format, args...)
+}
+
+// warnf records a warning.
+func (c *checker) warnf(pos Pos, code, format string, args ...any) {
+	c.report(Warning, pos, code, format, args...)
+}
+
+// Check runs the checks that need more than the file's structure, on a
+// File returned by Parse (possibly partial, when Parse found errors): the
+// tool's name and description, step actions and their `with` against the
+// action's input schema (reg resolves actions; nil means
+// actions.Default()), form properties against what MCP elicitation
+// allows, sensitive information asked for in form mode, return values
+// against the output schema and content block shapes, and the control
+// flow (unreachable nodes, paths that run past the last node, loops).
+// It does not type-check expressions; flow.Compile does. The codes are
+// listed in the package documentation. The diagnostics are sorted.
+func Check(f *File, reg *actions.Registry) Diagnostics {
+	if f == nil {
+		return nil
+	}
+	if reg == nil {
+		reg = actions.Default()
+	}
+	c := &checker{f: f, reg: reg, ix: newPosIndex(f.Path, f.Source)}
+	c.checkTop()
+	for _, n := range f.Nodes {
+		switch n.Kind {
+		case KindAsk:
+			c.checkAsk(n)
+		case KindStep:
+			c.checkStep(n)
+		case KindReturn:
+			c.checkReturn(n)
+		}
+	}
+	c.checkGraph()
+	ds := c.diags
+	ds.Sort()
+	ds = slices.Compact(ds)
+	if len(ds) == 0 {
+		return nil
+	}
+	return ds
+}
+
+// rootPos returns the position of the top-level mapping.
+func (c *checker) rootPos() Pos {
+	if c.ix.root != nil {
+		return c.ix.pos(c.ix.root)
+	}
+	return Pos{File: c.f.Path, Line: 1, Col: 1}
+}
+
+// checkTop checks the tool's name, description and schemas.
+func (c *checker) checkTop() {
+	f := c.f
+	name := f.Name.Value
+	from := ""
+	if _, written := c.ix.entry(c.ix.root, "name"); !written {
+		from = " (from the file name)"
+	}
+	switch {
+	case name == "":
+	case toolNamePattern.MatchString(name):
+	case toolNameSlashPattern.MatchString(name):
+		c.warnf(f.Name.Pos, "tool-name-slash", "tool name %q%s has a '/': the MCP conformance suite accepts it, but the specification's tool names are letters, digits, _, - and . only, and some clients refuse others", name, from)
+	case len(name) > 64:
+		c.errorf(f.Name.Pos, "bad-tool-name", "tool name %q%s is %d characters long; MCP clients accept at most 64", name, from, len(name))
+	default:
+		c.errorf(f.Name.Pos, "bad-tool-name", "tool name %q%s may only hold letters, digits, _, - and . (MCP), not %s", name, from, badNameChars(name))
+	}
+	if c.ix.root == nil || c.ix.root.Kind != yaml.MappingNode {
+		return // an empty file or not a mapping: Parse said so
+	}
+	misspelt := false
+	for _, e := range c.ix.entries(c.ix.root) {
+		if e.name != "description" && Suggest(e.name, topKeys()) == "description" {
+			misspelt = true // Parse suggests the right key
+		}
+	}
+	if strings.TrimSpace(f.Description.Value) == "" && !misspelt {
+		pos := c.rootPos()
+		if f.Description.Pos.IsValid() {
+			pos = f.Description.Pos
+		}
+		c.errorf(pos, "missing-description", "the flow needs a description: MCP clients show it to the model to decide when to call the tool")
+	}
+	if f.Input != nil {
+		c.checkObjectSchema(f.Input, "input", "the tool's arguments are a JSON object")
+	}
+	if f.Output != nil {
+		c.checkObjectSchema(f.Output, "output", "MCP structured content is a JSON object")
+	}
+}
+
+// badNameChars lists the characters of name that tool names cannot hold.
+func badNameChars(name string) string {
+	var bad []string
+	for _, r := range name {
+		q := fmt.Sprintf("%q", string(r))
+		if r == ' ' {
+			q = "spaces"
+		}
+		if !toolNamePattern.MatchString(string(r)) && !slices.Contains(bad, q) {
+			bad = append(bad, q)
+		}
+	}
+	return listText(bad)
+}
+
+// checkObjectSchema reports an input or output schema that does not
+// describe an object.
+func (c *checker) checkObjectSchema(s *Schema, what, why string) {
+	t, has := s.Value["type"]
+	switch {
+	case !has:
+		c.errorf(s.Pos, "schema-not-object", "%s needs type: object (%s)", what, why)
+	case t != "object":
+		_, pos := c.ix.find(c.ix.mapping(s.Pos), s.Pos, "type")
+		c.errorf(pos, "schema-not-object", "%s must have type: object, not %s (%s)", what, jsonText(t), why)
+	}
+}
+
+// checkAsk checks an ask node.
+func (c *checker) checkAsk(n *Node) {
+	a := n.Ask
+	if a == nil {
+		return
+	}
+	if a.Form != nil {
+		c.checkForm(a.Form)
+		c.checkSensitive(n)
+	}
+	if a.URL != nil {
+		c.checkURL(a.URL)
+		if len(a.Validate) > 0 {
+			c.errorf(a.Validate[0].Pos, "validate-on-url", "validate checks form answers, and a url ask has none: remove it")
+		}
+	}
+}
+
+// checkURL checks the literal start of a URL ask's url.
+func (c *checker) checkURL(t *Template) {
+	lead := ""
+	if len(t.Parts) > 0 && t.Parts[0].Expr == nil {
+		lead = t.Parts[0].Text
+	}
+	if lead == "" {
+		return // starts with an expression: known only when the flow runs
+	}
+	whole := len(t.Parts) == 1
+	lower := strings.ToLower(lead)
+	rest, https := strings.CutPrefix(lower, "https://")
+	if !https {
+		var http bool
+		if rest, http = strings.CutPrefix(lower, "http://"); !http {
+			if whole || strings.ContainsAny(lead, ":/") {
+				c.errorf(t.Pos, "bad-url", "url must be an absolute https:// URL, not %q", clip(t.Src))
+			}
+			return
+		}
+	}
+	// The authority ends at the first /, ? or #; it may be cut short by an
+	// expression, in which case only what is written is looked at.
+	authority := rest
+	if i := strings.IndexAny(authority, "/?#"); i >= 0 {
+		authority = authority[:i]
+	}
+	if strings.Contains(authority, "@") {
+		c.errorf(t.Pos, "bad-url", "url must not carry credentials (user:password@): MCP forbids credentials in URLs")
+		return
+	}
+	if !https {
+		host := authority
+		if i := strings.LastIndex(host, ":"); i >= 0 && !strings.HasSuffix(host, "]") {
+			host = host[:i]
+		}
+		complete := strings.ContainsAny(rest, "/?#") || whole
+		if complete && host != "localhost" && host != "127.0.0.1" && host != "[::1]" {
+			c.warnf(t.Pos, "insecure-url", "url uses http://: MCP says URL asks should use https://")
+		}
+	}
+}
+
+// clip shortens s for messages.
+func clip(s string) string {
+	if r := []rune(s); len(r) > 60 {
+		return string(r[:57]) + "..."
+	}
+	return s
+}
+
+// checkStep checks a step's action and its with.
+func (c *checker) checkStep(n *Node) {
+	s := n.Step
+	if s == nil || strings.TrimSpace(s.Action.Value) == "" {
+		return
+	}
+	act, ok := c.reg.Lookup(s.Action.Value)
+	if !ok {
+		var names []string
+		for _, a := range c.reg.Actions() {
+			names = append(names, a.Name)
+		}
+		c.errorf(s.Action.Pos, "unknown-action", "unknown action %q%s", s.Action.Value, didYouMean(s.Action.Value, names))
+		return
+	}
+	with := s.With
+	if with == nil {
+		// Check an empty with, placed at the action name.
+		with = &Value{Pos: s.Action.Pos, Kind: ValueMap}
+	}
+	vc := &valueChecker{ix: c.ix, fillsDefaults: true, of: " of action " + act.Name}
+	vc.check(with, act.Input, "with", true)
+	for _, is := range vc.issues {
+		code := map[valueProblem]string{problemMissing: "with-missing", problemUnknown: "with-unknown", problemValue: "with-value"}[is.problem]
+		c.errorf(is.pos, code, "%s", is.msg)
+	}
+}
+
+// checkReturn checks a return's structured value and content blocks.
+func (c *checker) checkReturn(n *Node) {
+	r := n.Return
+	if r == nil {
+		return
+	}
+	switch {
+	case r.Structured != nil && c.f.Output != nil:
+		vc := &valueChecker{ix: c.ix, of: " of the output schema"}
+		vc.check(r.Structured, c.f.Output.Value, "structured", true)
+		for _, is := range vc.issues {
+			code := map[valueProblem]string{problemMissing: "structured-missing", problemUnknown: "structured-unknown", problemValue: "structured-value"}[is.problem]
+			c.errorf(is.pos, code, "%s", is.msg)
+		}
+	case r.Structured == nil && c.f.Output != nil:
+		c.warnf(r.Pos, "missing-structured", "the flow declares an output schema, so MCP requires structured content in every result: add structured to this return")
+	}
+	for i, b := range r.Content {
+		c.checkContent(b, i)
+	}
+}
+
+// contentSchemas returns the JSON Schemas of MCP content blocks by type.
+func contentSchemas() map[string]map[string]any {
+	str := map[string]any{"type": "string"}
+	annotations := map[string]any{"type": "object"}
+	meta := map[string]any{"type": "object"}
+	media := map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"type": str, "data": str, "mimeType": str, "annotations": annotations, "_meta": meta,
+		},
+		"required":             []any{"data", "mimeType"},
+		"additionalProperties": false,
+	}
+	return map[string]map[string]any{
+		"text": {
+			"type":                 "object",
+			"properties":           map[string]any{"type": str, "text": str, "annotations": annotations, "_meta": meta},
+			"required":             []any{"text"},
+			"additionalProperties": false,
+		},
+		"image": media,
+		"audio": media,
+		"resource_link": {
+			"type": "object",
+			"properties": map[string]any{
+				"type": str, "uri": str, "name": str, "title": str, "description": str, "mimeType": str,
+				"size": map[string]any{"type": "integer", "minimum": int64(0)}, "icons": map[string]any{"type": "array"},
+				"annotations": annotations, "_meta": meta,
+			},
+			"required":             []any{"uri", "name"},
+			"additionalProperties": false,
+		},
+		"resource": {
+			"type": "object",
+			"properties": map[string]any{
+				"type": str,
+				"resource": map[string]any{
+					"type": "object",
+					"properties": map[string]any{
+						"uri": str, "mimeType": str, "text": str, "blob": str, "_meta": meta,
+					},
+					"required":             []any{"uri"},
+					"additionalProperties": false,
+				},
+				"annotations": annotations, "_meta": meta,
+			},
+			"required":             []any{"resource"},
+			"additionalProperties": false,
+		},
+	}
+}
+
+// checkContent checks a content block of a return (Parse has checked its
+// type).
+func (c *checker) checkContent(b *Value, i int) {
+	if b == nil || b.Kind != ValueMap {
+		return
+	}
+	typ := ""
+	for k, key := range b.Keys {
+		if key == "type" {
+			if lit, ok := literalOf(b.Map[k]); ok {
+				typ, _ = lit.(string)
+			}
+		}
+	}
+	schema, ok := contentSchemas()[typ]
+	if !ok {
+		return
+	}
+	path := fmt.Sprintf("content[%d]", i)
+	vc := &valueChecker{ix: c.ix, of: " of " + article2(typ) + " " + typ + " block"}
+	vc.check(b, schema, path, true)
+	for _, is := range vc.issues {
+		c.errorf(is.pos, "bad-content", "%s", is.msg)
+	}
+	// Media data is base64; a resource has text or a base64 blob.
+	for k, key := range b.Keys {
+		v := b.Map[k]
+		switch {
+		case key == "data" && (typ == "image" || typ == "audio"):
+			c.checkBase64(v, path+".data")
+		case key == "resource" && typ == "resource" && v.Kind == ValueMap:
+			hasText := slices.Contains(v.Keys, "text")
+			hasBlob := slices.Contains(v.Keys, "blob")
+			switch {
+			case hasText && hasBlob:
+				c.errorf(c.ix.keyPos(v.Pos, "blob"), "bad-content", "%s.resource has text or blob, not both", path)
+			case !hasText && !hasBlob:
+				c.errorf(v.Pos, "bad-content", "%s.resource needs text or blob (base64)", path)
+			case hasBlob:
+				c.checkBase64(v.Map[slices.Index(v.Keys, "blob")], path+".resource.blob")
+			}
+		}
+	}
+}
+
+// article2 returns "an" before a content type starting with a vowel, "a"
+// before others.
+func article2(typ string) string {
+	if strings.ContainsAny(typ[:1], "aeiou") {
+		return "an"
+	}
+	return "a"
+}
+
+// checkBase64 reports a literal string that is not base64.
+func (c *checker) checkBase64(v *Value, path string) {
+	lit, ok := literalOf(v)
+	s, isStr := lit.(string)
+	if !ok || !isStr {
+		return
+	}
+	if _, err := base64.StdEncoding.DecodeString(s); err != nil {
+		c.errorf(v.Pos, "bad-content", "%s must be base64 (standard alphabet, padded)", path)
+	}
+}

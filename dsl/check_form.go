@@ -1,0 +1,487 @@
+package dsl
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// formTypes returns the property types an MCP form allows.
+func formTypes() []string { return []string{"string", "number", "integer", "boolean", "array"} }
+
+// formFormats returns the string formats an MCP form allows.
+func formFormats() []string { return []string{"email", "uri", "date", "date-time"} }
+
+// formTypeAliases maps type names borrowed from programming languages to
+// the JSON Schema type meant.
+var formTypeAliases = map[string]string{
+	"bool": "boolean", "int": "integer", "str": "string", "text": "string",
+	"float": "number", "double": "number", "list": "array",
+}
+
+// formKeywords returns the keywords a form property of type t accepts.
+func formKeywords(t string) []string {
+	common := []string{"type", "title", "description", "default"}
+	switch t {
+	case "string":
+		return append(common, "minLength", "maxLength", "format", "enum", "enumNames", "oneOf")
+	case "number", "integer":
+		return append(common, "minimum", "maximum")
+	case "array":
+		return append(common, "items", "minItems", "maxItems")
+	}
+	return common
+}
+
+// choiceKeywords returns the keywords a single-select string property
+// accepts (the MCP enum schemas).
+func choiceKeywords() []string {
+	return []string{"type", "title", "description", "default", "enum", "enumNames", "oneOf"}
+}
+
+// propChecker checks one form property.
+type propChecker struct {
+	c    *checker
+	prop *Property
+	node *yaml.Node // the property's schema mapping; nil when not found
+}
+
+// at returns the positions of the key and value at path inside the
+// property's schema.
+func (pc *propChecker) at(path ...any) (key, val Pos) {
+	return pc.c.ix.find(pc.node, pc.prop.Pos, path...)
+}
+
+func (pc *propChecker) errorf(pos Pos, code, format string, args ...any) {
+	pc.c.errorf(pos, code, "form property %q: %s", pc.prop.Name, fmt.Sprintf(format, args...))
+}
+
+// keys returns the keys of the property's schema in file order.
+func (pc *propChecker) keys() []string {
+	if pc.node != nil {
+		var out []string
+		for _, e := range pc.c.ix.entries(pc.node) {
+			out = append(out, e.name)
+		}
+		return out
+	}
+	out := make([]string, 0, len(pc.prop.Schema))
+	for k := range pc.prop.Schema {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// checkForm checks the properties of a form against what MCP elicitation
+// allows (DESIGN §2, mcp-wire.md §2.1).
+func (c *checker) checkForm(fm *Form) {
+	for _, prop := range fm.Properties {
+		pc := &propChecker{c: c, prop: prop, node: c.ix.valueOfKey(prop.Pos)}
+		if pc.node != nil && pc.node.Kind != yaml.MappingNode {
+			pc.node = nil
+		}
+		pc.check()
+	}
+}
+
+// check checks the property's schema.
+func (pc *propChecker) check() {
+	s := pc.prop.Schema
+	raw, hasType := s["type"]
+	if !hasType {
+		hint := "string, number, integer, boolean or array"
+		if _, ok := s["enum"]; ok {
+			hint = "string (its enum makes it a choice)"
+		} else if _, ok := s["oneOf"]; ok {
+			hint = "string (its oneOf makes it a choice)"
+		}
+		pc.errorf(pc.prop.Pos, "form-kind", "needs a type: %s", hint)
+		return
+	}
+	_, typePos := pc.at("type")
+	t, ok := raw.(string)
+	if !ok {
+		pc.errorf(typePos, "form-kind", "type must be one of %s, not %s", strings.Join(formTypes(), ", "), articleType(jsonType(raw)))
+		return
+	}
+	switch {
+	case t == "object":
+		pc.errorf(typePos, "form-kind", "form properties are flat: an object cannot be asked for; make each of its fields a property of the form")
+		return
+	case !slices.Contains(formTypes(), t):
+		hint := didYouMean(t, formTypes())
+		if a, ok := formTypeAliases[t]; ok {
+			hint = `; did you mean "` + a + `"?`
+		}
+		pc.errorf(typePos, "form-kind", "type %q is not one MCP forms allow (%s)%s", t, strings.Join(formTypes(), ", "), hint)
+		return
+	}
+	pc.checkKeywords(t)
+	for _, k := range []string{"title", "description"} {
+		if v, ok := s[k]; ok {
+			if _, isStr := v.(string); !isStr {
+				_, pos := pc.at(k)
+				pc.errorf(pos, "form-value", "%s must be a string, not %s", k, articleType(jsonType(v)))
+			}
+		}
+	}
+	var choices []string // the allowed values of a choice property
+	switch t {
+	case "string":
+		choices = pc.checkString()
+	case "number", "integer":
+		pc.checkBounds("minimum", "maximum", false)
+	case "array":
+		choices = pc.checkArray()
+	}
+	if d, ok := s["default"]; ok {
+		pc.checkDefault(t, d, choices)
+	}
+}
+
+// checkKeywords reports keywords that a property of type t cannot have.
+func (pc *propChecker) checkKeywords(t string) {
+	allowed := formKeywords(t)
+	s := pc.prop.Schema
+	_, hasEnum := s["enum"]
+	_, hasOneOf := s["oneOf"]
+	choice := t == "string" && (hasEnum || hasOneOf)
+	for _, k := range pc.keys() {
+		keyPos, _ := pc.at(k)
+		switch {
+		case choice && !slices.Contains(choiceKeywords(), k) && slices.Contains(allowed, k):
+			pc.errorf(keyPos, "form-keyword", "%s does not go with a choice (enum or oneOf): a choice takes only title, description and default", k)
+		case slices.Contains(allowed, k):
+		case k == "pattern":
+			pc.errorf(keyPos, "form-keyword", "pattern is not allowed: MCP forms do not support it; check the answer with a validate rule instead")
+		case k == "required":
+			pc.errorf(keyPos, "form-keyword", "required is not a property keyword: list the property in the ask's required list")
+		case k == "properties" || k == "additionalProperties" || k == "items":
+			pc.errorf(keyPos, "form-keyword", "%s is not allowed: form properties are flat, without nested fields", k)
+		case k == "exclusiveMinimum" || k == "exclusiveMaximum":
+			pc.errorf(keyPos, "form-keyword", "%s is not allowed: MCP forms have only minimum and maximum", k)
+		case k == "enum" || k == "oneOf" || k == "enumNames":
+			pc.errorf(keyPos, "form-keyword", "%s is not allowed on %s property: choices are strings (or an array of them)", k, articleType(t))
+		default:
+			pc.errorf(keyPos, "form-keyword", "%s is not allowed on %s property (it takes %s)%s",
+				k, articleType(t), strings.Join(allowed[1:], ", "), didYouMean(k, allowed))
+		}
+	}
+}
+
+// checkString checks the keywords of a string property and returns its
+// choices, if it is a choice.
+func (pc *propChecker) checkString() []string {
+	s := pc.prop.Schema
+	pc.checkBounds("minLength", "maxLength", true)
+	if f, ok := s["format"]; ok {
+		_, pos := pc.at("format")
+		fs, isStr := f.(string)
+		switch {
+		case !isStr:
+			pc.errorf(pos, "form-format", "format must be one of %s, not %s", strings.Join(formFormats(), ", "), articleType(jsonType(f)))
+		case !slices.Contains(formFormats(), fs):
+			pc.errorf(pos, "form-format", "format %q is not one MCP forms allow (%s)%s", fs, strings.Join(formFormats(), ", "), didYouMean(fs, formFormats()))
+		}
+	}
+	enum, hasEnum := s["enum"]
+	oneOf, hasOneOf := s["oneOf"]
+	names, hasNames := s["enumNames"]
+	switch {
+	case hasEnum && hasOneOf:
+		pos, _ := pc.at("oneOf")
+		pc.errorf(pos, "form-enum", "a choice has enum or oneOf, not both")
+		return pc.choices(enum, []any{"enum"})
+	case hasEnum:
+		choices := pc.choices(enum, []any{"enum"})
+		if hasNames {
+			pc.checkEnumNames(names, len(listOf(enum)))
+		}
+		return choices
+	case hasOneOf:
+		if hasNames {
+			pos, _ := pc.at("enumNames")
+			pc.errorf(pos, "form-enum", "enumNames goes with enum; with oneOf, each choice has its title")
+		}
+		return pc.titled(oneOf, []any{"oneOf"})
+	case hasNames:
+		pos, _ := pc.at("enumNames")
+		pc.errorf(pos, "form-enum", "enumNames names the values of an enum, and this property has none")
+	}
+	return nil
+}
+
+// checkArray checks a multi-select and returns its choices.
+func (pc *propChecker) checkArray() []string {
+	s := pc.prop.Schema
+	pc.checkBounds("minItems", "maxItems", true)
+	items, ok := s["items"]
+	if !ok {
+		pc.errorf(pc.prop.Pos, "form-enum", "an array is a multi-select: it needs items with an enum or an anyOf of {const, title}")
+		return nil
+	}
+	itemsKey, itemsPos := pc.at("items")
+	im, ok := items.(map[string]any)
+	if !ok {
+		pc.errorf(itemsPos, "form-enum", "items must be a mapping with an enum or an anyOf of {const, title}, not %s", articleType(jsonType(items)))
+		return nil
+	}
+	if t, ok := im["type"]; ok {
+		_, pos := pc.at("items", "type")
+		switch t {
+		case "string":
+		case "object", "array":
+			pc.errorf(pos, "form-kind", "form properties are flat: a multi-select's items are strings, not %s", articleType(t.(string)))
+			return nil
+		default:
+			pc.errorf(pos, "form-kind", "a multi-select's items are strings, not %s", typeOrValue(t))
+			return nil
+		}
+	}
+	var itemKeys []string
+	if node := pc.itemsNode(); node != nil {
+		for _, e := range pc.c.ix.entries(node) {
+			itemKeys = append(itemKeys, e.name)
+		}
+	} else {
+		for k := range im {
+			itemKeys = append(itemKeys, k)
+		}
+		sort.Strings(itemKeys)
+	}
+	for _, k := range itemKeys {
+		if k == "type" || k == "enum" || k == "anyOf" {
+			continue
+		}
+		pos, _ := pc.at("items", k)
+		pc.errorf(pos, "form-keyword", "items take only type, and enum or anyOf, not %s%s", k, didYouMean(k, []string{"type", "enum", "anyOf"}))
+	}
+	enum, hasEnum := im["enum"]
+	anyOf, hasAnyOf := im["anyOf"]
+	var choices []string
+	switch {
+	case hasEnum && hasAnyOf:
+		pos, _ := pc.at("items", "anyOf")
+		pc.errorf(pos, "form-enum", "items have enum or anyOf, not both")
+		choices = pc.choices(enum, []any{"items", "enum"})
+	case hasEnum:
+		choices = pc.choices(enum, []any{"items", "enum"})
+	case hasAnyOf:
+		choices = pc.titled(anyOf, []any{"items", "anyOf"})
+	default:
+		pc.errorf(itemsKey, "form-enum", "a multi-select's items need an enum or an anyOf of {const, title}")
+		return nil
+	}
+	if lo, ok := intOf(s["minItems"]); ok && len(choices) > 0 && lo > int64(len(choices)) {
+		_, pos := pc.at("minItems")
+		pc.errorf(pos, "form-value", "minItems %d is more than the %d choices", lo, len(choices))
+	}
+	return choices
+}
+
+// itemsNode returns the YAML mapping of the property's items.
+func (pc *propChecker) itemsNode() *yaml.Node {
+	if e, ok := pc.c.ix.entry(pc.node, "items"); ok && e.val != nil && e.val.Kind == yaml.MappingNode {
+		return e.val
+	}
+	return nil
+}
+
+// typeOrValue names a "type" keyword's value for messages.
+func typeOrValue(t any) string {
+	if s, ok := t.(string); ok {
+		return fmt.Sprintf("%q", s)
+	}
+	return articleType(jsonType(t))
+}
+
+// choices checks an enum list (at path) and returns its values.
+func (pc *propChecker) choices(enum any, path []any) []string {
+	_, pos := pc.at(path...)
+	list, ok := enum.([]any)
+	if !ok || len(list) == 0 {
+		pc.errorf(pos, "form-enum", "%s must be a non-empty list of strings", path[len(path)-1])
+		return nil
+	}
+	var out []string
+	for i, e := range list {
+		_, epos := pc.at(append(slices.Clone(path), i)...)
+		s, ok := e.(string)
+		switch {
+		case !ok:
+			pc.errorf(epos, "form-enum", "choices are strings, not %s", articleType(jsonType(e)))
+		case slices.Contains(out, s):
+			pc.errorf(epos, "form-enum", "choice %q is listed twice", s)
+		default:
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// titled checks a oneOf or anyOf list of {const, title} (at path) and
+// returns its values.
+func (pc *propChecker) titled(list any, path []any) []string {
+	_, pos := pc.at(path...)
+	l, ok := list.([]any)
+	if !ok || len(l) == 0 {
+		pc.errorf(pos, "form-enum", "%s must be a non-empty list of {const, title}", path[len(path)-1])
+		return nil
+	}
+	var out []string
+	for i, e := range l {
+		ep := append(slices.Clone(path), i)
+		_, epos := pc.at(ep...)
+		m, ok := e.(map[string]any)
+		if !ok {
+			pc.errorf(epos, "form-enum", "each choice is a mapping {const, title}, not %s", articleType(jsonType(e)))
+			continue
+		}
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if k != "const" && k != "title" {
+				kpos, _ := pc.at(append(slices.Clone(ep), k)...)
+				pc.errorf(kpos, "form-enum", "a choice has only const and title, not %s%s", k, didYouMean(k, []string{"const", "title"}))
+			}
+		}
+		c, hasConst := m["const"]
+		cs, isStr := c.(string)
+		switch {
+		case !hasConst:
+			pc.errorf(epos, "form-enum", "a choice needs a const (its value)")
+		case !isStr:
+			_, cpos := pc.at(append(slices.Clone(ep), "const")...)
+			pc.errorf(cpos, "form-enum", "a choice's const is a string, not %s", articleType(jsonType(c)))
+		case slices.Contains(out, cs):
+			_, cpos := pc.at(append(slices.Clone(ep), "const")...)
+			pc.errorf(cpos, "form-enum", "choice %q is listed twice", cs)
+		default:
+			out = append(out, cs)
+		}
+		t, hasTitle := m["title"]
+		if _, ok := t.(string); !ok {
+			if !hasTitle {
+				pc.errorf(epos, "form-enum", "a choice needs a title (what the user sees)")
+			} else {
+				_, tpos := pc.at(append(slices.Clone(ep), "title")...)
+				pc.errorf(tpos, "form-enum", "a choice's title is a string, not %s", articleType(jsonType(t)))
+			}
+		}
+	}
+	return out
+}
+
+// checkEnumNames checks the legacy enumNames list against an enum of n
+// values.
+func (pc *propChecker) checkEnumNames(names any, n int) {
+	_, pos := pc.at("enumNames")
+	l, ok := names.([]any)
+	if !ok {
+		pc.errorf(pos, "form-enum", "enumNames must be a list of strings, not %s", articleType(jsonType(names)))
+		return
+	}
+	for i, e := range l {
+		if _, ok := e.(string); !ok {
+			_, epos := pc.at("enumNames", i)
+			pc.errorf(epos, "form-enum", "enumNames are strings, not %s", articleType(jsonType(e)))
+		}
+	}
+	if len(l) != n && n > 0 {
+		pc.errorf(pos, "form-enum", "enumNames has %d names for %d enum values", len(l), n)
+	}
+}
+
+// checkBounds checks a pair of lower and upper bound keywords: numbers,
+// or non-negative integers when counts is set, with lower <= upper.
+func (pc *propChecker) checkBounds(loKey, hiKey string, counts bool) {
+	s := pc.prop.Schema
+	var vals [2]float64
+	var have [2]bool
+	for i, k := range []string{loKey, hiKey} {
+		v, ok := s[k]
+		if !ok {
+			continue
+		}
+		_, pos := pc.at(k)
+		if counts {
+			n, isInt := intOf(v)
+			if !isInt || n < 0 {
+				pc.errorf(pos, "form-value", "%s must be an integer of 0 or more, not %s", k, jsonText(v))
+				continue
+			}
+			vals[i], have[i] = float64(n), true
+			continue
+		}
+		f, isNum := numberOf(v)
+		if !isNum {
+			pc.errorf(pos, "form-value", "%s must be a number, not %s", k, articleType(jsonType(v)))
+			continue
+		}
+		vals[i], have[i] = f, true
+	}
+	if have[0] && have[1] && vals[0] > vals[1] {
+		_, pos := pc.at(hiKey)
+		pc.errorf(pos, "form-value", "%s %s is less than %s %s", hiKey, jsonText(s[hiKey]), loKey, jsonText(s[loKey]))
+	}
+}
+
+// checkDefault checks a property's default against its type, choices and
+// bounds.
+func (pc *propChecker) checkDefault(t string, d any, choices []string) {
+	s := pc.prop.Schema
+	_, pos := pc.at("default")
+	got := jsonType(d)
+	want := t
+	if !typeAllowed([]string{t}, got) {
+		pc.errorf(pos, "form-default", "default must be %s, not %s", articleType(want), articleType(got))
+		return
+	}
+	switch x := d.(type) {
+	case string:
+		if choices != nil && !slices.Contains(choices, x) {
+			pc.errorf(pos, "form-default", "default %q is not one of the choices (%s)%s", x, strings.Join(choices, ", "), didYouMean(x, choices))
+			return
+		}
+		n := int64(utf8.RuneCountInString(x))
+		if lo, ok := intOf(s["minLength"]); ok && n < lo {
+			pc.errorf(pos, "form-default", "default is shorter than minLength %d", lo)
+		}
+		if hi, ok := intOf(s["maxLength"]); ok && n > hi {
+			pc.errorf(pos, "form-default", "default is longer than maxLength %d", hi)
+		}
+	case int64, float64:
+		f, _ := numberOf(x)
+		if lo, ok := numberOf(s["minimum"]); ok && f < lo {
+			pc.errorf(pos, "form-default", "default %s is less than minimum %s", jsonText(x), jsonText(s["minimum"]))
+		}
+		if hi, ok := numberOf(s["maximum"]); ok && f > hi {
+			pc.errorf(pos, "form-default", "default %s is more than maximum %s", jsonText(x), jsonText(s["maximum"]))
+		}
+	case []any:
+		for i, e := range x {
+			_, epos := pc.at("default", i)
+			es, ok := e.(string)
+			switch {
+			case !ok:
+				pc.errorf(epos, "form-default", "a multi-select's default lists strings, not %s", articleType(jsonType(e)))
+			case choices != nil && !slices.Contains(choices, es):
+				pc.errorf(epos, "form-default", "default %q is not one of the choices (%s)%s", es, strings.Join(choices, ", "), didYouMean(es, choices))
+			}
+		}
+		if lo, ok := intOf(s["minItems"]); ok && int64(len(x)) < lo {
+			pc.errorf(pos, "form-default", "default has %d items, fewer than minItems %d", len(x), lo)
+		}
+		if hi, ok := intOf(s["maxItems"]); ok && int64(len(x)) > hi {
+			pc.errorf(pos, "form-default", "default has %d items, more than maxItems %d", len(x), hi)
+		}
+	}
+}

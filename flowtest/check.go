@@ -1,0 +1,293 @@
+package flowtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/flowserve/flowserve/dsl"
+)
+
+// check compares a finished case's outcome with its expectations.
+func check(c *Case, o *outcome, fail func(dsl.Pos, Failure)) {
+	x := &c.Expect
+	at := func(pos dsl.Pos) dsl.Pos {
+		if pos.IsValid() {
+			return pos
+		}
+		return c.Pos
+	}
+	text := ""
+	if o.result != nil {
+		text = resultText(o.result.Content)
+	}
+
+	switch {
+	case o.err != nil && x.Error == nil:
+		fail(c.Pos, Failure{Message: "the call failed with an error instead of returning a result", Got: o.err.Error()})
+	case o.err != nil:
+		if !strings.Contains(o.err.Error(), x.Error.Value) {
+			fail(x.Error.Pos, Failure{Message: "error: the call's error does not contain the text", Want: strconv.Quote(x.Error.Value), Got: strconv.Quote(o.err.Error())})
+		}
+	case x.Error != nil:
+		fail(x.Error.Pos, Failure{Message: "error: want the call to fail with an error; it returned a result", Want: strconv.Quote(x.Error.Value), Got: strconv.Quote(text)})
+	}
+
+	if o.result != nil {
+		want, pos := false, at(x.Pos)
+		if x.IsError != nil {
+			want, pos = x.IsError.Value, x.IsError.Pos
+		}
+		switch {
+		case o.result.IsError && !want:
+			msg := "the call ended with a tool error (add is_error: true if that is expected)"
+			if x.IsError != nil {
+				msg = "is_error: the call ended with a tool error"
+			}
+			fail(pos, Failure{Message: msg, Got: strconv.Quote(text)})
+		case !o.result.IsError && want:
+			fail(pos, Failure{Message: "is_error: want a tool error; the call succeeded", Got: strconv.Quote(text)})
+		}
+		if x.Text != nil && text != x.Text.Value {
+			fail(x.Text.Pos, Failure{Message: "text: the result's text differs", Want: strconv.Quote(x.Text.Value), Got: strconv.Quote(text)})
+		}
+		for _, tc := range x.TextContains {
+			if !strings.Contains(text, tc.Value) {
+				fail(tc.Pos, Failure{Message: "text_contains: the result's text does not contain the text", Want: strconv.Quote(tc.Value), Got: strconv.Quote(text)})
+			}
+		}
+		for _, se := range []struct {
+			name     string
+			exp      *ValueExp
+			contains bool
+		}{{"structured", x.Structured, false}, {"structured_contains", x.StructuredContains, true}} {
+			if se.exp == nil {
+				continue
+			}
+			var lines []string
+			diffValues(se.exp.Value, o.result.Structured, "structured", se.contains, &lines)
+			if len(lines) > 0 {
+				fail(se.exp.Pos, Failure{Message: se.name + ": the structured content differs", Diff: capLines(lines), Got: compact(o.result.Structured)})
+			}
+		}
+	}
+
+	path := namedOnly(o.trace)
+	if x.Path != nil && !equalStrings(x.Path.Items, path) {
+		fail(x.Path.Pos, Failure{Message: "path: the nodes visited differ", Want: listText(x.Path.Items), Got: listText(path)})
+	}
+	for _, v := range x.Visits {
+		if !subsequence(v.Items, o.trace) {
+			msg := fmt.Sprintf("visits: the path does not visit %s", strings.Join(v.Items, " before "))
+			if len(v.Items) == 1 {
+				msg = fmt.Sprintf("visits: the path does not visit %s", v.Items[0])
+			}
+			fail(v.Pos, Failure{Message: msg, Got: listText(o.trace)})
+		}
+	}
+	if x.NotVisits != nil {
+		for i, name := range x.NotVisits.Items {
+			for _, t := range o.trace {
+				if t == name {
+					fail(x.NotVisits.Poss[i], Failure{Message: fmt.Sprintf("not_visits: the path visits %s", name), Got: listText(o.trace)})
+					break
+				}
+			}
+		}
+	}
+	if x.Asks != nil && !equalStrings(x.Asks.Items, o.asks) {
+		fail(x.Asks.Pos, Failure{Message: "asks: the questions asked differ", Want: listText(x.Asks.Items), Got: listText(o.asks)})
+	}
+	for _, id := range sortedKeys(x.AskMessages) {
+		l := x.AskMessages[id]
+		msgs := o.msgs[id]
+		for i, want := range l.Items {
+			if i >= len(msgs) {
+				fail(l.Poss[i], Failure{Message: fmt.Sprintf("ask_messages: there is a message for the %s time, but %q was asked %d %s", ordinal(i+1), id, len(msgs), times(len(msgs)))})
+				break
+			}
+			if !strings.Contains(msgs[i], want) {
+				what := "the question's message"
+				if len(msgs) > 1 || len(l.Items) > 1 {
+					what = fmt.Sprintf("the message the %s time %q was asked", ordinal(i+1), id)
+				}
+				fail(l.Poss[i], Failure{Message: fmt.Sprintf("ask_messages: %s does not contain the text", what), Want: strconv.Quote(want), Got: strconv.Quote(msgs[i])})
+			}
+		}
+	}
+	for _, id := range sortedKeys(x.StepInputs) {
+		e := x.StepInputs[id]
+		in, ran := o.inputs[id]
+		if !ran {
+			fail(e.Pos, Failure{Message: fmt.Sprintf("step_inputs: the step %q never ran", id)})
+			continue
+		}
+		var lines []string
+		diffValues(e.Value, any(in), id, true, &lines)
+		if len(lines) > 0 {
+			fail(e.Pos, Failure{Message: fmt.Sprintf("step_inputs: the input of %q differs", id), Diff: capLines(lines), Got: compact(in)})
+		}
+	}
+}
+
+func items(n int) string {
+	if n == 1 {
+		return "1 item"
+	}
+	return fmt.Sprintf("%d items", n)
+}
+
+func times(n int) string {
+	if n == 1 {
+		return "time"
+	}
+	return "times"
+}
+
+// resultText joins the text content blocks of a result with newlines.
+func resultText(content []map[string]any) string {
+	var parts []string
+	for _, b := range content {
+		if b["type"] == "text" {
+			s, _ := b["text"].(string)
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// subsequence reports whether want appears in have in order, not
+// necessarily next to each other.
+func subsequence(want, have []string) bool {
+	i := 0
+	for _, h := range have {
+		if i < len(want) && h == want[i] {
+			i++
+		}
+	}
+	return i == len(want)
+}
+
+func listText(l []string) string {
+	return "[" + strings.Join(l, ", ") + "]"
+}
+
+const maxDiffLines = 20
+
+func capLines(lines []string) []string {
+	if len(lines) > maxDiffLines {
+		more := len(lines) - maxDiffLines
+		lines = append(lines[:maxDiffLines:maxDiffLines], fmt.Sprintf("… and %d more", more))
+	}
+	return lines
+}
+
+var plainKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func field(path, key string) string {
+	if plainKey.MatchString(key) {
+		return path + "." + key
+	}
+	return path + "[" + strconv.Quote(key) + "]"
+}
+
+// diffValues appends a line per difference between want and got. With
+// contains, got may have keys that want does not mention, at any depth;
+// lists must have the same length either way.
+func diffValues(want, got any, path string, contains bool, out *[]string) {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			*out = append(*out, fmt.Sprintf("%s: want an object %s, got %s", path, compact(want), compact(got)))
+			return
+		}
+		keys := sortedKeys(w)
+		for _, k := range keys {
+			gv, has := g[k]
+			if !has {
+				*out = append(*out, fmt.Sprintf("%s: missing, want %s", field(path, k), compact(w[k])))
+				continue
+			}
+			diffValues(w[k], gv, field(path, k), contains, out)
+		}
+		if !contains {
+			for _, k := range sortedKeys(g) {
+				if _, has := w[k]; !has {
+					*out = append(*out, fmt.Sprintf("%s: unexpected, got %s", field(path, k), compact(g[k])))
+				}
+			}
+		}
+	case []any:
+		g, ok := got.([]any)
+		if !ok {
+			*out = append(*out, fmt.Sprintf("%s: want a list %s, got %s", path, compact(want), compact(got)))
+			return
+		}
+		if len(w) != len(g) {
+			*out = append(*out, fmt.Sprintf("%s: want %s %s, got %d %s", path, items(len(w)), compact(want), len(g), compact(got)))
+			return
+		}
+		for i := range w {
+			diffValues(w[i], g[i], fmt.Sprintf("%s[%d]", path, i), contains, out)
+		}
+	default:
+		if !scalarEqual(want, got) {
+			*out = append(*out, fmt.Sprintf("%s: want %s, got %s", path, compact(want), compact(got)))
+		}
+	}
+}
+
+// scalarEqual compares scalars, numbers by value whatever their Go type.
+func scalarEqual(a, b any) bool {
+	if x, ok := number(a); ok {
+		y, ok := number(b)
+		return ok && x == y
+	}
+	switch b.(type) {
+	case map[string]any, []any:
+		return false
+	}
+	return a == b
+}
+
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case int:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	case float64:
+		return n, true
+	case json.Number:
+		f, err := n.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}
+
+// compact renders a value as JSON on one line, keys sorted.
+func compact(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprint(v)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}

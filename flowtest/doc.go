@@ -1,0 +1,89 @@
+// Package flowtest runs flow test files: the engine of `flowserve test`.
+//
+// A test file sits beside its flow and is named after it: the cases of
+// signup_test.yaml run against signup.yaml. A top-level `flow:` key
+// (a path relative to the test file) names another flow instead, so one
+// flow may have several test files. Each case is a whole tool call: the
+// runner compiles the flow once with flow.Compile and runs each case
+// through Program.Run round by round, sealing and opening the request
+// state with the same codec the server uses (a fixed test key), answering
+// each question from the case, until the call returns a result or fails.
+//
+// # File format
+//
+//	flow: signup.yaml              # optional; default: the file's name without _test
+//	tests:
+//	  - name: team plan needs 5 seats    # required, unique per flow
+//	    skip: "reason"                   # optional: report the case as skipped
+//	    args: {…}                        # the tool arguments; default {}
+//	    client: {form: true, url: true}  # what the client can answer; both default
+//	                                     # to true (also name, version, protocol)
+//	    answers:                         # by ask id
+//	      details:                       # a list: one answer per time it is asked
+//	        - {action: accept, content: {plan: team, seats: 2}}
+//	        - {content: {plan: team, seats: 5}}   # action defaults to accept
+//	      confirm: decline                # one answer: used every time it is asked
+//	    mocks:                           # by step id
+//	      size: {bytes: 2048, …}          # the step's output (checked against
+//	                                     # the action's output schema)
+//	      delete: {error: "disk full"}    # the step fails with this message
+//	      other: {output: {error: 1}}     # explicit form, for outputs that look
+//	                                     # like {error: …} or {output: …}
+//	    expect:
+//	      text: "…"                      # the result's text equals
+//	      text_contains: "…"             # or a list: contains each
+//	      structured: {…}                # structuredContent equals
+//	      structured_contains: {…}       # contains: objects may have more keys
+//	      is_error: false                # the default: a tool error fails the case
+//	      error: "…"                     # the call fails (not a result) with this text
+//	      path: [details, save]          # ids of the nodes visited, in order
+//	      visits: [[details, save], done]  # each list visited in that order
+//	      not_visits: [cannot_ask]
+//	      asks: [details, details]       # the questions asked, in order
+//	      ask_messages:                  # a question's message contains…
+//	        details: "Sign up"           # …the first time it is asked
+//	        confirm: ["", "not accepted"]  # …each time, in turn ("" skips one)
+//	      step_inputs:                   # a step's input (rendered with) contains
+//	        delete: {path: report.txt}
+//
+// An answer is accept, decline or cancel, or a mapping of action (default
+// accept) and content (the form's fields, only with accept). Answers are
+// sent as the client would send them: the engine adds the form's defaults
+// and validates them, so an invalid answer makes the flow ask again with
+// the reason in the message, and a list of answers can test that. A URL
+// question is answered with accept, decline or cancel. The engine decides
+// which question is unavailable from client: a case with {form: false}
+// (or {url: false}) takes the asks' `unavailable` nodes.
+//
+// A step without a mock runs its action for real. A mocked step does not:
+// its input is still rendered and checked, then the mock's output (or
+// error) is journaled as if the action had returned it, without retries.
+//
+// # What counts
+//
+// path is the final round's trace: every round replays the flow from its
+// first node, so the last one is the whole run, each ask once per answer
+// that was kept and every loop iteration in order. Nodes without an id
+// are left out of path; visits and not_visits take them as #N (the
+// node's 1-based place in the file), as the failure output shows. When a
+// step fails without on_error the call ends with an error result, as a
+// server sends it (is_error: true, the message as text), and path is the
+// one of the last round that returned. asks and ask_messages count every
+// round: a question asked again after an invalid answer appears again.
+//
+// A case fails on the first round the flow asks a question it has no
+// answer for, or no answer left for; on any expectation that is not met;
+// on a tool error it did not expect (is_error defaults to false); on an
+// error instead of a result (missing capabilities, a journal mismatch)
+// unless error is given; and, after the call, on answers it gave for
+// questions never asked or a list not used up, and on mocks for steps
+// that never ran. Problems in a test file (unknown keys, with a
+// did-you-mean; nodes the flow does not have or of the wrong kind;
+// mocked outputs that do not match their action) are reported as
+// file:line:col diagnostics, and none of that file's cases run.
+//
+// Coverage counts, for each flow, the nodes any round of any case that
+// ran visited, out of all its nodes; the report lists the others with
+// their lines. Flows see a fixed clock (run.started is Clock), so
+// results do not depend on when the tests run; run.id stays random.
+package flowtest

@@ -1,0 +1,469 @@
+package flowtest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/flow/state"
+)
+
+// Options configure a test run. The zero value is usable.
+type Options struct {
+	// Actions resolves step actions; nil means actions.Default().
+	Actions *actions.Registry
+	// Match selects the cases to run by flow name and case name; nil runs
+	// every case.
+	Match func(flow, name string) bool
+	// OnFlow, when set, is called with each flow's report as soon as the
+	// flow's cases have run, for output that streams.
+	OnFlow func(*FlowReport)
+}
+
+// Clock is the time flows see in tests: run.started, and the clock of
+// the request state. It is fixed so results do not depend on when the
+// tests run.
+var Clock = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// maxRounds bounds the rounds of one case; the journal limit normally
+// ends a runaway loop first.
+const maxRounds = 1000
+
+// Run discovers the suites of paths (see Discover) and runs them. The
+// error is for paths that cannot be read and for a cancelled ctx;
+// everything wrong with flows and test files is in the report.
+func Run(ctx context.Context, paths []string, opts Options) (*Report, error) {
+	suites, err := Discover(paths)
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{}
+	for _, s := range suites {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		fr := s.Run(ctx, opts)
+		r.add(fr)
+		if opts.OnFlow != nil {
+			opts.OnFlow(fr)
+		}
+	}
+	return r, nil
+}
+
+// Run loads the suite's flow and test files and runs their cases.
+func (s *Suite) Run(ctx context.Context, opts Options) *FlowReport {
+	start := time.Now()
+	fr := &FlowReport{Name: dsl.DefaultName(s.Flow), File: s.Flow, TestFiles: slices.Clone(s.Tests)}
+	if fr.TestFiles == nil {
+		fr.TestFiles = []string{}
+	}
+	fr.Cases = []*CaseReport{}
+	defer func() {
+		fr.Elapsed = time.Since(start)
+		fr.OK = len(fr.Errors) == 0 && fr.Failed == 0
+	}()
+
+	reg := opts.Actions
+	if reg == nil {
+		reg = actions.Default()
+	}
+	p, missing, diags := loadFlow(s.Flow, reg)
+	if missing && len(s.Tests) == 0 {
+		return fr
+	}
+	fr.addDiags(diags)
+	if p != nil {
+		fr.Name = p.Name()
+		fr.Coverage = newCoverage(p.File())
+	} else {
+		fr.LoadFailed = true
+	}
+
+	var files []*File
+	for _, path := range s.Tests {
+		f, diags, err := ReadFile(path)
+		if err != nil {
+			fr.addDiags(dsl.Diagnostics{{Pos: dsl.Pos{File: path, Line: 1, Col: 1}, Severity: dsl.Error, Code: "unreadable", Message: err.Error()}})
+			continue
+		}
+		if f != nil && missing {
+			pos := f.FlowPos
+			if !pos.IsValid() {
+				pos = dsl.Pos{File: path, Line: 1, Col: 1}
+			}
+			diags = append(diags, dsl.Diagnostic{Pos: pos, Severity: dsl.Error, Code: "no-flow",
+				Message: fmt.Sprintf("there is no flow file %s for this test file; a test file runs the flow named like it (x_test.yaml runs x.yaml) or the one its flow key gives", s.Flow)})
+		}
+		if f != nil && p != nil {
+			diags = append(diags, checkRefs(f, p, reg)...)
+		}
+		diags.Sort()
+		fr.addDiags(diags)
+		if f != nil && !diags.HasErrors() {
+			files = append(files, f)
+		}
+	}
+	if p == nil {
+		return fr
+	}
+	names := map[string]string{}
+	for _, f := range files {
+		for _, c := range f.Cases {
+			if prev, dup := names[c.Name]; dup {
+				fr.addDiags(dsl.Diagnostics{{Pos: c.Pos, Severity: dsl.Error, Code: "duplicate-case",
+					Message: fmt.Sprintf("another case of flow %s is named %q (%s)", p.Name(), c.Name, prev)}})
+				continue
+			}
+			names[c.Name] = c.Pos.String()
+			if opts.Match != nil && !opts.Match(p.Name(), c.Name) {
+				continue
+			}
+			cr := runCase(ctx, p, c, fr.Coverage)
+			fr.Cases = append(fr.Cases, cr)
+			switch cr.Status {
+			case StatusPass:
+				fr.Passed++
+			case StatusFail:
+				fr.Failed++
+			case StatusSkip:
+				fr.Skipped++
+			}
+		}
+	}
+	fr.Coverage.finish()
+	return fr
+}
+
+// testCodec seals request states with a fixed key and the fixed Clock.
+func testCodec() *state.Codec {
+	k := state.Key{ID: "test"}
+	copy(k.Secret[:], "flowserve test key, not a secret")
+	ring, err := state.NewKeyRing(k)
+	if err != nil {
+		panic(err) // a fixed, valid key
+	}
+	return state.NewCodec(ring, state.Options{Now: func() time.Time { return Clock }})
+}
+
+// loadFlow parses and compiles a flow file; missing reports that the
+// file does not exist.
+func loadFlow(path string, reg *actions.Registry) (p *flow.Program, missing bool, diags dsl.Diagnostics) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, true, nil
+		}
+		return nil, false, dsl.Diagnostics{{Pos: dsl.Pos{File: path, Line: 1, Col: 1}, Severity: dsl.Error, Code: "unreadable", Message: err.Error()}}
+	}
+	f, diags := dsl.Parse(path, src)
+	if diags.HasErrors() || f == nil {
+		return nil, false, diags
+	}
+	p, err = flow.Compile(f, flow.Options{Actions: reg, Codec: testCodec(), Now: func() time.Time { return Clock }})
+	if err != nil {
+		if cds, ok := dsl.AsDiagnostics(err); ok {
+			return nil, false, append(diags, cds...)
+		}
+		return nil, false, append(diags, dsl.Diagnostic{Pos: dsl.Pos{File: path, Line: 1, Col: 1}, Severity: dsl.Error, Code: "compile", Message: err.Error()})
+	}
+	return p, false, diags
+}
+
+// checkRefs checks that the nodes a test file names exist and have the
+// right kinds, and that mocked outputs match their actions.
+func checkRefs(f *File, p *flow.Program, reg *actions.Registry) dsl.Diagnostics {
+	file := p.File()
+	var ids []string
+	for _, n := range file.Nodes {
+		if n.ID != "" {
+			ids = append(ids, n.ID)
+		}
+	}
+	var diags dsl.Diagnostics
+	errorf := func(pos dsl.Pos, code, format string, args ...any) {
+		diags = append(diags, dsl.Diagnostic{Pos: pos, Severity: dsl.Error, Code: code, Message: fmt.Sprintf(format, args...)})
+	}
+	// node finds a node by id, or by #N when anon is true.
+	node := func(name string, pos dsl.Pos, what string, anon bool, kinds ...dsl.Kind) *dsl.Node {
+		var n *dsl.Node
+		if i, ok := anonIndex(name); ok && anon {
+			if i < len(file.Nodes) {
+				n = file.Nodes[i]
+			}
+		} else {
+			n = file.ByID[name]
+		}
+		if n == nil {
+			msg := fmt.Sprintf("%s: %s has no node %q", what, file.Path, name)
+			if s := dsl.Suggest(name, ids); s != "" {
+				msg += fmt.Sprintf("; did you mean %q?", s)
+			} else if _, isAnon := anonIndex(name); isAnon && !anon {
+				msg += " (nodes without an id are left out of path; use visits)"
+			}
+			errorf(pos, "unknown-node", "%s", msg)
+			return nil
+		}
+		if len(kinds) > 0 && !slices.Contains(kinds, n.Kind) {
+			errorf(pos, "wrong-kind", "%s: %s is %s node, not %s", what, name, withArticle(n.Kind), kindList(kinds))
+			return nil
+		}
+		return n
+	}
+	for _, c := range f.Cases {
+		for _, id := range sortedKeys(c.Answers) {
+			node(id, c.Answers[id].Pos, "answers", false, dsl.KindAsk)
+		}
+		for _, id := range sortedKeys(c.Mocks) {
+			m := c.Mocks[id]
+			n := node(id, m.Pos, "mocks", false, dsl.KindStep)
+			if n == nil || m.IsErr {
+				continue
+			}
+			act, ok := reg.Lookup(n.Step.Action.Value)
+			if !ok {
+				continue // the flow does not compile without it
+			}
+			v, err := actions.Normalize(m.Output)
+			if err == nil {
+				err = act.ValidateOutput(v)
+			}
+			if err != nil {
+				errorf(m.Pos, "bad-mock", "mocks: the mocked %s does not match the %s", id, err)
+			}
+		}
+		x := &c.Expect
+		if x.Path != nil {
+			for i, id := range x.Path.Items {
+				node(id, x.Path.Poss[i], "path", false)
+			}
+		}
+		for _, l := range x.Visits {
+			for i, name := range l.Items {
+				node(name, l.Poss[i], "visits", true)
+			}
+		}
+		if x.NotVisits != nil {
+			for i, name := range x.NotVisits.Items {
+				node(name, x.NotVisits.Poss[i], "not_visits", true)
+			}
+		}
+		if x.Asks != nil {
+			for i, id := range x.Asks.Items {
+				node(id, x.Asks.Poss[i], "asks", false, dsl.KindAsk)
+			}
+		}
+		for _, id := range sortedKeys(x.AskMessages) {
+			node(id, x.AskMessages[id].Pos, "ask_messages", false, dsl.KindAsk)
+		}
+		for _, id := range sortedKeys(x.StepInputs) {
+			node(id, x.StepInputs[id].Pos, "step_inputs", false, dsl.KindStep)
+		}
+	}
+	return diags
+}
+
+func kindList(kinds []dsl.Kind) string {
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = withArticle(k)
+	}
+	return strings.Join(parts, " or ")
+}
+
+// withArticle returns "an ask", "a step" and so on.
+func withArticle(k dsl.Kind) string {
+	if k == dsl.KindAsk {
+		return "an ask"
+	}
+	return "a " + k.String()
+}
+
+// anonIndex parses "#N" (1-based) into a node index.
+func anonIndex(name string) (int, bool) {
+	s, ok := strings.CutPrefix(name, "#")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return 0, false
+	}
+	return n - 1, true
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// outcome is what a case's call ended with.
+type outcome struct {
+	result *flow.ToolResult // a result, or nil
+	err    error            // an error that is not a result
+	trace  []string         // the nodes of the last round that returned
+	asks   []string         // the questions asked, in order
+	msgs   map[string][]string
+	inputs map[string]map[string]any // the last input of each step that ran
+	rounds int
+}
+
+// runCase runs one case through the engine round by round.
+func runCase(ctx context.Context, p *flow.Program, c *Case, cov *Coverage) *CaseReport {
+	start := time.Now()
+	cr := &CaseReport{Name: c.Name, File: c.Pos.File, Line: c.Pos.Line, Col: c.Pos.Col, Path: []string{}, Asks: []string{}}
+	defer func() { cr.Elapsed = time.Since(start) }()
+	if c.Skip != "" {
+		cr.Status = StatusSkip
+		cr.SkipReason = c.Skip
+		return cr
+	}
+	fail := func(pos dsl.Pos, f Failure) {
+		f.File, f.Line, f.Col = pos.File, pos.Line, pos.Col
+		cr.Failures = append(cr.Failures, f)
+	}
+
+	o := &outcome{msgs: map[string][]string{}, inputs: map[string]map[string]any{}}
+	used := map[string]int{}  // answers taken, by ask id
+	asked := map[string]int{} // times asked, by ask id
+	mocked := map[string]bool{}
+	mock := func(node string, in map[string]any) *flow.StepMock {
+		o.inputs[node] = in
+		m := c.Mocks[node]
+		if m == nil {
+			return nil
+		}
+		mocked[node] = true
+		if m.IsErr {
+			return &flow.StepMock{Err: errors.New(m.Err)}
+		}
+		return &flow.StepMock{Output: m.Output}
+	}
+	client := flow.Client{Name: c.Client.Name, Version: c.Client.Version, Protocol: c.Client.Protocol, Form: c.Client.Form, URL: c.Client.URL}
+	req := &flow.Request{Arguments: c.Args, Client: client, Mock: mock}
+	stopped := false
+rounds:
+	for {
+		if o.rounds >= maxRounds {
+			fail(c.Pos, Failure{Message: fmt.Sprintf("the call did not end after %d rounds", maxRounds)})
+			stopped = true
+			break
+		}
+		o.rounds++
+		res, err := p.Run(ctx, req)
+		if err != nil {
+			var re *flow.RunError
+			if errors.As(err, &re) {
+				// A server answers a failed run with an error result.
+				o.result = &flow.ToolResult{Content: []map[string]any{{"type": "text", "text": err.Error()}}, IsError: true}
+				cov.visit(re.Node)
+			} else {
+				o.err = err
+			}
+			break
+		}
+		o.trace = res.Trace
+		for _, name := range res.Trace {
+			cov.visit(name)
+		}
+		if res.Complete != nil {
+			o.result = res.Complete
+			break
+		}
+		responses := map[string]json.RawMessage{}
+		for _, id := range sortedKeys(res.Input.Requests) {
+			q := res.Input.Requests[id]
+			o.asks = append(o.asks, id)
+			o.msgs[id] = append(o.msgs[id], q.Message)
+			asked[id]++
+			as := c.Answers[id]
+			var msg string
+			switch {
+			case as == nil:
+				msg = fmt.Sprintf("the flow asked %q and the case has no answer for it", id)
+			case as.Every:
+				responses[id] = as.List[0].Raw
+				continue
+			case used[id] >= len(as.List):
+				msg = fmt.Sprintf("the flow asked %q a %s time and the case has no answer left for it (%d given)", id, ordinal(asked[id]), len(as.List))
+			default:
+				responses[id] = as.List[used[id]].Raw
+				used[id]++
+				continue
+			}
+			pos := c.Pos
+			if as != nil {
+				pos = as.Pos
+			}
+			fail(pos, Failure{Message: msg, Question: q.Message})
+			stopped = true
+			break rounds
+		}
+		req = &flow.Request{Arguments: c.Args, State: res.Input.State, Responses: responses, Client: client, Mock: mock}
+	}
+	cr.Rounds = o.rounds
+	cr.Path = namedOnly(o.trace)
+	cr.Asks = append(cr.Asks, o.asks...)
+	if !stopped {
+		check(c, o, fail)
+		for _, id := range sortedKeys(c.Answers) {
+			as := c.Answers[id]
+			switch {
+			case asked[id] == 0:
+				fail(as.Pos, Failure{Message: fmt.Sprintf("answers: the flow never asked %q", id)})
+			case !as.Every && used[id] < len(as.List):
+				fail(as.Pos, Failure{Message: fmt.Sprintf("answers: %d of the %d answers to %q were not used", len(as.List)-used[id], len(as.List), id)})
+			}
+		}
+		for _, id := range sortedKeys(c.Mocks) {
+			if !mocked[id] {
+				fail(c.Mocks[id].Pos, Failure{Message: fmt.Sprintf("mocks: the step %q never ran", id)})
+			}
+		}
+	}
+	sort.SliceStable(cr.Failures, func(i, j int) bool { return cr.Failures[i].Line < cr.Failures[j].Line })
+	cr.Status = StatusPass
+	if len(cr.Failures) > 0 {
+		cr.Status = StatusFail
+	}
+	return cr
+}
+
+// namedOnly keeps the nodes of a trace that have ids.
+func namedOnly(trace []string) []string {
+	out := []string{}
+	for _, name := range trace {
+		if _, anon := anonIndex(name); !anon {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func ordinal(n int) string {
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return strconv.Itoa(n) + suffix
+}

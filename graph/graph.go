@@ -1,0 +1,260 @@
+// Package graph draws flows as diagrams: Mermaid flowcharts (for
+// Markdown, GitHub and editors) and Graphviz DOT.
+//
+// Each node of the flow is a box shaped by its kind — an ask is a
+// parallelogram, a step a subroutine box (a box in DOT), a branch a
+// diamond, a set a rounded box, and the terminal nodes, return and fail,
+// are stadiums (double ovals in DOT) filled green and red. A label holds
+// the node's id (#N for a node without one) and a short summary: the
+// ask's message, the step's action, the names a set binds, the text of a
+// return or fail, truncated. A start marker points at the first node, and
+// an "end" node stands for running off the end of the node list (an
+// empty result), drawn only when some node can get there.
+//
+// Edges: fall-through to the next node and `next` jumps (labelled
+// "next"); each branch case to its target, labelled with its condition;
+// the branch's else (labelled "else") or, without one, its fall-through
+// (labelled "otherwise"); an ask's `unavailable` node and a step's
+// `on_error` node, dashed. Text is escaped for each format, so any
+// message or condition draws as written.
+package graph
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/flowserve/flowserve/dsl"
+)
+
+// Shape is the kind of box a node is drawn as.
+type Shape int
+
+// The shapes of nodes.
+const (
+	ShapeStart Shape = iota + 1
+	ShapeAsk
+	ShapeStep
+	ShapeBranch
+	ShapeSet
+	ShapeReturn
+	ShapeFail
+	ShapeEnd
+)
+
+// EdgeKind says why one node leads to another.
+type EdgeKind int
+
+// The kinds of edges.
+const (
+	EdgeFlow        EdgeKind = iota + 1 // fall-through, or from the start marker
+	EdgeNext                            // an explicit `next`
+	EdgeCase                            // a branch case; the label is its condition
+	EdgeElse                            // a branch's else
+	EdgeOtherwise                       // a branch without else falling through
+	EdgeUnavailable                     // an ask the client cannot answer
+	EdgeOnError                         // a step that failed
+)
+
+// Graph is a flow as boxes and arrows, before it is written in a format.
+type Graph struct {
+	Name  string
+	Nodes []Node
+	Edges []Edge
+}
+
+// Node is one box.
+type Node struct {
+	Key   string // unique and safe in both formats: start, n0, n1, …, done ("end" is reserved in Mermaid)
+	Shape Shape
+	Title string // the node's id, or #N
+	Kind  string // the node's kind: ask, step, …; "" for start and end
+	Text  string // the summary, already truncated
+}
+
+// Edge is one arrow.
+type Edge struct {
+	From, To string // node keys
+	Kind     EdgeKind
+	Label    string
+}
+
+// Lengths at which labels are truncated, in runes.
+const (
+	maxSummary   = 40
+	maxCondition = 60
+)
+
+// Build turns a parsed flow into a Graph. References to nodes that do not
+// exist (which dsl.Parse reports) are left out.
+func Build(f *dsl.File) *Graph {
+	g := &Graph{Name: f.Name.Value}
+	if g.Name == "" {
+		g.Name = dsl.DefaultName(f.Path)
+	}
+	g.Nodes = append(g.Nodes, Node{Key: "start", Shape: ShapeStart, Title: "start"})
+	key := func(i int) string { return fmt.Sprintf("n%d", i) }
+	end := len(f.Nodes)
+	reachesEnd := false
+	target := func(i int) string {
+		if i >= end {
+			reachesEnd = true
+			return "done"
+		}
+		return key(i)
+	}
+	ref := func(r *dsl.Ref) (string, bool) {
+		if r == nil || r.Target < 0 || r.Target >= end {
+			return "", false
+		}
+		return key(r.Target), true
+	}
+	if end == 0 {
+		reachesEnd = true
+		g.Edges = append(g.Edges, Edge{From: "start", To: "done", Kind: EdgeFlow})
+	} else {
+		g.Edges = append(g.Edges, Edge{From: "start", To: key(0), Kind: EdgeFlow})
+	}
+	for i, n := range f.Nodes {
+		from := key(i)
+		g.Nodes = append(g.Nodes, Node{Key: from, Shape: shapeOf(n.Kind), Title: n.Name(), Kind: n.Kind.String(), Text: summary(n)})
+		// The node's own way on: next, or fall through.
+		onward := func() {
+			if to, ok := ref(n.Next); ok {
+				g.Edges = append(g.Edges, Edge{From: from, To: to, Kind: EdgeNext, Label: "next"})
+				return
+			}
+			if n.Next == nil {
+				g.Edges = append(g.Edges, Edge{From: from, To: target(i + 1), Kind: EdgeFlow})
+			}
+		}
+		switch n.Kind {
+		case dsl.KindAsk:
+			onward()
+			if n.Ask != nil {
+				if to, ok := ref(n.Ask.Unavailable); ok {
+					g.Edges = append(g.Edges, Edge{From: from, To: to, Kind: EdgeUnavailable, Label: "unavailable"})
+				}
+			}
+		case dsl.KindStep:
+			onward()
+			if n.Step != nil {
+				if to, ok := ref(n.Step.OnError); ok {
+					g.Edges = append(g.Edges, Edge{From: from, To: to, Kind: EdgeOnError, Label: "on_error"})
+				}
+			}
+		case dsl.KindBranch:
+			if n.Branch == nil {
+				break
+			}
+			for _, c := range n.Branch.Cases {
+				if to, ok := ref(c.Then); ok {
+					cond := ""
+					if c.If != nil {
+						cond = truncate(oneLine(c.If.Src), maxCondition)
+					}
+					g.Edges = append(g.Edges, Edge{From: from, To: to, Kind: EdgeCase, Label: cond})
+				}
+			}
+			if to, ok := ref(n.Branch.Else); ok {
+				g.Edges = append(g.Edges, Edge{From: from, To: to, Kind: EdgeElse, Label: "else"})
+			} else if n.Branch.Else == nil {
+				g.Edges = append(g.Edges, Edge{From: from, To: target(i + 1), Kind: EdgeOtherwise, Label: "otherwise"})
+			}
+		case dsl.KindSet:
+			onward()
+		case dsl.KindReturn, dsl.KindFail:
+			// Terminal.
+		default:
+			onward()
+		}
+	}
+	if reachesEnd {
+		g.Nodes = append(g.Nodes, Node{Key: "done", Shape: ShapeEnd, Title: "end", Text: "empty result"})
+	}
+	return g
+}
+
+func shapeOf(k dsl.Kind) Shape {
+	switch k {
+	case dsl.KindAsk:
+		return ShapeAsk
+	case dsl.KindStep:
+		return ShapeStep
+	case dsl.KindBranch:
+		return ShapeBranch
+	case dsl.KindSet:
+		return ShapeSet
+	case dsl.KindReturn:
+		return ShapeReturn
+	case dsl.KindFail:
+		return ShapeFail
+	}
+	return ShapeStep
+}
+
+// summary is the second line of a node's label.
+func summary(n *dsl.Node) string {
+	tmpl := func(t *dsl.Template) string {
+		if t == nil {
+			return ""
+		}
+		return truncate(oneLine(t.Src), maxSummary)
+	}
+	switch n.Kind {
+	case dsl.KindAsk:
+		if n.Ask == nil {
+			return "ask"
+		}
+		s := "ask: " + tmpl(n.Ask.Message)
+		if n.Ask.URL != nil {
+			s = "ask (url): " + tmpl(n.Ask.Message)
+		}
+		return s
+	case dsl.KindStep:
+		if n.Step == nil {
+			return "step"
+		}
+		return "step: " + n.Step.Action.Value
+	case dsl.KindBranch:
+		return "branch"
+	case dsl.KindSet:
+		if n.Set == nil {
+			return "set"
+		}
+		names := make([]string, len(n.Set.Bindings))
+		for i, b := range n.Set.Bindings {
+			names[i] = b.Name
+		}
+		return truncate("set: "+strings.Join(names, ", "), maxSummary+5)
+	case dsl.KindReturn:
+		r := n.Return
+		switch {
+		case r == nil:
+			return "return"
+		case r.Text != nil:
+			return "return: " + tmpl(r.Text)
+		case r.Structured != nil:
+			return "return: structured"
+		default:
+			return "return: content"
+		}
+	case dsl.KindFail:
+		return "fail: " + tmpl(n.Fail)
+	}
+	return n.Kind.String()
+}
+
+// oneLine folds runs of white space, newlines included, into one space.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// truncate cuts s to at most max runes, ending it with "…" when cut.
+func truncate(s string, max int) string {
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimRight(string(r[:max-1]), " ") + "…"
+}

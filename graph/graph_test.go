@@ -1,0 +1,230 @@
+package graph
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/flowserve/flowserve/dsl"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func parse(t *testing.T, path string, src []byte) *dsl.File {
+	t.Helper()
+	f, diags := dsl.Parse(path, src)
+	if diags.HasErrors() || f == nil {
+		t.Fatalf("parse %s:\n%v", path, diags.Err())
+	}
+	return f
+}
+
+// flowFiles lists the example flows (without their test files) and the
+// flows of testdata.
+func flowFiles(t *testing.T) []string {
+	t.Helper()
+	var files []string
+	for _, pattern := range []string{"../flows/*.yaml", "testdata/*.yaml"} {
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range m {
+			if !strings.HasSuffix(f, "_test.yaml") {
+				files = append(files, f)
+			}
+		}
+	}
+	if len(files) < 5 {
+		t.Fatalf("found only %d flows", len(files))
+	}
+	return files
+}
+
+// TestGoldens draws every example flow and the testdata flows in both
+// formats and compares with testdata/golden (rewritten with -update).
+func TestGoldens(t *testing.T) {
+	for _, file := range flowFiles(t) {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := parse(t, file, src)
+		name := strings.TrimSuffix(filepath.Base(file), ".yaml")
+		for _, format := range []struct {
+			ext  string
+			draw func(*dsl.File) string
+		}{{"mmd", Mermaid}, {"dot", DOT}} {
+			t.Run(name+"."+format.ext, func(t *testing.T) {
+				got := format.draw(f)
+				path := filepath.Join("testdata", "golden", name+"."+format.ext)
+				if *update {
+					if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					return
+				}
+				want, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatalf("%v (run with -update to create it)", err)
+				}
+				if got != string(want) {
+					t.Errorf("%s differs (run with -update to accept)\n--- got\n%s--- want\n%s", path, got, want)
+				}
+			})
+		}
+	}
+}
+
+// edges renders a graph's edges as "from->to kind label" lines.
+func edges(g *Graph) string {
+	var b strings.Builder
+	for _, e := range g.Edges {
+		fmt.Fprintf(&b, "%s->%s %d %s\n", e.From, e.To, e.Kind, e.Label)
+	}
+	return b.String()
+}
+
+// TestBuild checks the edges of small flows: fall-through, next, branch
+// cases, else and otherwise, unavailable, on_error, and the end node.
+func TestBuild(t *testing.T) {
+	tests := []struct {
+		name, src string
+		want      string
+		hasEnd    bool
+	}{
+		{
+			name: "fall through to the end",
+			src: `
+nodes:
+  - set: {a: 1}
+  - set: {b: 2}
+`,
+			want:   "start->n0 1 \nn0->n1 1 \nn1->done 1 \n",
+			hasEnd: true,
+		},
+		{
+			name:   "no nodes (a file that did not parse)",
+			src:    "",
+			want:   "start->done 1 \n",
+			hasEnd: true,
+		},
+		{
+			name: "terminal nodes have no way on",
+			src: `
+nodes:
+  - return: "a"
+  - fail: "b"
+`,
+			want: "start->n0 1 \n",
+		},
+		{
+			name: "next, unavailable and on_error",
+			src: `
+nodes:
+  - id: q
+    ask: "Q?"
+    form: {v: {type: string}}
+    unavailable: no
+    next: s
+  - id: no
+    fail: "cannot ask"
+  - id: s
+    step: test.echo
+    on_error: no
+  - return: "ok"
+`,
+			want: "start->n0 1 \nn0->n2 2 next\nn0->n1 6 unavailable\nn2->n3 1 \nn2->n1 7 on_error\n",
+		},
+		{
+			name: "branch with else",
+			src: `
+nodes:
+  - branch:
+      - if: "1 > 2"
+        then: b
+      - else: a
+  - id: a
+    return: "a"
+  - id: b
+    return: "b"
+`,
+			want: "start->n0 1 \nn0->n2 3 1 > 2\nn0->n1 4 else\n",
+		},
+		{
+			name: "branch without else falls through",
+			src: `
+nodes:
+  - branch:
+      - if: "true"
+        then: b
+  - set: {x: 1}
+  - id: b
+    return: "b"
+`,
+			want: "start->n0 1 \nn0->n2 3 true\nn0->n1 5 otherwise\nn1->n2 1 \n",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &dsl.File{Path: "t.yaml"}
+			if tc.src != "" {
+				src := "name: t\ndescription: A test.\n" + strings.TrimPrefix(tc.src, "\n")
+				f = parse(t, "t.yaml", []byte(src))
+			}
+			g := Build(f)
+			if got := edges(g); got != tc.want {
+				t.Errorf("edges:\n%s\nwant:\n%s", got, tc.want)
+			}
+			last := g.Nodes[len(g.Nodes)-1]
+			if (last.Shape == ShapeEnd) != tc.hasEnd {
+				t.Errorf("end node drawn: %v, want %v", last.Shape == ShapeEnd, tc.hasEnd)
+			}
+		})
+	}
+}
+
+func TestEscaping(t *testing.T) {
+	tests := []struct {
+		in, mermaid, dot string
+	}{
+		{`plain text`, `plain text`, `"plain text"`},
+		{`say "hi"`, `say #34;hi#34;`, `"say \"hi\""`},
+		{`a|b & <c> #1 ` + "`x`", `a#124;b #38; #60;c#62; #35;1 #96;x#96;`, `"a|b & <c> #1 ` + "`x`" + `"`},
+		{`C:\temp\n`, `C:\temp\n`, `"C:\\temp\\n"`},
+		{"two\nlines", "two\nlines", `"two\nlines"`},
+	}
+	for _, tc := range tests {
+		if got := mermaidText(tc.in); got != tc.mermaid {
+			t.Errorf("mermaidText(%q) = %q, want %q", tc.in, got, tc.mermaid)
+		}
+		if got := dotString(tc.in); got != tc.dot {
+			t.Errorf("dotString(%q) = %q, want %q", tc.in, got, tc.dot)
+		}
+	}
+}
+
+func TestTruncate(t *testing.T) {
+	tests := []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly ten", 11, "exactly ten"},
+		{"a bit too long", 10, "a bit too…"},
+		{"ünïcödé wörds", 8, "ünïcödé…"},
+		{"trailing space here", 10, "trailing…"},
+	}
+	for _, tc := range tests {
+		if got := truncate(tc.in, tc.max); got != tc.want {
+			t.Errorf("truncate(%q, %d) = %q, want %q", tc.in, tc.max, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,178 @@
+package graph
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/flowserve/flowserve/dsl"
+)
+
+// Mermaid draws a flow as a Mermaid flowchart.
+func Mermaid(f *dsl.File) string { return Build(f).Mermaid() }
+
+// DOT draws a flow as a Graphviz digraph.
+func DOT(f *dsl.File) string { return Build(f).DOT() }
+
+// Fill and line colours of terminal nodes.
+const (
+	returnFill, returnLine = "#e6f4ea", "#2e7d32"
+	failFill, failLine     = "#fdecea", "#c62828"
+)
+
+// Mermaid writes the graph as a Mermaid flowchart, top to bottom, with
+// the flow's name as its title.
+func (g *Graph) Mermaid() string {
+	var b strings.Builder
+	title, _ := json.Marshal(g.Name)
+	fmt.Fprintf(&b, "---\ntitle: %s\n---\nflowchart TD\n", title)
+	var returns, fails []string
+	for _, n := range g.Nodes {
+		label := mermaidText(n.Title)
+		if n.Text != "" {
+			label += "<br/>" + mermaidText(n.Text)
+		}
+		open, close := mermaidShape(n.Shape)
+		fmt.Fprintf(&b, "    %s%s\"%s\"%s\n", n.Key, open, label, close)
+		switch n.Shape {
+		case ShapeReturn:
+			returns = append(returns, n.Key)
+		case ShapeFail:
+			fails = append(fails, n.Key)
+		}
+	}
+	for _, e := range g.Edges {
+		arrow := "-->"
+		if e.Kind == EdgeUnavailable || e.Kind == EdgeOnError {
+			arrow = "-.->"
+		}
+		if e.Label == "" {
+			fmt.Fprintf(&b, "    %s %s %s\n", e.From, arrow, e.To)
+		} else {
+			fmt.Fprintf(&b, "    %s %s|\"%s\"| %s\n", e.From, arrow, mermaidText(e.Label), e.To)
+		}
+	}
+	fmt.Fprintf(&b, "    classDef ret fill:%s,stroke:%s\n", returnFill, returnLine)
+	fmt.Fprintf(&b, "    classDef fail fill:%s,stroke:%s\n", failFill, failLine)
+	if len(returns) > 0 {
+		fmt.Fprintf(&b, "    class %s ret\n", strings.Join(returns, ","))
+	}
+	if len(fails) > 0 {
+		fmt.Fprintf(&b, "    class %s fail\n", strings.Join(fails, ","))
+	}
+	return b.String()
+}
+
+func mermaidShape(s Shape) (string, string) {
+	switch s {
+	case ShapeStart:
+		return "((", "))"
+	case ShapeAsk:
+		return "[/", "/]"
+	case ShapeStep:
+		return "[[", "]]"
+	case ShapeBranch:
+		return "{", "}"
+	case ShapeSet:
+		return "(", ")"
+	case ShapeReturn, ShapeFail, ShapeEnd:
+		return "([", "])"
+	}
+	return "[", "]"
+}
+
+// mermaidText escapes text for a quoted Mermaid label: the characters
+// that end a label or that Mermaid or HTML would read become Mermaid's
+// entity codes (#34; and so on).
+func mermaidText(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '"', '#', '&', '<', '>', '|', '`':
+			fmt.Fprintf(&b, "#%d;", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// DOT writes the graph as a Graphviz digraph, top to bottom.
+func (g *Graph) DOT() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "digraph %s {\n", dotString(g.Name))
+	b.WriteString("    graph [fontname=\"Helvetica\"];\n")
+	b.WriteString("    node [fontname=\"Helvetica\", fontsize=11];\n")
+	b.WriteString("    edge [fontname=\"Helvetica\", fontsize=10];\n")
+	for _, n := range g.Nodes {
+		label := n.Title
+		if n.Text != "" {
+			label += "\n" + n.Text
+		}
+		fmt.Fprintf(&b, "    %s [%s, label=%s];\n", n.Key, dotShape(n.Shape), dotString(label))
+	}
+	for _, e := range g.Edges {
+		var attrs []string
+		if e.Label != "" {
+			attrs = append(attrs, "label="+dotString(e.Label))
+		}
+		switch e.Kind {
+		case EdgeOnError:
+			attrs = append(attrs, "style=dashed", "color="+dotString(failLine), "fontcolor="+dotString(failLine))
+		case EdgeUnavailable:
+			attrs = append(attrs, "style=dashed")
+		}
+		if len(attrs) == 0 {
+			fmt.Fprintf(&b, "    %s -> %s;\n", e.From, e.To)
+		} else {
+			fmt.Fprintf(&b, "    %s -> %s [%s];\n", e.From, e.To, strings.Join(attrs, ", "))
+		}
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+func dotShape(s Shape) string {
+	switch s {
+	case ShapeStart:
+		return "shape=circle, style=filled, fillcolor=\"#eeeeee\""
+	case ShapeAsk:
+		return "shape=parallelogram"
+	case ShapeStep:
+		return "shape=box"
+	case ShapeBranch:
+		return "shape=diamond"
+	case ShapeSet:
+		return "shape=box, style=rounded"
+	case ShapeReturn:
+		return fmt.Sprintf("shape=oval, peripheries=2, style=filled, fillcolor=%s, color=%s", dotString(returnFill), dotString(returnLine))
+	case ShapeFail:
+		return fmt.Sprintf("shape=oval, peripheries=2, style=filled, fillcolor=%s, color=%s", dotString(failFill), dotString(failLine))
+	case ShapeEnd:
+		return "shape=oval, peripheries=2, style=dashed"
+	}
+	return "shape=box"
+}
+
+// dotString quotes s as a DOT string: backslashes and quotes are
+// escaped, so label escapes like \l are not read into it, and newlines
+// become \n line breaks.
+func dotString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '\\':
+			b.WriteString(`\\`)
+		case '"':
+			b.WriteString(`\"`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
