@@ -175,24 +175,3 @@ func fieldList(names []string) string {
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
-
-// typeName names the JSON type of a value, for messages.
-func typeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a bool"
-	case int64, int:
-		return "an int"
-	case float64:
-		return "a double"
-	case string:
-		return "a string"
-	case []any:
-		return "a list"
-	case map[string]any:
-		return "a map"
-	}
-	return fmt.Sprintf("a %T", v)
-}

@@ -285,7 +285,7 @@ func (p *celProgram) Eval(vars map[string]any) (any, error) {
 	}
 	if p.wantBool {
 		if _, ok := v.(bool); !ok {
-			return nil, fmt.Errorf("condition produced %s, not a bool", typeName(v))
+			return nil, fmt.Errorf("condition produced %s, not a bool", ValueTypeName(v))
 		}
 	}
 	return v, nil

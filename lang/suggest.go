@@ -130,19 +130,21 @@ func isIdentRune(r rune) bool {
 // didYouMean returns ` (did you mean "x"?)` with the option that name most
 // likely misspells, or "".
 func didYouMean(name string, options []string) string {
-	if s := suggest(name, options); s != "" {
+	if s := Suggest(name, options); s != "" {
 		return fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	return ""
 }
 
-// suggest returns the option that name most likely misspells, or "". It
-// follows dsl.Suggest: the edit distance of the lower-cased strings
-// (insertions, deletions, substitutions and swaps of neighbours), at most
-// one edit for names of up to 3 letters, two for up to 6 and three
-// beyond, never as many as the name has letters; ties go to the earlier
-// option.
-func suggest(name string, options []string) string {
+// Suggest returns the option that name most likely misspells, or "" when
+// no option is close enough. Closeness is the edit distance between the
+// lower-cased strings, counting an insertion, a deletion, a substitution
+// or a swap of two neighbouring letters as one edit; up to one edit is
+// allowed for names of up to 3 letters, two for up to 6 and three beyond,
+// and never as many as the name has letters. Ties go to the earlier
+// option. An option equal to name is never suggested. It is the one
+// did-you-mean of flowserve: dsl.Suggest and lint use it too.
+func Suggest(name string, options []string) string {
 	lname := []rune(strings.ToLower(name))
 	limit := 3
 	switch {

@@ -343,8 +343,9 @@ func plural(n int, what string) string {
 	return what + "s"
 }
 
-// typeName names the JSON type of a JSON-like Go value, for messages.
-func typeName(v any) string {
+// ValueTypeName names the JSON type of a JSON-like Go value for
+// messages: "a bool", "an int", "a list"...
+func ValueTypeName(v any) string {
 	switch v.(type) {
 	case nil:
 		return "null"
