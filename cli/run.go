@@ -2,11 +2,237 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/charmbracelet/x/term"
+
+	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/flow/state"
+	"github.com/flowserve/flowserve/runui"
 )
 
-// runRun is being built (issue 6).
+// exitInterrupted is the exit status of a run the user interrupted
+// (128 + SIGINT, as shells report it).
+const exitInterrupted = 130
+
+type runFlags struct {
+	args       string
+	answers    string
+	client     string
+	fsRoot     string
+	accessible bool
+}
+
+// runRun runs one flow in the terminal, answering its questions.
 func runRun(ctx context.Context, env *Env) int {
-	fmt.Fprintln(env.Stderr, "flowserve run: not built yet")
-	return exitFail
+	var f runFlags
+	fs := flag.NewFlagSet("flowserve run", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	fs.StringVar(&f.args, "args", "{}", "the tool arguments, a JSON object")
+	fs.StringVar(&f.answers, "answers", "", "answer the questions from this YAML file instead of asking (ask id: an answer {action, content}, used every time, or a list used in turn)")
+	fs.StringVar(&f.client, "client", "form,url", "what the client can be asked: form, url, both (form,url) or none")
+	fs.StringVar(&f.fsRoot, "fs-root", "", "directory the fs.* actions are confined to (none: they refuse)")
+	fs.BoolVar(&f.accessible, "accessible", os.Getenv("ACCESSIBLE") != "", "ask with plain line-by-line prompts (the default when standard input is not a terminal)")
+	fs.Usage = func() {
+		fmt.Fprintln(env.Stderr, "usage: flowserve run [flags] FLOW")
+		fmt.Fprintln(env.Stderr, "\nRuns a flow round by round through the engine, asking its questions in the")
+		fmt.Fprintln(env.Stderr, "terminal (each can be answered, declined or cancelled), and prints the result.")
+		fmt.Fprintln(env.Stderr, "FLOW is a flow file, or the name of one in flows/. Exit status: 0, 1 when the")
+		fmt.Fprintln(env.Stderr, "result is an error, 130 when interrupted.")
+		fs.PrintDefaults()
+	}
+	pos, ok := parseInterspersed(fs, env.Args)
+	if !ok {
+		return exitUsage
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return exitUsage
+	}
+	args := json.RawMessage(f.args)
+	var obj map[string]any
+	if err := json.Unmarshal(args, &obj); err != nil || obj == nil {
+		fmt.Fprintln(env.Stderr, "flowserve run: --args must be a JSON object")
+		return exitUsage
+	}
+	client, err := parseClient(f.client)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "flowserve run: --client: %v\n", err)
+		return exitUsage
+	}
+	if f.fsRoot != "" {
+		if info, err := os.Stat(f.fsRoot); err != nil || !info.IsDir() {
+			fmt.Fprintf(env.Stderr, "flowserve run: --fs-root %s is not a directory\n", f.fsRoot)
+			return exitFail
+		}
+	}
+
+	var answerer runui.Answerer
+	var script *runui.Script
+	if f.answers != "" {
+		src, err := os.ReadFile(f.answers)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "flowserve run: %s: %v\n", f.answers, errNotFound(err))
+			return exitFail
+		}
+		if script, err = runui.ParseAnswers(f.answers, src); err != nil {
+			fmt.Fprintf(env.Stderr, "flowserve run: %v\n", err)
+			return exitFail
+		}
+		answerer = script
+	}
+
+	prog, code := loadOne(env, resolveFlow(pos[0]))
+	if prog == nil {
+		return code
+	}
+	if answerer == nil {
+		answerer = terminal(env, f.accessible)
+	}
+	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	ctx = actions.WithHost(ctx, &actions.Host{FSRoot: f.fsRoot, Logger: logger})
+
+	title := prog.Name()
+	if prog.Title() != "" {
+		title += " (" + prog.Title() + ")"
+	}
+	fmt.Fprintf(env.Stdout, "Running %s\n", title)
+	res, err := runui.Run(ctx, prog, runui.Config{
+		Arguments: args,
+		Client:    client,
+		Answerer:  answerer,
+		Out:       env.Stdout,
+	})
+	if script != nil {
+		if unused := script.Unused(); len(unused) > 0 {
+			fmt.Fprintf(env.Stderr, "flowserve run: answers not used: %s\n", strings.Join(unused, ", "))
+		}
+	}
+	var mc *flow.MissingCapabilityError
+	switch {
+	case err == nil:
+	case errors.Is(err, runui.ErrInterrupted) || ctx.Err() != nil:
+		fmt.Fprintln(env.Stderr, "\nflowserve run: interrupted")
+		return exitInterrupted
+	case errors.As(err, &mc):
+		fmt.Fprintf(env.Stderr, "flowserve run: %v (--client is %q)\n", err, f.client)
+		return exitFail
+	default:
+		fmt.Fprintf(env.Stderr, "flowserve run: %v\n", err)
+		return exitFail
+	}
+	runui.PrintResult(env.Stdout, res)
+	if res.IsError {
+		return exitFail
+	}
+	return exitOK
+}
+
+// parseInterspersed parses flags that may come before or after the
+// positional arguments, which it returns.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, bool) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, false
+		}
+		if fs.NArg() == 0 {
+			return pos, true
+		}
+		rest := fs.Args()
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(pos, rest...), true
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// parseClient reads --client: a comma-separated list of form and url,
+// or none.
+func parseClient(s string) (flow.Client, error) {
+	c := flow.Client{Name: "flowserve-run", Version: Version, Protocol: "2026-07-28"}
+	for _, part := range strings.Split(s, ",") {
+		switch strings.TrimSpace(part) {
+		case "form":
+			c.Form = true
+		case "url":
+			c.URL = true
+		case "none", "":
+		default:
+			return c, fmt.Errorf("unknown capability %q (want form, url or none)", part)
+		}
+	}
+	return c, nil
+}
+
+// resolveFlow returns the flow file FLOW names: the path itself, or
+// flows/FLOW.yaml when FLOW is a bare name and no such file exists.
+func resolveFlow(name string) string {
+	if _, err := os.Stat(name); err == nil || strings.ContainsAny(name, `/\`) || filepath.Ext(name) != "" {
+		return name
+	}
+	for _, ext := range []string{".yaml", ".yml"} {
+		p := filepath.Join("flows", name+ext)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return name
+}
+
+// loadOne loads and lints one flow file with an ephemeral state key, the
+// way serve loads flows. It prints the diagnostics; a nil program comes
+// with the exit status.
+func loadOne(env *Env, path string) (*flow.Program, int) {
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		fmt.Fprintf(env.Stderr, "flowserve run: %s is a directory; name one flow file\n", path)
+		return nil, exitUsage
+	}
+	ring, err := state.EphemeralKeyRing()
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "flowserve run: %v\n", err)
+		return nil, exitFail
+	}
+	progs, diags, err := loadFlows([]string{path}, flow.Options{Codec: state.NewCodec(ring, state.Options{})})
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "flowserve run: %v\n", err)
+		return nil, exitFail
+	}
+	printDiagnostics(env.Stderr, diags)
+	if diags.HasErrors() || len(progs) != 1 {
+		fmt.Fprintln(env.Stderr, "flowserve run: not running: the flow has errors")
+		return nil, exitFail
+	}
+	return progs[0], exitOK
+}
+
+// terminal returns the answerer for a person at the terminal: huh forms
+// when standard input is a terminal, accessible line-by-line prompts
+// otherwise (or when asked for).
+func terminal(env *Env, accessible bool) *runui.Terminal {
+	inTTY := isTerminal(env.Stdin)
+	if !inTTY || os.Getenv("TERM") == "dumb" {
+		accessible = true
+	}
+	opts := runui.TerminalOptions{In: env.Stdin, Out: env.Stdout, Accessible: accessible, Echo: !inTTY}
+	if !accessible && !isTerminal(env.Stdout) && isTerminal(env.Stderr) {
+		// Draw the forms where the person sees them.
+		opts.Out = env.Stderr
+	}
+	return runui.NewTerminal(opts)
+}
+
+// isTerminal reports whether v is a file open on a terminal.
+func isTerminal(v any) bool {
+	f, ok := v.(interface{ Fd() uintptr })
+	return ok && term.IsTerminal(f.Fd())
 }

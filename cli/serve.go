@@ -37,6 +37,7 @@ type serveFlags struct {
 	ttl      time.Duration
 	fsRoot   string
 	logLevel string
+	watch    bool
 }
 
 // runServe serves flows over Streamable HTTP or stdio.
@@ -51,8 +52,9 @@ func runServe(ctx context.Context, env *Env) int {
 	fs.DurationVar(&f.ttl, "state-ttl", state.DefaultTTL, "how long a run's request state stays valid")
 	fs.StringVar(&f.fsRoot, "fs-root", "", "directory the fs.* actions are confined to (none: they refuse)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.BoolVar(&f.watch, "watch", false, "reload flows when their files change (a change with errors keeps the previous version serving)")
 	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, "usage: flowserve serve [--http ADDR | --stdio] [flags] [DIR|FILE]...")
+		fmt.Fprintln(env.Stderr, "usage: flowserve serve [--http ADDR | --stdio] [--watch] [flags] [DIR|FILE]...")
 		fmt.Fprintln(env.Stderr, "\nServes every flow (default: the flows/ directory) as an MCP tool.")
 		fs.PrintDefaults()
 	}
@@ -74,6 +76,10 @@ func runServe(ctx context.Context, env *Env) int {
 		fmt.Fprintf(env.Stderr, "flowserve serve: --log-level: %v\n", err)
 		return exitUsage
 	}
+	if f.watch {
+		// The watcher logs and prints diagnostics from its own goroutine.
+		env = &Env{Args: env.Args, Stdin: env.Stdin, Stdout: env.Stdout, Stderr: &lockedWriter{w: env.Stderr}}
+	}
 	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level}))
 	paths := fs.Args()
 	if len(paths) == 0 {
@@ -92,7 +98,8 @@ func runServe(ctx context.Context, env *Env) int {
 		}
 	}
 	codec := state.NewCodec(ring, state.Options{TTL: f.ttl})
-	progs, diags, err := loadFlows(paths, flow.Options{Codec: codec, Replies: replies.NewMemory(0, nil)})
+	opts := flow.Options{Codec: codec, Replies: replies.NewMemory(0, nil)}
+	progs, diags, err := loadFlows(paths, opts)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
 		return exitFail
@@ -110,6 +117,17 @@ func runServe(ctx context.Context, env *Env) int {
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
 		return exitFail
+	}
+	if f.watch {
+		// Reloaded flows are compiled with the same options: the same key
+		// ring opens the states of runs that started before a change, and
+		// the engine checks their journals against the new flow.
+		stop, err := newReloader(paths, opts, srv, progs, logger, env.Stderr).watchFlows(ctx)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "flowserve serve: --watch: %v\n", err)
+			return exitFail
+		}
+		defer stop()
 	}
 	if f.stdio {
 		logger.Info("serving on stdio", "tools", strings.Join(srv.Tools(), ","))

@@ -1,0 +1,232 @@
+package runui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/flow"
+)
+
+// The actions of an elicitation result.
+const (
+	ActionAccept  = "accept"
+	ActionDecline = "decline"
+	ActionCancel  = "cancel"
+)
+
+// Answer is a reply to a question: an elicitation result.
+type Answer struct {
+	Action  string         `json:"action" yaml:"action"`
+	Content map[string]any `json:"content,omitempty" yaml:"content,omitempty"`
+}
+
+// Question is one question of a round, as the terminal shows it.
+type Question struct {
+	// ID is the ask's id.
+	ID string
+	// Mode is "form" or "url".
+	Mode string
+	// Message is the question, without the reason a previous answer was
+	// not accepted.
+	Message string
+	// Schema is the requestedSchema (form mode).
+	Schema map[string]any
+	// URL is the page to open (URL mode).
+	URL string
+	// Order lists the form's properties in the flow file's order.
+	Order []string
+	// Rejected is why the engine did not accept the previous answer to
+	// this question, or "".
+	Rejected string
+	// Previous is the answer given the last time this question was asked
+	// in this run, or nil.
+	Previous *Answer
+}
+
+// Answerer answers questions: a person at a terminal, or a script.
+type Answerer interface {
+	// Answer returns the answer to q. An error ends the run; a context
+	// error means the user interrupted it.
+	Answer(ctx context.Context, q *Question) (*Answer, error)
+}
+
+// Config configures Run.
+type Config struct {
+	// Arguments are the tool arguments (a JSON object); empty means {}.
+	Arguments json.RawMessage
+	// Client is what the run tells the flow about its client; its Form
+	// and URL say which questions can be asked.
+	Client flow.Client
+	// Answerer answers the questions.
+	Answerer Answerer
+	// Out receives the transcript: each question, the answer used, each
+	// step run.
+	Out io.Writer
+}
+
+// rejectedMarker is what the engine appends to a question's message when
+// it asks the question again after an answer it did not accept.
+const rejectedMarker = "\n\nYour previous answer was not accepted: "
+
+// Run runs p round by round until it completes, as an MCP client would:
+// each round's questions go to cfg.Answerer and the answers, with the
+// sealed request state, to the next round. It returns the final result;
+// errors are the engine's (an invalid request, a question the client
+// cannot be asked) or the answerer's.
+func Run(ctx context.Context, p *flow.Program, cfg Config) (*flow.ToolResult, error) {
+	if cfg.Out == nil {
+		cfg.Out = io.Discard
+	}
+	out := cfg.Out
+	onStep := func(node, action string, _ int, done bool) {
+		if done {
+			fmt.Fprintf(out, "· ran step %s (%s)\n", node, action)
+		}
+	}
+	req := &flow.Request{Arguments: cfg.Arguments, Client: cfg.Client, OnStep: onStep}
+	previous := map[string]*Answer{}
+	for {
+		res, err := p.Run(ctx, req)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, err
+		}
+		if res.Complete != nil {
+			return res.Complete, nil
+		}
+		ids := make([]string, 0, len(res.Input.Requests))
+		for id := range res.Input.Requests {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		responses := make(map[string]json.RawMessage, len(ids))
+		for _, id := range ids {
+			q := question(p, id, res.Input.Requests[id], previous[id])
+			printQuestion(out, q)
+			a, err := cfg.Answerer.Answer(ctx, q)
+			if err != nil {
+				return nil, err
+			}
+			printAnswer(out, a)
+			raw, err := json.Marshal(a)
+			if err != nil {
+				return nil, fmt.Errorf("encode the answer to %q: %w", id, err)
+			}
+			responses[id] = raw
+			previous[id] = a
+		}
+		req = &flow.Request{
+			Arguments: cfg.Arguments,
+			State:     res.Input.State,
+			Responses: responses,
+			Client:    cfg.Client,
+			OnStep:    onStep,
+		}
+	}
+}
+
+// question describes an elicitation for the terminal.
+func question(p *flow.Program, id string, e *flow.Elicitation, prev *Answer) *Question {
+	q := &Question{ID: id, Mode: e.Mode, Message: e.Message, Schema: e.Schema, URL: e.URL}
+	if msg, reason, ok := strings.Cut(e.Message, rejectedMarker); ok {
+		q.Message, q.Rejected = msg, reason
+		q.Previous = prev
+	}
+	if n := p.File().ByID[id]; n != nil && n.Kind == dsl.KindAsk && n.Ask.Form != nil {
+		for _, prop := range n.Ask.Form.Properties {
+			q.Order = append(q.Order, prop.Name)
+		}
+	}
+	return q
+}
+
+// printQuestion writes a question to the transcript.
+func printQuestion(w io.Writer, q *Question) {
+	if q.Rejected != "" {
+		fmt.Fprintf(w, "\n✗ Not accepted: %s\n", q.Rejected)
+	}
+	if q.Rejected == "" {
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "? [%s] %s\n", q.ID, indent(q.Message, "  "))
+	if q.Mode == "url" {
+		fmt.Fprintf(w, "  Open: %s\n", q.URL)
+	}
+}
+
+// printAnswer writes the answer given to the transcript.
+func printAnswer(w io.Writer, a *Answer) {
+	if a.Action == ActionAccept && len(a.Content) > 0 {
+		b, err := json.Marshal(a.Content)
+		if err == nil {
+			fmt.Fprintf(w, "→ %s %s\n", a.Action, b)
+			return
+		}
+	}
+	fmt.Fprintf(w, "→ %s\n", a.Action)
+}
+
+// indent indents every line after the first.
+func indent(s, prefix string) string {
+	return strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
+
+// PrintResult writes a finished result: each content block (text as is,
+// the others summarised), the structured content as indented JSON, and
+// whether it is an error.
+func PrintResult(w io.Writer, tr *flow.ToolResult) {
+	if tr.IsError {
+		fmt.Fprintln(w, "\nResult (isError):")
+	} else {
+		fmt.Fprintln(w, "\nResult:")
+	}
+	for _, block := range tr.Content {
+		fmt.Fprintln(w, blockText(block))
+	}
+	if tr.Structured != nil {
+		b, err := json.MarshalIndent(tr.Structured, "", "  ")
+		if err != nil {
+			b = []byte(fmt.Sprint(tr.Structured))
+		}
+		fmt.Fprintf(w, "\nStructured content:\n%s\n", b)
+	}
+}
+
+// blockText shows one content block.
+func blockText(block map[string]any) string {
+	str := func(k string) string { s, _ := block[k].(string); return s }
+	switch typ := str("type"); typ {
+	case "text":
+		return str("text")
+	case "image", "audio":
+		return fmt.Sprintf("[%s %s, %d bytes base64]", typ, str("mimeType"), len(str("data")))
+	case "resource_link":
+		label := str("name")
+		if t := str("title"); t != "" {
+			label = t
+		}
+		return fmt.Sprintf("[link %s: %s]", label, str("uri"))
+	case "resource":
+		r, _ := block["resource"].(map[string]any)
+		uri, _ := r["uri"].(string)
+		if text, ok := r["text"].(string); ok {
+			return fmt.Sprintf("[resource %s]\n%s", uri, text)
+		}
+		return fmt.Sprintf("[resource %s]", uri)
+	default:
+		b, _ := json.Marshal(block)
+		return string(b)
+	}
+}
+
+// ErrNoAnswer is wrapped by the error of a scripted answerer that has no
+// answer left for a question.
+var ErrNoAnswer = errors.New("no answer left")
