@@ -16,6 +16,7 @@ DURATION=${DURATION:-10s}
 WARMUP=${WARMUP:-2s}
 CLIENTS=${CLIENTS:-16}
 OUT=${OUT:-$(mktemp -d)}
+mkdir -p "$OUT"
 
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
