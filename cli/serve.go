@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -18,7 +17,9 @@ import (
 	"github.com/flowserve/flowserve/actions"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/flow/state"
+	"github.com/flowserve/flowserve/lang"
 	"github.com/flowserve/flowserve/replies"
+	"github.com/flowserve/flowserve/replies/redis"
 	"github.com/flowserve/flowserve/serve"
 )
 
@@ -38,6 +39,27 @@ type serveFlags struct {
 	fsRoot   string
 	logLevel string
 	watch    bool
+
+	logFormat       string
+	tokens          string
+	allowedHosts    string
+	allowedOrigins  string
+	metrics         bool
+	maxBody         int64
+	maxState        int
+	maxJournal      int
+	maxVisits       int
+	maxExprCost     uint64
+	maxSessions     int
+	maxLegacyCalls  int
+	sessionTimeout  time.Duration
+	readHeader      time.Duration
+	readTimeout     time.Duration
+	writeTimeout    time.Duration
+	idleTimeout     time.Duration
+	shutdownTimeout time.Duration
+	replies         string
+	roundTimeout    time.Duration
 }
 
 // runServe serves flows over Streamable HTTP or stdio.
@@ -53,6 +75,26 @@ func runServe(ctx context.Context, env *Env) int {
 	fs.StringVar(&f.fsRoot, "fs-root", "", "directory the fs.* actions are confined to (none: they refuse)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.BoolVar(&f.watch, "watch", false, "reload flows when their files change (a change with errors keeps the previous version serving)")
+	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
+	fs.StringVar(&f.tokens, "tokens", "", "file of accepted bearer tokens, one [name:]token per line (none: no authentication)")
+	fs.StringVar(&f.allowedHosts, "allowed-hosts", "", "comma-separated host names the Host header may name (behind a proxy or on a public address)")
+	fs.StringVar(&f.allowedOrigins, "allowed-origins", "", "comma-separated browser origins allowed to call the server")
+	fs.BoolVar(&f.metrics, "metrics", false, "serve Prometheus metrics at /metrics")
+	fs.StringVar(&f.replies, "replies", "", "keep final results in Redis at this URL (redis://host:port/db) so instances share them; default: in memory, per instance")
+	fs.DurationVar(&f.roundTimeout, "round-timeout", serve.DefaultRoundTimeout, "longest time one round may run (it goes on when the client goes away)")
+	fs.Int64Var(&f.maxBody, "max-body", serve.DefaultMaxRequestBodyBytes, "longest request body in bytes")
+	fs.IntVar(&f.maxState, "max-state", state.DefaultMaxSize, "longest requestState in bytes")
+	fs.IntVar(&f.maxJournal, "max-journal", flow.DefaultJournalLimit, "journal entries per run")
+	fs.IntVar(&f.maxVisits, "max-visits", flow.DefaultVisitLimit, "node visits per round")
+	fs.Uint64Var(&f.maxExprCost, "max-expr-cost", lang.DefaultCostLimit, "cost limit of one expression evaluation")
+	fs.IntVar(&f.maxSessions, "max-sessions", serve.DefaultMaxSessions, "open session-era (2025-*) sessions; -1: no cap")
+	fs.IntVar(&f.maxLegacyCalls, "max-legacy-calls", serve.DefaultMaxLegacyCalls, "session-era tool calls in progress, parked ones included; -1: no cap")
+	fs.DurationVar(&f.sessionTimeout, "session-timeout", serve.DefaultSessionTimeout, "close session-era sessions idle this long")
+	fs.DurationVar(&f.readHeader, "read-header-timeout", serve.DefaultReadHeaderTimeout, "time to read a request's headers")
+	fs.DurationVar(&f.readTimeout, "read-timeout", serve.DefaultReadTimeout, "time to read a whole request, body included")
+	fs.DurationVar(&f.writeTimeout, "write-timeout", serve.DefaultWriteTimeout, "time for each write to the client")
+	fs.DurationVar(&f.idleTimeout, "idle-timeout", serve.DefaultIdleTimeout, "close keep-alive connections idle this long")
+	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", serve.DefaultShutdownTimeout, "how long rounds in flight may take to finish when stopping")
 	fs.Usage = func() {
 		fmt.Fprintln(env.Stderr, "usage: flowserve serve [--http ADDR | --stdio] [--watch] [flags] [DIR|FILE]...")
 		fmt.Fprintln(env.Stderr, "\nServes every flow (default: the flows/ directory) as an MCP tool.")
@@ -71,6 +113,10 @@ func runServe(ctx context.Context, env *Env) int {
 		fmt.Fprintln(env.Stderr, "flowserve serve: --state-ttl must be positive")
 		return exitUsage
 	}
+	if f.shutdownTimeout <= 0 {
+		fmt.Fprintln(env.Stderr, "flowserve serve: --shutdown-timeout must be positive")
+		return exitUsage
+	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
 		fmt.Fprintf(env.Stderr, "flowserve serve: --log-level: %v\n", err)
@@ -80,7 +126,17 @@ func runServe(ctx context.Context, env *Env) int {
 		// The watcher logs and prints diagnostics from its own goroutine.
 		env = &Env{Args: env.Args, Stdin: env.Stdin, Stdout: env.Stdout, Stderr: &lockedWriter{w: env.Stderr}}
 	}
-	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level}))
+	var handler slog.Handler
+	switch f.logFormat {
+	case "text":
+		handler = slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level})
+	case "json":
+		handler = slog.NewJSONHandler(env.Stderr, &slog.HandlerOptions{Level: level})
+	default:
+		fmt.Fprintf(env.Stderr, "flowserve serve: --log-format must be text or json, not %q\n", f.logFormat)
+		return exitUsage
+	}
+	logger := slog.New(handler)
 	paths := fs.Args()
 	if len(paths) == 0 {
 		paths = []string{"flows"}
@@ -97,8 +153,34 @@ func runServe(ctx context.Context, env *Env) int {
 			return exitFail
 		}
 	}
-	codec := state.NewCodec(ring, state.Options{TTL: f.ttl})
-	opts := flow.Options{Codec: codec, Replies: replies.NewMemory(0, nil)}
+	codec := state.NewCodec(ring, state.Options{TTL: f.ttl, MaxSize: f.maxState})
+	var store flow.ReplyStore = replies.NewMemory(0, nil)
+	if f.replies != "" {
+		rs, err := redis.Open(f.replies)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "flowserve serve: --replies: %v\n", err)
+			return exitFail
+		}
+		defer rs.Close()
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err = rs.Ping(pctx)
+		cancel()
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "flowserve serve: --replies: %v\n", err)
+			return exitFail
+		}
+		store = rs
+	}
+	opts := flow.Options{Codec: codec, Replies: store,
+		Limits: flow.Limits{Journal: f.maxJournal, Visits: f.maxVisits, CostLimit: f.maxExprCost}}
+	var tokens *serve.Tokens
+	if f.tokens != "" {
+		if tokens, err = serve.LoadTokens(f.tokens); err != nil {
+			fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
+			return exitFail
+		}
+		logger.Info("bearer tokens required", "tokens", tokens.Len())
+	}
 	progs, diags, err := loadFlows(paths, opts)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
@@ -110,9 +192,11 @@ func runServe(ctx context.Context, env *Env) int {
 		return exitFail
 	}
 	srv, err := serve.New(progs, serve.Options{
-		Version: Version,
-		Logger:  logger,
-		Host:    &actions.Host{FSRoot: f.fsRoot, Logger: logger},
+		Version:        Version,
+		Logger:         logger,
+		Host:           &actions.Host{FSRoot: f.fsRoot, Logger: logger},
+		MaxLegacyCalls: f.maxLegacyCalls,
+		RoundTimeout:   f.roundTimeout,
 	})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
@@ -138,21 +222,47 @@ func runServe(ctx context.Context, env *Env) int {
 		}
 		return exitOK
 	}
-	return serveHTTP(ctx, env, f.http, srv, logger)
+	hopts := serve.HTTPOptions{
+		SessionTimeout:      f.sessionTimeout,
+		MaxRequestBodyBytes: f.maxBody,
+		MaxSessions:         f.maxSessions,
+		AllowedHosts:        splitList(f.allowedHosts),
+		AllowedOrigins:      splitList(f.allowedOrigins),
+		Tokens:              tokens,
+		Metrics:             f.metrics,
+		ReadHeaderTimeout:   f.readHeader,
+		ReadTimeout:         f.readTimeout,
+		WriteTimeout:        f.writeTimeout,
+		IdleTimeout:         f.idleTimeout,
+	}
+	return serveHTTP(ctx, env, f.http, srv, hopts, f.shutdownTimeout, logger)
 }
 
-// serveHTTP serves until ctx is done, then shuts down gracefully.
-func serveHTTP(ctx context.Context, env *Env, addr string, srv *serve.Server, logger *slog.Logger) int {
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+// serveHTTP serves until ctx is done, then shuts down gracefully: parked
+// session-era calls end, rounds in flight get up to shutdownTimeout.
+func serveHTTP(ctx context.Context, env *Env, addr string, srv *serve.Server, hopts serve.HTTPOptions, shutdownTimeout time.Duration, logger *slog.Logger) int {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
 		return exitFail
 	}
-	hs := &http.Server{
-		Handler:           srv.HTTPHandler(serve.HTTPOptions{}),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+	if hopts.Tokens == nil {
+		if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() {
+			logger.Warn("serving on a non-loopback address without --tokens: anyone who can reach it can call the tools", "addr", ln.Addr().String())
+		}
 	}
+	hs := srv.HTTPServer(addr, hopts)
 	fmt.Fprintf(env.Stdout, "flowserve: serving %d tools (%s) at http://%s%s\n",
 		len(srv.Tools()), strings.Join(srv.Tools(), ", "), ln.Addr(), serve.EndpointPath)
 	errc := make(chan error, 1)
@@ -163,11 +273,11 @@ func serveHTTP(ctx context.Context, env *Env, addr string, srv *serve.Server, lo
 		return exitFail
 	case <-ctx.Done():
 	}
-	logger.Info("shutting down")
-	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	logger.Info("shutting down", "timeout", shutdownTimeout.String())
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		fmt.Fprintf(env.Stderr, "flowserve serve: shutdown: %v\n", err)
+	if err := srv.Shutdown(sctx, hs); err != nil {
+		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
 		return exitFail
 	}
 	return exitOK

@@ -94,6 +94,7 @@ func (r *runner) ask(cn *cnode) (int, *Result, error) {
 		if reason, err := r.check(cn, content); err != nil {
 			return 0, nil, err
 		} else if reason != "" {
+			r.req.Stats.answer("invalid")
 			invalid++
 			if invalid > cn.retries {
 				tries := "try"
@@ -215,6 +216,7 @@ func (r *runner) check(cn *cnode, content map[string]any) (string, error) {
 
 // recordAnswer journals an answer.
 func (r *runner) recordAnswer(cn *cnode, action string, content map[string]any) error {
+	r.req.Stats.answer(action)
 	v := map[string]any{"action": action}
 	if len(content) > 0 {
 		v["content"] = content

@@ -61,8 +61,11 @@ type storedReply struct {
 // lookupReply returns the stored final result of this round, if any.
 func (p *Program) lookupReply(ctx context.Context, key [32]byte) (*Result, error) {
 	b, ok, err := p.replies.Get(ctx, key)
-	if err != nil || !ok {
-		return nil, err
+	if err != nil {
+		return nil, fmt.Errorf("reply store: %w", err)
+	}
+	if !ok {
+		return nil, nil
 	}
 	var sr storedReply
 	if err := json.Unmarshal(b, &sr); err != nil {

@@ -34,6 +34,47 @@ type Request struct {
 	// schema first. Test runners (flowserve test) use it; servers leave it
 	// nil.
 	Mock func(node string, input map[string]any) *StepMock
+	// Stats, when set, is filled in with figures about the round for the
+	// server's logs and metrics, whatever the round's outcome (a result or
+	// an error).
+	Stats *RoundStats
+}
+
+// RoundStats describes one round as far as it got.
+type RoundStats struct {
+	// RunID identifies the run (32 hex digits) once it is known: minted
+	// on the first round, read from the request state on later ones.
+	RunID string
+	// Round is the round's number once it is known, 1 for the first.
+	Round int
+	// Node is the last node the round reached, or "".
+	Node string
+	// Answers counts the answers the round took, by action: "accept",
+	// "decline", "cancel", "unavailable" (the client could not be asked and
+	// the ask has an unavailable node) and "invalid" (accepted content that
+	// failed the form's schema or its validate rules). Nil when none.
+	Answers map[string]int
+	// StepErrors counts the steps the round ran that failed, after their
+	// retries, whether or not an on_error node took over.
+	StepErrors int
+}
+
+// answer counts one answer taken with the given action.
+func (s *RoundStats) answer(action string) {
+	if s == nil {
+		return
+	}
+	if s.Answers == nil {
+		s.Answers = make(map[string]int, 2)
+	}
+	s.Answers[action]++
+}
+
+// stepFailed counts one failed step.
+func (s *RoundStats) stepFailed() {
+	if s != nil {
+		s.StepErrors++
+	}
 }
 
 // StepMock is the outcome of a step that Request.Mock supplies in place

@@ -33,17 +33,28 @@ func (p *Program) Run(ctx context.Context, req *Request) (*Result, error) {
 		return nil, fmt.Errorf("digest arguments: %w", err)
 	}
 	st := &state.State{Tool: p.Name(), ArgsDigest: digest, Principal: req.Principal, FlowHash: p.file.Hash}
-	var replyKey [32]byte
+	var (
+		replyKey [32]byte
+		storeErr error
+	)
 	if req.State != "" {
 		st, err = p.codec.Open(req.State, state.Binding{Tool: p.Name(), ArgsDigest: digest, Principal: req.Principal})
 		if err != nil {
 			return nil, err
 		}
+		if req.Stats != nil {
+			req.Stats.RunID, req.Stats.Round = hex.EncodeToString(st.RunID[:]), st.Round+1
+		}
 		if p.replies != nil {
 			replyKey = replyKeyOf(req.State, req.Responses)
-			if res, err := p.lookupReply(ctx, replyKey); err != nil || res != nil {
-				return res, err
+			res, err := p.lookupReply(ctx, replyKey)
+			if res != nil {
+				return res, nil
 			}
+			// A store that cannot be read does not stop the run: the round
+			// runs (a retried final round may then run its last steps
+			// again, as without a store), and the server logs StoreErr.
+			storeErr = err
 		}
 	} else {
 		if _, err := rand.Read(st.RunID[:]); err != nil {
@@ -71,11 +82,22 @@ func (p *Program) Run(ctx context.Context, req *Request) (*Result, error) {
 		varClient: clientValue(req.Client),
 		varError:  "",
 	}
+	if req.Stats != nil {
+		req.Stats.RunID, req.Stats.Round = r.runID, r.round
+	}
 	res, err := r.run()
+	if req.Stats != nil && len(r.trace) > 0 {
+		req.Stats.Node = r.trace[len(r.trace)-1]
+	}
 	if err == nil && res.Complete != nil && req.State != "" && p.replies != nil {
 		// A store that fails does not fail the call: the result exists and
 		// its effects happened. The server logs StoreErr.
-		res.StoreErr = p.storeReply(ctx, replyKey, res, st.Expires)
+		if putErr := p.storeReply(ctx, replyKey, res, st.Expires); putErr != nil {
+			storeErr = errors.Join(storeErr, putErr)
+		}
+	}
+	if err == nil && storeErr != nil {
+		res.StoreErr = storeErr
 	}
 	return res, err
 }

@@ -39,6 +39,7 @@ func (r *runner) step(cn *cnode) (int, error) {
 		r.req.OnStep(cn.n.ID, cn.action.Name, pos, true)
 	}
 	if runErr != nil {
+		r.req.Stats.stepFailed()
 		if cn.onError < 0 {
 			return 0, fmt.Errorf("%s failed: %w", cn.action.Name, runErr)
 		}

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
@@ -31,7 +32,7 @@ func BenchmarkHTTPRuns(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv, err := New([]*flow.Program{p}, Options{})
+	srv, err := New([]*flow.Program{p}, Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -3,12 +3,10 @@ package serve
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -55,22 +53,28 @@ func invalidParams(msg string) error {
 // principal identifies the caller of an SDK request (see
 // principalFromHeader).
 func principal(req *mcp.CallToolRequest) string {
-	if req.Extra == nil || req.Extra.Header == nil {
-		return ""
+	if h := headerOf(req); h != nil {
+		return principalFromHeader(h)
 	}
-	return principalFromHeader(req.Extra.Header)
+	return ""
+}
+
+// headerOf returns the HTTP headers of an SDK request, or nil (stdio).
+func headerOf(req *mcp.CallToolRequest) http.Header {
+	if req.Extra == nil {
+		return nil
+	}
+	return req.Extra.Header
 }
 
 // principalFromHeader identifies the caller: a digest of the HTTP bearer
 // token, or "" when there is none (stdio). The token itself is never kept.
 func principalFromHeader(h http.Header) string {
-	auth := h.Get("Authorization")
-	scheme, token, ok := strings.Cut(auth, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+	token, ok := bearerToken(h)
+	if !ok {
 		return ""
 	}
-	sum := sha256.Sum256([]byte(strings.TrimSpace(token)))
-	return "bearer:" + hex.EncodeToString(sum[:16])
+	return principalOf(sha256.Sum256([]byte(token)))
 }
 
 // modernClient reads the client's name and capabilities from a
@@ -113,7 +117,7 @@ func (s *Server) callModern(ctx context.Context, p *flow.Program, req *mcp.CallT
 			fr.Responses[id] = b
 		}
 	}
-	res, rpcErr, err := s.modernRound(ctx, p, fr)
+	res, rpcErr, err := s.modernRound(ctx, p, fr, s.callerOf(headerOf(req)))
 	switch {
 	case err != nil:
 		return nil, err
@@ -133,11 +137,16 @@ func (s *Server) callModern(ctx context.Context, p *flow.Program, req *mcp.CallT
 // the lean one) and stdio go through it. Problems with the request come
 // back as a JSON-RPC error (-32602 for the request state and answers,
 // -32021 for a question the client cannot answer); failures of the run as
-// an error result the model can read; a cancelled call as err.
-func (s *Server) modernRound(ctx context.Context, p *flow.Program, fr *flow.Request) (*flow.Result, *jsonrpc.Error, error) {
-	res, err := p.Run(ctx, fr)
+// an error result the model can read; a cancelled call as err. caller
+// names the caller in the logs ("" when unknown).
+func (s *Server) modernRound(ctx context.Context, p *flow.Program, fr *flow.Request, caller string) (*flow.Result, *jsonrpc.Error, error) {
+	rd := s.startRound(p, firstModernVersion, caller, fr)
+	rctx, cancel := s.roundContext(ctx)
+	res, err := p.Run(rctx, fr)
+	cancel()
+	s.logAnswers(p, rd, fr.Responses)
 	if err == nil {
-		s.logRound(p, res)
+		rd.end(res, nil, nil)
 		return res, nil, nil
 	}
 	var mc *flow.MissingCapabilityError
@@ -145,14 +154,21 @@ func (s *Server) modernRound(ctx context.Context, p *flow.Program, fr *flow.Requ
 	case ctx.Err() != nil:
 		// The call itself was cancelled; a step's own deadline is a run
 		// failure below.
+		rd.end(nil, nil, ctx.Err())
 		return nil, nil, ctx.Err()
 	case flow.IsInvalidParams(err):
-		return nil, &jsonrpc.Error{Code: codeInvalidParams, Message: err.Error()}, nil
+		rpcErr := &jsonrpc.Error{Code: codeInvalidParams, Message: err.Error()}
+		rd.end(nil, rpcErr, err)
+		return nil, rpcErr, nil
 	case errors.As(err, &mc):
 		data, _ := json.Marshal(map[string]any{"requiredCapabilities": mc.Required})
-		return nil, &jsonrpc.Error{Code: codeMissingCapability, Message: err.Error(), Data: data}, nil
+		rpcErr := &jsonrpc.Error{Code: codeMissingCapability, Message: err.Error(), Data: data}
+		rd.end(nil, rpcErr, err)
+		return nil, rpcErr, nil
 	}
-	return &flow.Result{Complete: s.failure(p, err)}, nil, nil
+	res = &flow.Result{Complete: failure(p, err)}
+	rd.end(res, nil, err)
+	return res, nil, nil
 }
 
 // elicitParams turns a question into elicitation/create params.
@@ -243,15 +259,4 @@ func content(block map[string]any) (mcp.Content, error) {
 		return nil, fmt.Errorf("%s block: %v", typ, err)
 	}
 	return c, nil
-}
-
-// logRound logs what the server operator should know about a round.
-func (s *Server) logRound(p *flow.Program, res *flow.Result) {
-	if res.StoreErr != nil {
-		s.log.Warn("final result not kept in the reply store; a retried final round will run its last steps again",
-			"tool", p.Name(), "err", res.StoreErr)
-	}
-	if res.Replayed {
-		s.log.Debug("final round answered from the reply store", "tool", p.Name())
-	}
 }

@@ -19,4 +19,13 @@
 // inputResponses are JSON-RPC -32602, a question the client cannot answer
 // is -32021 (2026-07-28) or an error result (older eras), and failures of
 // the run are error results the model can read.
+//
+// For operators (docs/operations.md): HTTPServer builds the http.Server
+// with read, write and idle timeouts; HTTPOptions checks the Host and
+// Origin headers against DNS rebinding, takes bearer tokens (LoadTokens),
+// bounds request bodies and session-era sessions, and serves Prometheus
+// metrics at /metrics; Options.MaxLegacyCalls bounds the session-era calls
+// parked waiting for answers; Shutdown stops the server gracefully. Every
+// round is logged with log/slog (tool, era, run, round, node, outcome) and
+// counted in the server's own metrics registry (Metrics).
 package serve

@@ -1,47 +1,175 @@
 package serve
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/flowserve/flowserve/metrics"
 )
 
-// HTTPOptions configure the Streamable HTTP endpoint.
+// HTTPOptions configure the Streamable HTTP endpoint (HTTPHandler) and
+// the http.Server around it (HTTPServer). The zero value is usable: every
+// zero field takes its default; a negative duration or limit means none.
 type HTTPOptions struct {
 	// SessionTimeout closes idle session-era sessions; default 30 minutes.
 	SessionTimeout time.Duration
-	// MaxRequestBodyBytes limits request bodies; 0 means the SDK's default.
+	// MaxRequestBodyBytes limits request bodies: a longer one is answered
+	// 413 on every path; default (and when negative)
+	// DefaultMaxRequestBodyBytes. There is no way to lift the limit.
 	MaxRequestBodyBytes int64
+	// MaxSessions bounds the open session-era (2025-06-18, 2025-11-25)
+	// sessions. A new session over the cap is refused with HTTP 503 and a
+	// JSON-RPC error, and the open ones go on; default DefaultMaxSessions.
+	MaxSessions int
+
+	// AllowedHosts lists the host names (a port is ignored; "*.example.com"
+	// matches its subdomains; "*" matches any) the Host header may name,
+	// for a server behind a proxy or on a public address. Without it, a
+	// request that arrived on a loopback address must name a loopback host
+	// (localhost, 127.0.0.1, [::1]) and other requests may name any host.
+	// With it, only the listed hosts, and loopback hosts on loopback
+	// connections, are served. Others get 403 (DNS rebinding protection).
+	AllowedHosts []string
+	// AllowedOrigins lists the browser origins ("https://app.example.com";
+	// "*" for any) allowed to call the server, besides origins on an
+	// AllowedHosts host and loopback origins on loopback connections. A
+	// request whose Origin header is none of these gets 403; requests
+	// without Origin (every non-browser client) are not affected.
+	AllowedOrigins []string
+	// Tokens, when set, are the accepted bearer tokens: a request without
+	// "Authorization: Bearer <one of them>" gets 401 with
+	// "WWW-Authenticate: Bearer". See LoadTokens.
+	Tokens *Tokens
+
+	// Metrics serves the server's Prometheus metrics at MetricsPath (with
+	// the same Host, Origin and token checks as the endpoint).
+	Metrics bool
+
+	// ReadHeaderTimeout bounds reading a request's headers; default 10 s.
+	ReadHeaderTimeout time.Duration
+	// ReadTimeout bounds reading a whole request, body included; default
+	// 1 minute. It does not limit how long a round may run.
+	ReadTimeout time.Duration
+	// WriteTimeout bounds each write of a response to the client (a reply,
+	// or one event of a stream), so a client that stops reading cannot
+	// hold the server; default 30 s. Unlike http.Server.WriteTimeout it
+	// does not bound the whole response, which would cut long rounds and
+	// session streams. HTTPHandler applies it.
+	WriteTimeout time.Duration
+	// IdleTimeout closes keep-alive connections idle this long; default
+	// 2 minutes.
+	IdleTimeout time.Duration
+	// MaxHeaderBytes limits the size of request headers; default 64 KiB.
+	MaxHeaderBytes int
+}
+
+// The defaults of HTTPOptions.
+const (
+	DefaultMaxRequestBodyBytes = 4 << 20
+	DefaultMaxSessions         = 4096
+	DefaultSessionTimeout      = 30 * time.Minute
+	DefaultReadHeaderTimeout   = 10 * time.Second
+	DefaultReadTimeout         = time.Minute
+	DefaultWriteTimeout        = 30 * time.Second
+	DefaultIdleTimeout         = 2 * time.Minute
+	DefaultMaxHeaderBytes      = 64 << 10
+	// DefaultShutdownTimeout is how long the CLI lets rounds in flight
+	// finish when it is told to stop (Server.Shutdown takes its deadline
+	// from its context).
+	DefaultShutdownTimeout = 30 * time.Second
+)
+
+// withDefaults fills in zero fields and turns negative durations and
+// header limits into zero, which http.Server reads as "none" (or its own
+// default). It is not idempotent: apply it once.
+func (o HTTPOptions) withDefaults() HTTPOptions {
+	dur := func(d *time.Duration, def time.Duration) {
+		switch {
+		case *d == 0:
+			*d = def
+		case *d < 0:
+			*d = 0
+		}
+	}
+	dur(&o.SessionTimeout, DefaultSessionTimeout)
+	dur(&o.ReadHeaderTimeout, DefaultReadHeaderTimeout)
+	dur(&o.ReadTimeout, DefaultReadTimeout)
+	dur(&o.WriteTimeout, DefaultWriteTimeout)
+	dur(&o.IdleTimeout, DefaultIdleTimeout)
+	if o.MaxRequestBodyBytes <= 0 {
+		o.MaxRequestBodyBytes = DefaultMaxRequestBodyBytes
+	}
+	if o.MaxSessions == 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
+	switch {
+	case o.MaxHeaderBytes == 0:
+		o.MaxHeaderBytes = DefaultMaxHeaderBytes
+	case o.MaxHeaderBytes < 0:
+		o.MaxHeaderBytes = 0 // http.DefaultMaxHeaderBytes
+	}
+	return o
 }
 
 // EndpointPath is where the MCP endpoint is served.
 const EndpointPath = "/mcp"
 
+// MetricsPath is where HTTPOptions.Metrics serves the metrics.
+const MetricsPath = "/metrics"
+
 // HTTPHandler returns the Streamable HTTP endpoint at /mcp, serving both
 // eras: requests with an MCP-Protocol-Version header at or after
 // 2026-07-28 go to a stateless handler; everything else (initialize and
 // session requests) to a session handler.
+//
+// Every request is checked first, in this order: its Host header and
+// then its Origin header against DNS rebinding (403), then its bearer
+// token when opts.Tokens is set (401). Then a new session over
+// opts.MaxSessions is refused (503), and a body over
+// opts.MaxRequestBodyBytes is answered 413.
 func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
-	if opts.SessionTimeout <= 0 {
-		opts.SessionTimeout = 30 * time.Minute
-	}
+	opts = opts.withDefaults()
+	s.tokens.Store(opts.Tokens)
 	get := func(*http.Request) *mcp.Server { return s.mcp }
 	stateless := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
 		Stateless:                    true,
 		PropagateRequestCancellation: true,
 		MaxRequestBodyBytes:          opts.MaxRequestBodyBytes,
-		Logger:                       s.opts.Logger,
+		Logger:                       s.sdkLog,
+		// The guard checks the Host header, as the go-sdk would, or
+		// against opts.AllowedHosts.
+		DisableLocalhostProtection: true,
 	})
-	sessions := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
-		SessionTimeout:      opts.SessionTimeout,
-		MaxRequestBodyBytes: opts.MaxRequestBodyBytes,
-		Logger:              s.opts.Logger,
+	var sessions http.Handler = mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
+		SessionTimeout:             opts.SessionTimeout,
+		MaxRequestBodyBytes:        opts.MaxRequestBodyBytes,
+		Logger:                     s.sdkLog,
+		DisableLocalhostProtection: true,
 	})
+	if opts.Tokens != nil {
+		sessions = bindSessions(sessions)
+	}
+	g := newGuard(opts, s.metrics)
+	slots := newGate(opts.MaxSessions, s.metrics.Sessions)
 	mux := http.NewServeMux()
-	mux.HandleFunc(EndpointPath, func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc(EndpointPath, func(rw http.ResponseWriter, r *http.Request) {
+		w := newResponseWriter(rw, opts.WriteTimeout)
+		defer w.finish(s.metrics)
+		if !g.check(w, r) {
+			return
+		}
 		if r.Header.Get("Mcp-Protocol-Version") < firstModernVersion {
-			sessions.ServeHTTP(w, r)
+			s.serveSessions(w, r, sessions, slots, opts.MaxRequestBodyBytes)
 			return
 		}
 		if !leanEligible(r) {
@@ -50,5 +178,279 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 		}
 		s.serveLean(w, r, opts.MaxRequestBodyBytes, stateless)
 	})
+	if opts.Metrics {
+		mh := s.metrics.Handler()
+		mux.HandleFunc(MetricsPath, func(rw http.ResponseWriter, r *http.Request) {
+			w := newResponseWriter(rw, opts.WriteTimeout)
+			defer w.finish(nil)
+			if g.check(w, r) {
+				mh.ServeHTTP(w, r)
+			}
+		})
+	}
 	return mux
+}
+
+// HTTPServer returns an http.Server for addr serving HTTPHandler(opts),
+// with opts' timeouts and header limit, its errors logged to the server's
+// logger, and Drain registered to run when it shuts down. Serve it with
+// ListenAndServe or Serve, and stop it with Server.Shutdown.
+func (s *Server) HTTPServer(addr string, opts HTTPOptions) *http.Server {
+	o := opts.withDefaults()
+	hs := &http.Server{
+		Addr:              addr,
+		Handler:           s.HTTPHandler(opts),
+		ReadHeaderTimeout: o.ReadHeaderTimeout,
+		ReadTimeout:       o.ReadTimeout,
+		IdleTimeout:       o.IdleTimeout,
+		MaxHeaderBytes:    o.MaxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	hs.RegisterOnShutdown(s.Drain)
+	return hs
+}
+
+// Shutdown stops hs gracefully: it stops accepting connections, lets the
+// rounds in flight finish, ends the session-era calls parked waiting for
+// an answer with an error result telling the user to call the tool
+// again, closes the sessions, and returns when every connection is done.
+// When ctx ends first, it closes the remaining connections and returns
+// ctx's error. hs is any http.Server serving this server's handler.
+func (s *Server) Shutdown(ctx context.Context, hs *http.Server) error {
+	hs.RegisterOnShutdown(s.Drain) // once is enough; Drain runs once anyway
+	err := hs.Shutdown(ctx)
+	if err != nil {
+		s.Drain()
+		hs.Close()
+	}
+	s.closeSessions()
+	if err != nil {
+		return fmt.Errorf("shutdown: rounds still running after the deadline were cut off: %w", err)
+	}
+	return nil
+}
+
+// Drain starts the server's shutdown, once: session-era calls parked
+// waiting for an answer stop waiting and end with an error result, new
+// sessions are refused, and once the session-era calls in progress have
+// ended every session is closed, which ends its streams. Rounds that are
+// running go on. HTTPServer registers Drain with RegisterOnShutdown, so
+// that http.Server.Shutdown calls it after closing the listeners.
+func (s *Server) Drain() {
+	s.drainOnce.Do(func() {
+		s.log.Info("shutting down: ending parked calls and letting rounds in flight finish")
+		s.drain()
+		go func() {
+			// A session's streams end when it closes; first let the calls
+			// in progress end and their replies go out.
+			s.legacy.wait()
+			s.sessionPOSTs.wait()
+			s.closeSessions()
+		}()
+	})
+}
+
+// closeSessions closes the session-era HTTP sessions (the ones with an
+// id: stdio and the stateless requests' sessions have none).
+func (s *Server) closeSessions() {
+	var open []*mcp.ServerSession
+	for ss := range s.mcp.Sessions() {
+		if ss.ID() != "" {
+			open = append(open, ss)
+		}
+	}
+	for _, ss := range open {
+		ss.Close()
+	}
+}
+
+// serveSessions serves a session-era request, counting the sessions it
+// opens against the cap.
+func (s *Server) serveSessions(w http.ResponseWriter, r *http.Request, h http.Handler, slots *gate, maxBody int64) {
+	if r.Method != http.MethodPost {
+		h.ServeHTTP(w, r)
+		return
+	}
+	s.sessionPOSTs.acquire()
+	defer s.sessionPOSTs.release()
+	if r.Header.Get("Mcp-Session-Id") != "" {
+		h.ServeHTTP(w, r)
+		return
+	}
+	// A POST without a session id opens a session (initialize).
+	if s.drainCtx.Err() != nil {
+		refuseSession(w, r, maxBody, "the server is shutting down; connect again later")
+		return
+	}
+	if !slots.acquire() {
+		s.metrics.Rejected.WithLabelValues(metrics.RejectSessions).Inc()
+		s.log.Warn("new session refused: too many open", "max", slots.max)
+		refuseSession(w, r, maxBody, fmt.Sprintf("the server has as many open sessions as it may (%d); try again later", slots.max))
+		return
+	}
+	h.ServeHTTP(w, r)
+	if ss := s.session(w.Header().Get("Mcp-Session-Id")); ss != nil {
+		go func() {
+			ss.Wait()
+			slots.release()
+		}()
+		return
+	}
+	slots.release() // no session was opened, or it is closed already
+}
+
+// session returns the open session with the given id, or nil.
+func (s *Server) session(id string) *mcp.ServerSession {
+	if id == "" {
+		return nil
+	}
+	for ss := range s.mcp.Sessions() {
+		if ss.ID() == id {
+			return ss
+		}
+	}
+	return nil
+}
+
+// refuseSession answers a request that would open a session with 503 and
+// a JSON-RPC error carrying the request's id.
+func refuseSession(w http.ResponseWriter, r *http.Request, maxBody int64, msg string) {
+	var req struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if body, err := io.ReadAll(io.LimitReader(r.Body, maxBody)); err == nil {
+		_ = json.Unmarshal(body, &req)
+	}
+	id := req.ID
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	w.Header().Set("Retry-After", "5")
+	writeRPCError(w, http.StatusServiceUnavailable, id, &jsonrpc.Error{Code: codeServerBusy, Message: msg})
+}
+
+// gate counts things in progress against a cap (max ≤ 0: no cap), in a
+// gauge (if not nil).
+type gate struct {
+	max   int
+	gauge prometheus.Gauge
+
+	mu   sync.Mutex
+	n    int
+	zero chan struct{} // closed when n drops to 0, for wait
+}
+
+func newGate(max int, gauge prometheus.Gauge) *gate {
+	return &gate{max: max, gauge: gauge}
+}
+
+// acquire takes a place if there is one.
+func (g *gate) acquire() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.max > 0 && g.n >= g.max {
+		return false
+	}
+	g.n++
+	if g.gauge != nil {
+		g.gauge.Inc()
+	}
+	return true
+}
+
+// release gives a place back.
+func (g *gate) release() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.n--
+	if g.gauge != nil {
+		g.gauge.Dec()
+	}
+	if g.n == 0 && g.zero != nil {
+		close(g.zero)
+		g.zero = nil
+	}
+}
+
+// wait returns when no place is taken.
+func (g *gate) wait() {
+	g.mu.Lock()
+	if g.n == 0 {
+		g.mu.Unlock()
+		return
+	}
+	if g.zero == nil {
+		g.zero = make(chan struct{})
+	}
+	ch := g.zero
+	g.mu.Unlock()
+	<-ch
+}
+
+// responseWriter applies HTTPOptions.WriteTimeout to each write and
+// flush of a response, and notes its status for the metrics. It keeps the
+// http.ResponseController features of the writer it wraps (Unwrap).
+type responseWriter struct {
+	http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+	status  int
+}
+
+func newResponseWriter(w http.ResponseWriter, timeout time.Duration) *responseWriter {
+	return &responseWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: timeout}
+}
+
+// WriteHeader notes the status and sends it.
+func (w *responseWriter) WriteHeader(code int) {
+	if w.status == 0 && code >= 200 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Write writes under the write timeout.
+func (w *responseWriter) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	w.arm()
+	n, err := w.ResponseWriter.Write(p)
+	w.disarm()
+	return n, err
+}
+
+// FlushError flushes under the write timeout.
+func (w *responseWriter) FlushError() error {
+	w.arm()
+	err := w.rc.Flush()
+	w.disarm()
+	return err
+}
+
+// Flush flushes under the write timeout.
+func (w *responseWriter) Flush() { _ = w.FlushError() }
+
+// Unwrap returns the wrapped writer, for http.ResponseController.
+func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *responseWriter) arm() {
+	if w.timeout > 0 {
+		_ = w.rc.SetWriteDeadline(time.Now().Add(w.timeout))
+	}
+}
+
+func (w *responseWriter) disarm() {
+	if w.timeout > 0 {
+		_ = w.rc.SetWriteDeadline(time.Time{})
+	}
+}
+
+// finish bounds the last flush, which net/http makes after the handler
+// returns, and counts a 413 in m (when not nil).
+func (w *responseWriter) finish(m *metrics.Metrics) {
+	w.arm()
+	if m != nil && w.status == http.StatusRequestEntityTooLarge {
+		m.Rejected.WithLabelValues(metrics.RejectTooLarge).Inc()
+	}
 }

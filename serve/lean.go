@@ -171,7 +171,7 @@ func (s *Server) callLean(w http.ResponseWriter, r *http.Request, req *leanReque
 		sse = &sseWriter{w: w}
 		fr.OnStep = s.progressHook(token, sse.notify)
 	}
-	res, rpcErr, err := s.modernRound(ctx, p, fr)
+	res, rpcErr, err := s.modernRound(ctx, p, fr, s.callerOf(r.Header))
 	switch {
 	case err != nil:
 		if errors.Is(err, context.Canceled) {
@@ -332,16 +332,12 @@ func (s *sseWriter) event(data []byte) error {
 
 // leanEligible reports whether the lean path may take a request: a POST
 // that passes the checks the SDK's handler makes before reading a body
-// (DNS rebinding protection, Content-Type, Accept). Anything else goes to
-// the SDK, which rejects it the way it always does.
+// (Content-Type, Accept; the Host and Origin checks against DNS
+// rebinding come first, for every request, in HTTPHandler). Anything
+// else goes to the SDK, which rejects it the way it always does.
 func leanEligible(r *http.Request) bool {
 	if r.Method != http.MethodPost {
 		return false
-	}
-	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && local != nil {
-		if isLoopback(local.String()) && !isLoopback(r.Host) {
-			return false
-		}
 	}
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
 		return false

@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/metrics"
 )
 
 // firstURLVersion is the first protocol version with URL-mode elicitation.
@@ -40,7 +43,16 @@ func (s *Server) callLegacy(ctx context.Context, p *flow.Program, req *mcp.CallT
 	if req.Session == nil {
 		return nil, fmt.Errorf("session call without a session")
 	}
+	if !s.legacy.acquire() {
+		s.metrics.Rejected.WithLabelValues(metrics.RejectLegacyCalls).Inc()
+		s.log.Warn("session-era call refused: too many in progress", "tool", p.Name(), "max", s.opts.MaxLegacyCalls)
+		return nil, &jsonrpc.Error{Code: codeServerBusy, Message: fmt.Sprintf(
+			"the server is busy: it is running as many tool calls for session clients as it may (%d); try again later", s.opts.MaxLegacyCalls)}
+	}
+	defer s.legacy.release()
 	client := legacyClient(req.Session.InitializeParams())
+	era := eraLabel(client.Protocol)
+	caller := s.callerOf(headerOf(req))
 	fr := &flow.Request{
 		Arguments: req.Params.Arguments,
 		Client:    client,
@@ -51,10 +63,14 @@ func (s *Server) callLegacy(ctx context.Context, p *flow.Program, req *mcp.CallT
 		if round > s.opts.LegacyRounds {
 			return errorResult(fmt.Sprintf("the %s tool asked more than %d questions in one call", p.Name(), s.opts.LegacyRounds)), nil
 		}
-		res, err := p.Run(ctx, fr)
+		rd := s.startRound(p, era, caller, fr)
+		rctx, cancel := s.roundContext(ctx)
+		res, err := p.Run(rctx, fr)
+		cancel()
 		if err != nil {
-			return s.legacyError(ctx, p, err)
+			return s.legacyError(ctx, p, rd, err)
 		}
+		rd.end(res, nil, nil)
 		if res.Complete != nil {
 			return toolResult(res.Complete)
 		}
@@ -66,23 +82,40 @@ func (s *Server) callLegacy(ctx context.Context, p *flow.Program, req *mcp.CallT
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
 				}
+				if s.drainCtx.Err() != nil {
+					s.log.Info("parked call ended: the server is shutting down", "tool", p.Name(), "run", rd.stats.RunID, "ask", id)
+					return errorResult(fmt.Sprintf("The server is shutting down, so the %s tool stopped before %q was answered; call the tool again.", p.Name(), id)), nil
+				}
 				return errorResult(fmt.Sprintf("asking %q failed: %v", id, err)), nil
+			}
+			if q.Mode != "url" && s.log.Enabled(ctx, slog.LevelDebug) {
+				// Answers to URL asks are never logged.
+				s.log.LogAttrs(ctx, slog.LevelDebug, "form answer", slog.String("tool", p.Name()),
+					slog.String("run", rd.stats.RunID), slog.Int("round", rd.stats.Round),
+					slog.String("ask", id), slog.String("answer", string(answer)))
 			}
 			fr.Responses[id] = answer
 		}
 	}
 }
 
-// elicit asks the client one question and returns its answer as JSON. The
-// SDK validates accepted content itself and, when it does not match,
-// returns only an error; the answer captured on the way in is used
-// instead, so the engine can ask again with its own reason, as on every
-// era.
+// elicit asks the client one question and returns its answer as JSON,
+// the call parked meanwhile. The SDK validates accepted content itself
+// and, when it does not match, returns only an error; the answer captured
+// on the way in is used instead, so the engine can ask again with its own
+// reason, as on every era. The wait ends when the server starts shutting
+// down.
 func (s *Server) elicit(ctx context.Context, ss *mcp.ServerSession, params *mcp.ElicitParams) (json.RawMessage, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(s.drainCtx, cancel)
+	defer stop()
+	s.metrics.ParkedCalls.Inc()
+	defer s.metrics.ParkedCalls.Dec()
 	c := &elicitCapture{}
 	res, err := ss.Elicit(context.WithValue(ctx, captureKey{}, c), params)
 	if err != nil {
-		if c.result == nil {
+		if c.result == nil || ctx.Err() != nil {
 			return nil, err
 		}
 		res = c.result
@@ -92,17 +125,21 @@ func (s *Server) elicit(ctx context.Context, ss *mcp.ServerSession, params *mcp.
 
 // legacyError maps an engine error onto a session reply: problems are
 // error results that say what went wrong.
-func (s *Server) legacyError(ctx context.Context, p *flow.Program, err error) (*mcp.CallToolResult, error) {
+func (s *Server) legacyError(ctx context.Context, p *flow.Program, rd *round, err error) (*mcp.CallToolResult, error) {
 	var mc *flow.MissingCapabilityError
 	switch {
 	case ctx.Err() != nil:
+		rd.end(nil, nil, ctx.Err())
 		return nil, ctx.Err()
 	case errors.As(err, &mc):
+		rd.end(&flow.Result{Complete: &flow.ToolResult{IsError: true}}, nil, nil)
 		return errorResult(fmt.Sprintf("The %s tool needs to ask you something (%q), but this client does not support elicitation in %s mode.", p.Name(), mc.Node, mc.Mode)), nil
 	case flow.IsInvalidParams(err):
+		rd.end(&flow.Result{Complete: &flow.ToolResult{IsError: true}}, nil, nil)
 		return errorResult(err.Error()), nil
 	}
-	return s.runFailure(p, err), nil
+	rd.end(&flow.Result{Complete: &flow.ToolResult{IsError: true}}, nil, err)
+	return runFailure(p, err), nil
 }
 
 // elicitCapture receives the raw result of an elicitation/create.

@@ -7,11 +7,14 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/flowserve/flowserve/actions"
 	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/metrics"
 )
 
 // Options configure a Server. The zero value is usable.
@@ -26,13 +29,50 @@ type Options struct {
 	// LegacyRounds bounds the rounds of one tools/call from a session
 	// client (2025-06-18, 2025-11-25); default 100.
 	LegacyRounds int
+	// RoundTimeout bounds one round of the engine. A round runs to its end
+	// even when the client goes away mid-round (so a final step that has
+	// run has its result kept in the reply store, and a retry does not
+	// run it again); this is its only deadline besides the steps' own.
+	// Default DefaultRoundTimeout.
+	RoundTimeout time.Duration
+	// MaxLegacyCalls bounds the tools/calls of session clients in
+	// progress at once, over every transport: each may be parked inside
+	// the server waiting for its user's answer. A call over the cap is
+	// refused with JSON-RPC error -32000 and the server goes on serving
+	// the others. Default DefaultMaxLegacyCalls; negative means no cap.
+	MaxLegacyCalls int
 }
+
+// DefaultRoundTimeout is Options.RoundTimeout when it is zero.
+const DefaultRoundTimeout = 10 * time.Minute
+
+// DefaultMaxLegacyCalls is Options.MaxLegacyCalls when it is zero.
+const DefaultMaxLegacyCalls = 4096
+
+// codeServerBusy is the JSON-RPC error (in the range JSON-RPC leaves to
+// servers) of a session-era call over Options.MaxLegacyCalls.
+const codeServerBusy = -32000
 
 // Server serves flows as MCP tools. It is safe for concurrent use.
 type Server struct {
-	opts Options
-	log  *slog.Logger
-	mcp  *mcp.Server
+	opts    Options
+	log     *slog.Logger
+	sdkLog  *slog.Logger // for the go-sdk; nil when Options.Logger is
+	mcp     *mcp.Server
+	metrics *metrics.Metrics
+
+	// tokens are the bearer tokens of the last HTTP handler made, for
+	// naming callers in the logs.
+	tokens atomic.Pointer[Tokens]
+	// legacy counts the session-era calls in progress, and sessionPOSTs
+	// the session-era POST requests being served (a call's reply goes out
+	// before its POST ends).
+	legacy, sessionPOSTs *gate
+	// drainCtx is cancelled when the server starts shutting down: parked
+	// session-era calls stop waiting for their answers.
+	drainCtx  context.Context
+	drain     context.CancelFunc
+	drainOnce sync.Once
 
 	mu    sync.RWMutex
 	tools map[string]*flow.Program
@@ -46,15 +86,25 @@ func New(progs []*flow.Program, opts Options) (*Server, error) {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
+	if opts.RoundTimeout <= 0 {
+		opts.RoundTimeout = DefaultRoundTimeout
+	}
 	if opts.LegacyRounds <= 0 {
 		opts.LegacyRounds = 100
 	}
-	s := &Server{opts: opts, log: opts.Logger, tools: map[string]*flow.Program{}}
+	if opts.MaxLegacyCalls == 0 {
+		opts.MaxLegacyCalls = DefaultMaxLegacyCalls
+	}
+	s := &Server{opts: opts, log: opts.Logger, tools: map[string]*flow.Program{}, metrics: metrics.New()}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	s.sdkLog = sdkLogger(opts.Logger)
+	s.legacy = newGate(opts.MaxLegacyCalls, s.metrics.LegacyCalls)
+	s.sessionPOSTs = newGate(0, nil)
+	s.drainCtx, s.drain = context.WithCancel(context.Background())
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
-		Logger: opts.Logger,
+		Logger: s.sdkLog,
 		Capabilities: &mcp.ServerCapabilities{
 			Tools: &mcp.ToolCapabilities{ListChanged: true},
 			// The SDK answers prompts/list (with no prompts) whatever is
@@ -77,6 +127,11 @@ func New(progs []*flow.Program, opts Options) (*Server, error) {
 
 // MCP returns the underlying go-sdk server, for transports.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Metrics returns the server's metrics, on a registry of its own. The
+// HTTP handler serves them at /metrics when HTTPOptions.Metrics is set;
+// register more collectors on Metrics().Registry.
+func (s *Server) Metrics() *metrics.Metrics { return s.metrics }
 
 // Tools returns the names of the served tools, sorted.
 func (s *Server) Tools() []string {
@@ -174,21 +229,26 @@ func errorResult(msg string) *mcp.CallToolResult {
 }
 
 // failure turns an engine error that is not a protocol error into an
-// error result, logging it.
-func (s *Server) failure(p *flow.Program, err error) *flow.ToolResult {
+// error result; the round's log names the error.
+func failure(p *flow.Program, err error) *flow.ToolResult {
 	msg := err.Error()
 	var re *flow.RunError
-	if errors.As(err, &re) {
-		s.log.Warn("run failed", "tool", p.Name(), "node", re.Node, "err", err)
-	} else {
-		s.log.Error("run failed", "tool", p.Name(), "err", err)
+	if !errors.As(err, &re) {
 		msg = fmt.Sprintf("the %s tool failed: %v", p.Name(), err)
 	}
 	return &flow.ToolResult{Content: []map[string]any{{"type": "text", "text": msg}}, IsError: true}
 }
 
 // runFailure is failure as an SDK result.
-func (s *Server) runFailure(p *flow.Program, err error) *mcp.CallToolResult {
-	res, _ := toolResult(s.failure(p, err))
+func runFailure(p *flow.Program, err error) *mcp.CallToolResult {
+	res, _ := toolResult(failure(p, err))
 	return res
+}
+
+// roundContext detaches a round from the cancellation of the request that
+// carries it: a client that gives up mid-round must not cut the round
+// between a step's effect and the reply store. The round keeps the
+// request's values and gets Options.RoundTimeout as its deadline.
+func (s *Server) roundContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), s.opts.RoundTimeout)
 }

@@ -41,7 +41,7 @@ func main() {
 }
 
 func run(bin, flowFile, tool string, n, par int) error {
-	cmd := exec.Command(bin, "serve", "--log-level", "error", "--http", "127.0.0.1:0", flowFile)
+	cmd := exec.Command(bin, "serve", "--log-level", "error", "--http", "127.0.0.1:0", "--max-sessions", "-1", "--max-legacy-calls", "-1", flowFile)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return err

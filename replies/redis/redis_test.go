@@ -368,9 +368,10 @@ func TestEngineSharesReplies(t *testing.T) {
 // fails. A store that cannot write (here a Redis user allowed GET but not
 // SET) does not fail the call: the result comes back with StoreErr set,
 // and a retry runs the step again, since nothing was kept. A store that
-// cannot be read (a dead server) fails the rounds that carry a state,
-// before any step runs: the engine cannot know whether the round was
-// already answered.
+// cannot be read (a dead server) does not stop the run either: the round
+// runs as without a store (a retried final round runs its steps again)
+// and StoreErr says why, so a Redis outage degrades to at-least-once
+// instead of taking every multi-round flow down.
 func TestEngineStoreFailures(t *testing.T) {
 	srv := redistest.Start(t)
 	raw := rawClient(t, srv)
@@ -391,7 +392,7 @@ func TestEngineStoreFailures(t *testing.T) {
 		wantCalls int    // the step's calls after the round and one retry
 	}{
 		{name: "read-only store", client: reader, storeErr: "redis reply store: set: NOPERM", wantCalls: 2},
-		{name: "dead store", client: dead, wantErr: "redis reply store: get: ", wantCalls: 0},
+		{name: "dead store", client: dead, storeErr: "redis reply store: get: ", wantCalls: 2},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

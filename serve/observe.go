@@ -1,0 +1,237 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/metrics"
+)
+
+// Logs. Every round is logged with these attributes, as far as they are
+// known (docs/operations.md):
+//
+//	tool     the tool (flow) name
+//	era      the protocol era: 2026-07-28, 2025-11-25 or 2025-06-18
+//	run      the run id, the same on every round of one call
+//	round    the round number, from 1
+//	node     the last node the round reached
+//	outcome  input_required, complete, error_result, protocol_error or cancelled
+//	code     the JSON-RPC error code of a protocol_error
+//	ms       the round's duration in milliseconds
+//	caller   the name of the caller's token, when the tokens file names it
+//
+// Levels: a finished call is Info, a round that needs input Debug, a run
+// that failed Warn (Error when the failure is the server's), a rejected
+// round Info. Form answers are logged at Debug only; answers to URL asks
+// never.
+
+// eraLabel maps a protocol version onto the era label of logs and
+// metrics, from a fixed set: the version comes from the client.
+func eraLabel(version string) string {
+	switch version {
+	case firstModernVersion, "2025-11-25", "2025-06-18":
+		return version
+	}
+	if version > firstModernVersion {
+		return firstModernVersion
+	}
+	return "other"
+}
+
+// round is one round being served.
+type round struct {
+	s      *Server
+	tool   string
+	era    string
+	caller string
+	start  time.Time
+	stats  flow.RoundStats
+}
+
+// startRound starts observing a round: the engine fills in fr.Stats.
+func (s *Server) startRound(p *flow.Program, era, caller string, fr *flow.Request) *round {
+	rd := &round{s: s, tool: p.Name(), era: era, caller: caller, start: time.Now()}
+	fr.Stats = &rd.stats
+	s.metrics.RoundsInFlight.Inc()
+	return rd
+}
+
+// end records the round's outcome in the metrics and the log: res is the
+// round's result (nil when it has none), rpcErr the JSON-RPC error it was
+// answered with, and err the engine's error (a run failure behind an
+// error result, or the protocol error's cause, or the context's error of
+// a cancelled round).
+func (rd *round) end(res *flow.Result, rpcErr *jsonrpc.Error, err error) {
+	s, m := rd.s, rd.s.metrics
+	d := time.Since(rd.start)
+	m.RoundsInFlight.Dec()
+	outcome, code := metrics.OutcomeCancelled, ""
+	switch {
+	case rpcErr != nil:
+		outcome, code = metrics.OutcomeProtocolError, strconv.FormatInt(rpcErr.Code, 10)
+	case res == nil:
+	case res.Input != nil:
+		outcome = metrics.OutcomeInputRequired
+		if rd.era == firstModernVersion {
+			// Sent to the client; a session's states stay in the server.
+			m.StateBytes.Observe(float64(len(res.Input.State)))
+		}
+	case res.Complete != nil && res.Complete.IsError:
+		outcome = metrics.OutcomeErrorResult
+	case res.Complete != nil:
+		outcome = metrics.OutcomeComplete
+	}
+	m.Rounds.WithLabelValues(rd.era, rd.tool, outcome, code).Inc()
+	m.RoundSeconds.WithLabelValues(rd.era).Observe(d.Seconds())
+	for action, n := range rd.stats.Answers {
+		m.Asks.WithLabelValues(rd.tool, action).Add(float64(n))
+	}
+	if rd.stats.StepErrors > 0 {
+		m.StepErrors.WithLabelValues(rd.tool).Add(float64(rd.stats.StepErrors))
+	}
+	if res != nil && res.Replayed {
+		m.ReplyStoreHits.WithLabelValues(rd.tool).Inc()
+	}
+	if res != nil && res.StoreErr != nil {
+		m.ReplyStoreErrors.WithLabelValues(rd.tool).Inc()
+	}
+
+	level, msg := slog.LevelInfo, "call finished"
+	switch outcome {
+	case metrics.OutcomeInputRequired:
+		level, msg = slog.LevelDebug, "round needs input"
+	case metrics.OutcomeProtocolError:
+		msg = "round rejected"
+	case metrics.OutcomeCancelled:
+		msg = "round cancelled"
+	case metrics.OutcomeErrorResult:
+		if err != nil {
+			level, msg = slog.LevelWarn, "run failed"
+			var re *flow.RunError
+			if !errors.As(err, &re) {
+				level = slog.LevelError
+			}
+		}
+	}
+	ctx := context.Background()
+	if !s.log.Enabled(ctx, level) && storeErr(res) == nil {
+		return
+	}
+	attrs := make([]slog.Attr, 0, 12)
+	attrs = append(attrs, slog.String("tool", rd.tool), slog.String("era", rd.era))
+	if rd.stats.RunID != "" {
+		attrs = append(attrs, slog.String("run", rd.stats.RunID), slog.Int("round", rd.stats.Round))
+	}
+	if rd.stats.Node != "" {
+		attrs = append(attrs, slog.String("node", rd.stats.Node))
+	}
+	attrs = append(attrs, slog.String("outcome", outcome))
+	if code != "" {
+		attrs = append(attrs, slog.String("code", code), slog.String("message", rpcErr.Message))
+	}
+	if res != nil && res.Replayed {
+		attrs = append(attrs, slog.Bool("replayed", true))
+	}
+	attrs = append(attrs, slog.Float64("ms", float64(d.Microseconds())/1000))
+	if rd.caller != "" {
+		attrs = append(attrs, slog.String("caller", rd.caller))
+	}
+	if err != nil && outcome == metrics.OutcomeErrorResult {
+		attrs = append(attrs, slog.String("err", err.Error()))
+	}
+	s.log.LogAttrs(ctx, level, msg, attrs...)
+	if se := storeErr(res); se != nil {
+		s.log.LogAttrs(ctx, slog.LevelWarn, "final result not kept in the reply store; a retried final round will run its last steps again",
+			slog.String("tool", rd.tool), slog.String("run", rd.stats.RunID), slog.String("err", se.Error()))
+	}
+}
+
+// storeErr returns the reply store's error of a result, if any.
+func storeErr(res *flow.Result) error {
+	if res == nil {
+		return nil
+	}
+	return res.StoreErr
+}
+
+// callerOf names the caller of a request with the given headers, when
+// the tokens file names its token.
+func (s *Server) callerOf(h http.Header) string {
+	t := s.tokens.Load()
+	if t == nil || h == nil {
+		return ""
+	}
+	return t.nameOf(principalFromHeader(h))
+}
+
+// logAnswers logs the answers of a 2026-07-28 round at Debug level: the
+// form answers only, never those to URL asks.
+func (s *Server) logAnswers(p *flow.Program, rd *round, responses map[string]json.RawMessage) {
+	if len(responses) == 0 || !s.log.Enabled(context.Background(), slog.LevelDebug) {
+		return
+	}
+	for id, raw := range responses {
+		if !isFormAsk(p, id) {
+			continue
+		}
+		s.log.LogAttrs(context.Background(), slog.LevelDebug, "form answer",
+			slog.String("tool", rd.tool), slog.String("run", rd.stats.RunID), slog.Int("round", rd.stats.Round),
+			slog.String("ask", id), slog.String("answer", string(raw)))
+	}
+}
+
+// isFormAsk reports whether id names a form-mode ask of p.
+func isFormAsk(p *flow.Program, id string) bool {
+	for _, n := range p.File().Nodes {
+		if n.ID == id {
+			return n.Ask != nil && n.Ask.URL == nil
+		}
+	}
+	return false
+}
+
+// sdkLogger returns the logger given to the go-sdk: l with the SDK's Info
+// records (a line for every session and every stateless request it
+// serves) demoted to Debug, and marked component=go-sdk. Nil stays nil:
+// the SDK then discards its logs.
+func sdkLogger(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		return nil
+	}
+	return slog.New(sdkHandler{l.Handler().WithAttrs([]slog.Attr{slog.String("component", "go-sdk")})})
+}
+
+// sdkHandler demotes Info records to Debug.
+type sdkHandler struct{ h slog.Handler }
+
+func demote(l slog.Level) slog.Level {
+	if l == slog.LevelInfo {
+		return slog.LevelDebug
+	}
+	return l
+}
+
+func (s sdkHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return s.h.Enabled(ctx, demote(l))
+}
+
+func (s sdkHandler) Handle(ctx context.Context, r slog.Record) error {
+	r.Level = demote(r.Level)
+	return s.h.Handle(ctx, r)
+}
+
+func (s sdkHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return sdkHandler{s.h.WithAttrs(attrs)}
+}
+
+func (s sdkHandler) WithGroup(name string) slog.Handler {
+	return sdkHandler{s.h.WithGroup(name)}
+}
