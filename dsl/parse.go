@@ -164,8 +164,8 @@ func decodeDocs(src []byte) ([]*yaml.Node, error) {
 
 // yamlError turns an error of the YAML decoder into a diagnostic. yaml.v3
 // reports the line where the enclosing construct started (and sometimes
-// none at all), so the line is found again by parsing ever longer prefixes
-// of the file until one fails with the same error.
+// none at all), so the line is found again as the end of the shortest
+// prefix of the file that fails with the same error.
 func (p *parser) yamlError(err error) {
 	full := err.Error()
 	msg := strings.TrimPrefix(full, "yaml: ")
@@ -181,17 +181,25 @@ func (p *parser) yamlError(err error) {
 		}
 	}
 	src := p.source()
+	// The shortest failing prefix is found by bisection: a prefix that
+	// ends before the mistake parses (or fails otherwise), one that ends
+	// after it fails the same way. Bisection keeps this to a few dozen
+	// parses even for large or hostile files.
 	line := 0
-	const maxTries, maxBytes = 300, 8 << 20
-	tries, bytesRead := 0, 0
-	for n := max(hint, 1); n <= len(src.lines) && tries < maxTries && bytesRead < maxBytes; n++ {
-		end := src.end(n, len(p.src))
-		tries++
-		bytesRead += end
-		if _, e := decodeDocs(p.src[:end]); e != nil && e.Error() == full {
-			line = n
-			break
+	fails := func(n int) bool {
+		_, e := decodeDocs(p.src[:src.end(n, len(p.src))])
+		return e != nil && e.Error() == full
+	}
+	if lo, hi := max(hint, 1), len(src.lines); lo <= hi && fails(hi) {
+		for lo < hi {
+			mid := lo + (hi-lo)/2
+			if fails(mid) {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
 		}
+		line = lo
 	}
 	if line == 0 {
 		line = min(max(hint, 1), len(src.lines))
