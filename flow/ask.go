@@ -3,6 +3,7 @@ package flow
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/flowserve/flowserve/internal/jsonx"
 
 	"github.com/flowserve/flowserve/flow/state"
 	"github.com/flowserve/flowserve/schemas"
@@ -138,7 +139,7 @@ func (r *runner) capable(cn *cnode) bool {
 // parseAnswer decodes one inputResponses entry; anything that is not an
 // elicitation result is a *ResponseError.
 func parseAnswer(key string, raw json.RawMessage) (*answer, error) {
-	v, err := parseJSON(raw)
+	v, err := jsonx.Parse(raw)
 	if err != nil {
 		return nil, &ResponseError{Key: key, Reason: "it is not valid JSON"}
 	}
@@ -230,7 +231,7 @@ func (r *runner) recordAnswer(cn *cnode, action string, content map[string]any) 
 
 // decodeAnswer turns a journaled answer back into the ask's value.
 func (r *runner) decodeAnswer(cn *cnode, raw []byte) (map[string]any, error) {
-	v, err := parseJSON(raw)
+	v, err := jsonx.Parse(raw)
 	if err != nil {
 		return nil, err
 	}

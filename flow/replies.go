@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"github.com/flowserve/flowserve/internal/jsonx"
 	"sort"
 	"time"
 )
@@ -36,7 +37,7 @@ func replyKeyOf(stateToken string, responses map[string]json.RawMessage) [32]byt
 	for _, id := range ids {
 		h.Write([]byte(id))
 		h.Write([]byte{0})
-		if v, err := parseJSON(responses[id]); err == nil {
+		if v, err := jsonx.Parse(responses[id]); err == nil {
 			if b, err := marshal(v); err == nil {
 				h.Write(b)
 			}

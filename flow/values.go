@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/flowserve/flowserve/internal/jsonx"
 	"math"
 	"strconv"
 	"strings"
@@ -12,7 +13,7 @@ import (
 // decodeJSON decodes raw into a JSON-like value, typing numbers by schema
 // (see normalize).
 func decodeJSON(raw []byte, schema map[string]any) (any, error) {
-	v, err := parseJSON(raw)
+	v, err := jsonx.Parse(raw)
 	if err != nil {
 		return nil, err
 	}

@@ -11,14 +11,17 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/flowserve/flowserve/actions"
 	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/internal/jsonx"
 )
 
 // The lean 2026-07-28 path. A 2026-07-28 tools/call is one POST and one
@@ -73,7 +76,7 @@ func (s *Server) serveLean(w http.ResponseWriter, r *http.Request, maxBody int64
 	}
 	body := buf.Bytes()
 	var req leanRequest
-	if json.Unmarshal(body, &req) != nil || req.Method != "tools/call" || len(req.ID) == 0 || req.Params == nil {
+	if decodeLean(body, &req) != nil || req.JSONRPC != "2.0" || req.Method != "tools/call" || len(req.ID) == 0 || req.Params == nil {
 		// Not a well-formed tools/call: the SDK answers it.
 		r.Body = io.NopCloser(bytes.NewReader(bytes.Clone(body)))
 		r.ContentLength = int64(len(body))
@@ -197,13 +200,79 @@ func (s *Server) callLean(w http.ResponseWriter, r *http.Request, req *leanReque
 	w.Write(msg)
 }
 
+// decodeLean decodes a request body in one pass (jsonx.Members), keeping
+// the members it does not read as raw slices of the body: answers go to
+// the engine as they came, and requestState is never copied twice.
+// Anything it does not accept, it leaves to the SDK.
+func decodeLean(body []byte, req *leanRequest) error {
+	str := func(raw []byte, dst *string) error {
+		v, err := jsonx.Parse(raw)
+		s, ok := v.(string)
+		if err != nil || !ok {
+			return errNotLean
+		}
+		*dst = s
+		return nil
+	}
+	return jsonx.Members(body, func(k string, raw []byte) error {
+		switch k {
+		case "jsonrpc":
+			return str(raw, &req.JSONRPC)
+		case "id":
+			req.ID = raw
+		case "method":
+			return str(raw, &req.Method)
+		case "params":
+			if string(raw) == "null" {
+				return errNotLean
+			}
+			p := &leanParams{}
+			req.Params = p
+			return jsonx.Members(raw, func(k string, raw []byte) error {
+				switch k {
+				case "_meta":
+					p.Meta = map[string]json.RawMessage{}
+					return jsonx.Members(raw, func(k string, raw []byte) error {
+						p.Meta[k] = raw
+						return nil
+					})
+				case "name":
+					return str(raw, &p.Name)
+				case "arguments":
+					p.Arguments = raw
+				case "inputResponses":
+					if string(raw) == "null" {
+						return nil
+					}
+					p.InputResponses = map[string]json.RawMessage{}
+					return jsonx.Members(raw, func(k string, raw []byte) error {
+						p.InputResponses[k] = raw
+						return nil
+					})
+				case "requestState":
+					if string(raw) == "null" {
+						return nil
+					}
+					return str(raw, &p.RequestState)
+				}
+				return nil
+			})
+		}
+		return nil
+	})
+}
+
+// errNotLean marks a body the lean path leaves to the SDK.
+var errNotLean = errors.New("not a request the lean path serves")
+
 // decodeMeta decodes the _meta fields the call uses.
 func decodeMeta(raw map[string]json.RawMessage) mcp.Meta {
-	m := make(mcp.Meta, len(raw))
-	for k, v := range raw {
-		var x any
-		if json.Unmarshal(v, &x) == nil {
-			m[k] = x
+	m := make(mcp.Meta, 4)
+	for _, k := range []string{metaClientInfo, metaClientCapabilities, "progressToken"} {
+		if v, ok := raw[k]; ok {
+			if x, err := jsonx.Parse(v); err == nil {
+				m[k] = x
+			}
 		}
 	}
 	return m
@@ -228,30 +297,13 @@ func (s *Server) resultMessage(id json.RawMessage, res *flow.Result) []byte {
 		Version string `json:"version"`
 	}
 	meta := map[string]any{"io.modelcontextprotocol/serverInfo": serverInfo{s.opts.Name, s.opts.Version}}
-	var result any
 	if res.Input != nil {
-		type params struct {
-			Mode            string          `json:"mode"`
-			Message         string          `json:"message"`
-			RequestedSchema json.RawMessage `json:"requestedSchema,omitempty"`
-			URL             string          `json:"url,omitempty"`
-		}
-		type inputRequest struct {
-			Method string `json:"method"`
-			Params params `json:"params"`
-		}
-		reqs := make(map[string]inputRequest, len(res.Input.Requests))
-		for k, q := range res.Input.Requests {
-			// The form's schema was encoded once, when the flow was compiled.
-			reqs[k] = inputRequest{Method: "elicitation/create", Params: params{Mode: q.Mode, Message: q.Message, RequestedSchema: q.SchemaJSON, URL: q.URL}}
-		}
-		result = struct {
-			Meta          map[string]any          `json:"_meta"`
-			ResultType    string                  `json:"resultType"`
-			InputRequests map[string]inputRequest `json:"inputRequests"`
-			RequestState  string                  `json:"requestState"`
-		}{meta, "input_required", reqs, res.Input.State}
-	} else {
+		// The hot reply, written directly: most rounds end asking. The
+		// form's schema was encoded once, when the flow was compiled.
+		return s.inputRequiredMessage(id, res.Input)
+	}
+	var result any
+	{
 		c := res.Complete
 		content := c.Content
 		if content == nil {
@@ -274,6 +326,99 @@ func (s *Server) resultMessage(id json.RawMessage, res *flow.Result) []byte {
 		return rpcErrorMessage(id, &jsonrpc.Error{Code: codeInternalError, Message: fmt.Sprintf("encode result: %v", err)})
 	}
 	return b
+}
+
+// inputRequiredMessage encodes an input_required reply without
+// reflection.
+func (s *Server) inputRequiredMessage(id json.RawMessage, in *flow.InputRequired) []byte {
+	b := make([]byte, 0, 512+len(in.State))
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":`...)
+	b = appendJSONString(b, s.opts.Name)
+	b = append(b, `,"version":`...)
+	b = appendJSONString(b, s.opts.Version)
+	b = append(b, `}},"resultType":"input_required","inputRequests":{`...)
+	keys := make([]string, 0, len(in.Requests))
+	for k := range in.Requests {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for i, k := range keys {
+		q := in.Requests[k]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, k)
+		b = append(b, `:{"method":"elicitation/create","params":{"mode":`...)
+		b = appendJSONString(b, q.Mode)
+		b = append(b, `,"message":`...)
+		b = appendJSONString(b, q.Message)
+		if len(q.SchemaJSON) > 0 {
+			b = append(b, `,"requestedSchema":`...)
+			b = append(b, q.SchemaJSON...)
+		}
+		if q.URL != "" {
+			b = append(b, `,"url":`...)
+			b = appendJSONString(b, q.URL)
+		}
+		b = append(b, "}}"...)
+	}
+	b = append(b, `},"requestState":`...)
+	b = appendJSONString(b, in.State)
+	return append(b, "}}"...)
+}
+
+// appendJSONString appends s as a JSON string, escaped as encoding/json
+// escapes it (HTML characters included).
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			if r == utf8.RuneError {
+				b = append(b, `\ufffd`...)
+			} else {
+				b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			}
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 func rpcErrorMessage(id json.RawMessage, e *jsonrpc.Error) []byte {

@@ -1,4 +1,4 @@
-package flow
+package jsonx
 
 import (
 	"bytes"
@@ -33,7 +33,7 @@ func stdDecode(b []byte) (any, error) {
 			}
 			f, err := v.Float64()
 			if err != nil {
-				rangeErr = true // parseJSON rejects numbers out of float64 range
+				rangeErr = true // Parse rejects numbers out of float64 range
 			}
 			return f
 		case map[string]any:
@@ -62,7 +62,7 @@ func TestParseJSON(t *testing.T) {
 		`{"action":"accept","content":{"name":"Ann","n":3,"x":2.5,"tags":["a","b"]}}`,
 	}
 	for _, s := range good {
-		got, err := parseJSON([]byte(s))
+		got, err := Parse([]byte(s))
 		if err != nil {
 			t.Errorf("%s: %v", s, err)
 			continue
@@ -80,7 +80,7 @@ func TestParseJSON(t *testing.T) {
 		`[1,]`, `[1 2]`, `{"a"}`, `{"a":}`, `{a:1}`, `{"a":1,}`, `1 2`, `{}}`, `[` + strings.Repeat("[", 2000),
 	}
 	for _, s := range bad {
-		if v, err := parseJSON([]byte(s)); err == nil {
+		if v, err := Parse([]byte(s)); err == nil {
 			t.Errorf("%q: accepted as %#v", s, v)
 		}
 	}
@@ -93,7 +93,7 @@ func FuzzParseJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		got, err := parseJSON(b)
+		got, err := Parse(b)
 		want, stdErr := stdDecode(b)
 		if (err == nil) != (stdErr == nil) {
 			if stdErr != nil && strings.Contains(stdErr.Error(), "exceeded max depth") {
@@ -114,4 +114,65 @@ func equalJSON(a, b any) bool {
 		return fa == fb || (math.IsNaN(fa) && math.IsNaN(fb))
 	}
 	return reflect.DeepEqual(a, b)
+}
+
+func TestMembers(t *testing.T) {
+	type member struct{ k, v string }
+	tests := []struct {
+		in   string
+		want []member
+		err  bool
+	}{
+		{in: `{}`},
+		{in: ` {"a": 1, "b" : {"c": [1, "x"]}, "a\u0021": "s\"q", "n": null} `,
+			want: []member{{"a", "1"}, {"b", `{"c": [1, "x"]}`}, {"a!", `"s\"q"`}, {"n", "null"}}},
+		{in: `[]`, err: true},
+		{in: `{"a": 1,}`, err: true},
+		{in: `{"a": 01}`, err: true},
+		{in: `{"a": 1} x`, err: true},
+		{in: `{"a" 1}`, err: true},
+		{in: ``, err: true},
+	}
+	for _, tc := range tests {
+		var got []member
+		err := Members([]byte(tc.in), func(k string, raw []byte) error {
+			got = append(got, member{k, string(raw)})
+			return nil
+		})
+		if (err != nil) != tc.err || (!tc.err && !reflect.DeepEqual(got, tc.want)) {
+			t.Errorf("%q: got %v, %v; want %v (error %v)", tc.in, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+// FuzzMembers checks that Members accepts exactly the objects
+// encoding/json accepts and hands out each member's raw value.
+func FuzzMembers(f *testing.F) {
+	for _, s := range []string{`{"a":1,"b":[true,null],"c":{"d":"e"}}`, `{}`, `{"a":"\u00e9"}`, `[1]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var want map[string]json.RawMessage
+		stdErr := json.Unmarshal(b, &want)
+		got := map[string]json.RawMessage{}
+		err := Members(b, func(k string, raw []byte) error {
+			got[k] = append(json.RawMessage(nil), raw...)
+			return nil
+		})
+		if stdErr == nil && want == nil {
+			stdErr = errBadNumber // null is not an object
+		}
+		if (err == nil) != (stdErr == nil) {
+			if stdErr != nil && strings.Contains(stdErr.Error(), "exceeded max depth") {
+				return
+			}
+			if _, perr := stdDecode(b); err != nil && perr != nil && stdErr == nil {
+				return // a number out of float64 range: Parse refuses it
+			}
+			t.Fatalf("%q: Members error %v, encoding/json error %v", b, err, stdErr)
+		}
+		if err == nil && len(got) != len(want) {
+			t.Fatalf("%q: %d members, encoding/json %d", b, len(got), len(want))
+		}
+	})
 }

@@ -1,4 +1,8 @@
-package flow
+// Package jsonx decodes JSON fast for flowserve's hot paths: whole values
+// into JSON-like Go values (Parse), and the members of an object as raw
+// slices of the input (Members), with the same grammar encoding/json
+// accepts.
+package jsonx
 
 import (
 	"errors"
@@ -8,12 +12,12 @@ import (
 	"unicode/utf8"
 )
 
-// parseJSON decodes one JSON value into nil, bool, int64 (integer
-// literals that fit), float64, string, []any or map[string]any. It is
-// the engine's decoder for journaled values and answers: several times
-// faster than encoding/json into interfaces, which matters because every
-// round decodes the whole journal.
-func parseJSON(b []byte) (any, error) {
+// Parse decodes one JSON value into nil, bool, int64 (integer literals
+// that fit), float64, string, []any or map[string]any. It is the engine's
+// decoder for journaled values and answers: several times faster than
+// encoding/json into interfaces, which matters because every round
+// decodes the whole journal.
+func Parse(b []byte) (any, error) {
 	p := jsonParser{b: b}
 	p.space()
 	v, err := p.value(0)
@@ -314,4 +318,66 @@ func (p *jsonParser) number() (any, error) {
 		return nil, p.errorf("number %s is out of range", text)
 	}
 	return f, nil
+}
+
+// Members calls fn with the key and the raw value (a slice of b) of each
+// member of the JSON object b, in order. It fails, without calling fn
+// further, when b is not exactly one well-formed object or fn fails.
+func Members(b []byte, fn func(key string, raw []byte) error) error {
+	p := jsonParser{b: b}
+	p.space()
+	if p.i >= len(p.b) || p.b[p.i] != '{' {
+		return p.errorf("expected an object")
+	}
+	p.i++
+	p.space()
+	if p.i < len(p.b) && p.b[p.i] == '}' {
+		p.i++
+		return p.end()
+	}
+	for {
+		p.space()
+		if p.i >= len(p.b) || p.b[p.i] != '"' {
+			return p.errorf("expected a string key")
+		}
+		k, err := p.str()
+		if err != nil {
+			return err
+		}
+		p.space()
+		if p.i >= len(p.b) || p.b[p.i] != ':' {
+			return p.errorf("expected ':'")
+		}
+		p.i++
+		p.space()
+		start := p.i
+		if _, err := p.value(1); err != nil {
+			return err
+		}
+		if err := fn(k, p.b[start:p.i]); err != nil {
+			return err
+		}
+		p.space()
+		if p.i >= len(p.b) {
+			return p.errorf("unexpected end in object")
+		}
+		switch p.b[p.i] {
+		case ',':
+			p.i++
+		case '}':
+			p.i++
+			return p.end()
+		default:
+			return p.errorf("expected ',' or '}'")
+		}
+	}
+}
+
+// end checks that only white space follows.
+func (p *jsonParser) end() error {
+	p.space()
+	if p.i != len(p.b) {
+		return p.errorf("trailing data")
+	}
+	return nil
 }
