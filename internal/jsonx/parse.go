@@ -351,7 +351,7 @@ func Members(b []byte, fn func(key string, raw []byte) error) error {
 		p.i++
 		p.space()
 		start := p.i
-		if _, err := p.value(1); err != nil {
+		if err := p.skip(1); err != nil {
 			return err
 		}
 		if err := fn(k, p.b[start:p.i]); err != nil {
@@ -380,4 +380,106 @@ func (p *jsonParser) end() error {
 		return p.errorf("trailing data")
 	}
 	return nil
+}
+
+// skip passes over one value, checking it as value would, without
+// building it.
+func (p *jsonParser) skip(depth int) error {
+	if depth > maxJSONDepth {
+		return p.errorf("nested too deeply")
+	}
+	if p.i >= len(p.b) {
+		return p.errorf("unexpected end")
+	}
+	switch c := p.b[p.i]; {
+	case c == '{' || c == '[':
+		closing := byte('}')
+		if c == '[' {
+			closing = ']'
+		}
+		p.i++
+		p.space()
+		if p.i < len(p.b) && p.b[p.i] == closing {
+			p.i++
+			return nil
+		}
+		for {
+			p.space()
+			if c == '{' {
+				if p.i >= len(p.b) || p.b[p.i] != '"' {
+					return p.errorf("expected a string key")
+				}
+				if err := p.skipString(); err != nil {
+					return err
+				}
+				p.space()
+				if p.i >= len(p.b) || p.b[p.i] != ':' {
+					return p.errorf("expected ':'")
+				}
+				p.i++
+				p.space()
+			}
+			if err := p.skip(depth + 1); err != nil {
+				return err
+			}
+			p.space()
+			if p.i >= len(p.b) {
+				return p.errorf("unexpected end")
+			}
+			switch p.b[p.i] {
+			case ',':
+				p.i++
+			case closing:
+				p.i++
+				return nil
+			default:
+				return p.errorf("expected ',' or %q", closing)
+			}
+		}
+	case c == '"':
+		return p.skipString()
+	case c == 't':
+		return p.literal("true")
+	case c == 'f':
+		return p.literal("false")
+	case c == 'n':
+		return p.literal("null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		_, err := p.number()
+		return err
+	}
+	return p.errorf("unexpected %q", p.b[p.i])
+}
+
+// skipString passes over a string, checking its escapes.
+func (p *jsonParser) skipString() error {
+	p.i++ // "
+	for p.i < len(p.b) {
+		switch c := p.b[p.i]; {
+		case c == '"':
+			p.i++
+			return nil
+		case c < 0x20:
+			return p.errorf("control character in string")
+		case c == '\\':
+			p.i++
+			if p.i >= len(p.b) {
+				return p.errorf("unterminated string")
+			}
+			switch p.b[p.i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				p.i++
+			case 'u':
+				p.i++
+				if _, ok := p.hex4(); !ok {
+					return p.errorf("bad \\u escape")
+				}
+			default:
+				return p.errorf("bad escape \\%c", p.b[p.i])
+			}
+		default:
+			p.i++
+		}
+	}
+	return p.errorf("unterminated string")
 }
