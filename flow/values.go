@@ -1,7 +1,6 @@
 package flow
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"github.com/flowserve/flowserve/internal/jsonx"
@@ -87,16 +86,10 @@ func number(n json.Number, typ string) any {
 	return f
 }
 
-// toJSONLike converts values produced by Go code (actions) into the
-// JSON-like shapes expressions see, through a JSON round trip.
+// marshal encodes v as JSON with map keys sorted and no HTML escaping:
+// the journal's, the reply store's and the digests' canonical form.
 func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+	return jsonx.Append(nil, v)
 }
 
 // text renders a value inside a template: strings as they are, integers

@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -335,9 +334,9 @@ func (s *Server) inputRequiredMessage(id json.RawMessage, in *flow.InputRequired
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = append(b, id...)
 	b = append(b, `,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":`...)
-	b = appendJSONString(b, s.opts.Name)
+	b = jsonx.AppendString(b, s.opts.Name, true)
 	b = append(b, `,"version":`...)
-	b = appendJSONString(b, s.opts.Version)
+	b = jsonx.AppendString(b, s.opts.Version, true)
 	b = append(b, `}},"resultType":"input_required","inputRequests":{`...)
 	keys := make([]string, 0, len(in.Requests))
 	for k := range in.Requests {
@@ -349,76 +348,24 @@ func (s *Server) inputRequiredMessage(id json.RawMessage, in *flow.InputRequired
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, k)
+		b = jsonx.AppendString(b, k, true)
 		b = append(b, `:{"method":"elicitation/create","params":{"mode":`...)
-		b = appendJSONString(b, q.Mode)
+		b = jsonx.AppendString(b, q.Mode, true)
 		b = append(b, `,"message":`...)
-		b = appendJSONString(b, q.Message)
+		b = jsonx.AppendString(b, q.Message, true)
 		if len(q.SchemaJSON) > 0 {
 			b = append(b, `,"requestedSchema":`...)
 			b = append(b, q.SchemaJSON...)
 		}
 		if q.URL != "" {
 			b = append(b, `,"url":`...)
-			b = appendJSONString(b, q.URL)
+			b = jsonx.AppendString(b, q.URL, true)
 		}
 		b = append(b, "}}"...)
 	}
 	b = append(b, `},"requestState":`...)
-	b = appendJSONString(b, in.State)
+	b = jsonx.AppendString(b, in.State, true)
 	return append(b, "}}"...)
-}
-
-// appendJSONString appends s as a JSON string, escaped as encoding/json
-// escapes it (HTML characters included).
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			if r == utf8.RuneError {
-				b = append(b, `\ufffd`...)
-			} else {
-				b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-			}
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 func rpcErrorMessage(id json.RawMessage, e *jsonrpc.Error) []byte {

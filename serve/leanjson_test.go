@@ -8,29 +8,6 @@ import (
 	"github.com/flowserve/flowserve/flow"
 )
 
-// TestAppendJSONString checks the hand-written string encoder against
-// encoding/json.
-func TestAppendJSONString(t *testing.T) {
-	for _, s := range []string{"", "plain", `q"uote\\back`, "tab\tnl\nret\r", "\x00\x1f\x7f", "<a & b>", "é中😀", "bad\xffutf8", "\u2028\u2029"} {
-		want, _ := json.Marshal(s)
-		if got := appendJSONString(nil, s); string(got) != string(want) {
-			t.Errorf("%q: got %s, want %s", s, got, want)
-		}
-	}
-}
-
-func FuzzAppendJSONString(f *testing.F) {
-	for _, s := range []string{"a", "\"\\", "\xff", "\u2028", "<>&"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		want, _ := json.Marshal(s)
-		if got := appendJSONString(nil, s); string(got) != string(want) {
-			t.Fatalf("%q: got %s, want %s", s, got, want)
-		}
-	})
-}
-
 // TestInputRequiredMessage checks the hand-written input_required reply
 // against the same reply encoded by encoding/json.
 func TestInputRequiredMessage(t *testing.T) {
