@@ -16,8 +16,9 @@ import (
 // Schema is a compiled JSON Schema (draft 2020-12 unless it says
 // otherwise). It is immutable and safe for concurrent use.
 type Schema struct {
-	doc map[string]any
-	sch *jsonschema.Schema
+	doc  map[string]any
+	sch  *jsonschema.Schema
+	fast *fastForm // nil unless doc is a primitive form
 }
 
 // Violation is one way a value fails a schema.
@@ -56,7 +57,7 @@ func Compile(doc map[string]any) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bad schema: %s", strings.TrimPrefix(err.Error(), "jsonschema: "))
 	}
-	return &Schema{doc: doc, sch: s}, nil
+	return &Schema{doc: doc, sch: s, fast: newFastForm(doc)}, nil
 }
 
 // Doc returns the schema document Compile was given. Callers must not
@@ -67,6 +68,9 @@ func (s *Schema) Doc() map[string]any { return s.doc }
 // json.Number, string, []any, map[string]any), and returns every
 // violation, sorted by field; nil means v is valid.
 func (s *Schema) Validate(v any) []Violation {
+	if s.fast != nil && s.fast.valid(v) {
+		return nil
+	}
 	err := s.sch.Validate(v)
 	if err == nil {
 		return nil
