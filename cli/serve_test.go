@@ -21,6 +21,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/flowserve/flowserve/replies/redis/redistest"
 )
 
 // The flowserve binary, built once by the first test that needs it.
@@ -484,5 +486,40 @@ func TestServeHTTPSharedKeyRing(t *testing.T) {
 				t.Errorf("round 2: %+v", res)
 			}
 		})
+	}
+}
+
+// TestServeHTTPSharedRedis: two flowserve processes sharing a key ring
+// file and a Redis reply store (--replies) serve one run round by round,
+// and a final round retried on the other instance after a lost reply gets
+// the stored result: the receipt step does not run again.
+func TestServeHTTPSharedRedis(t *testing.T) {
+	ctx := cliCtx(t, 60*time.Second)
+	dir := t.TempDir()
+	ring, _ := writeKeyRing(t, dir, "ring.keys", "k1")
+	rs := redistest.Start(t)
+	a := startHTTPServer(t, "--keys", ring, "--replies", rs.URL, exampleFlowsDir)
+	b := startHTTPServer(t, "--keys", ring, "--replies", rs.URL, exampleFlowsDir)
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	hc := &http.Client{Transport: tr}
+
+	args := map[string]any{"description": "Laptop", "amount": 1200}
+	first, err := connectHTTP(t, ctx, hc, a.url).CallTool(ctx, &mcp.CallToolParams{Name: "expense_approval", Arguments: args})
+	if err != nil || !first.NeedsInput() || first.InputRequests["decision"] == nil {
+		t.Fatalf("round 1 on a: %+v, %v", first, err)
+	}
+	final := &mcp.CallToolParams{Name: "expense_approval", Arguments: args, RequestState: first.RequestState,
+		InputResponses: mcp.InputResponseMap{"decision": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "approve"}}}}
+	var texts []string
+	for _, s := range []*httpServer{b, a} { // the reply from b is "lost": the client retries on a
+		res, err := connectHTTP(t, ctx, hc, s.url).CallTool(ctx, final)
+		if err != nil || res.IsError || res.NeedsInput() || len(res.Content) == 0 {
+			t.Fatalf("final round on %s: %+v, %v", s.url, res, err)
+		}
+		texts = append(texts, res.Content[0].(*mcp.TextContent).Text)
+	}
+	if !strings.HasPrefix(texts[0], "Filed 1200 EUR for Laptop (receipt ") || texts[0] != texts[1] {
+		t.Fatalf("final results %q: the retry on the other instance ran the final step again", texts)
 	}
 }

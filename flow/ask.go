@@ -3,9 +3,9 @@ package flow
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/flowserve/flowserve/internal/jsonx"
 
 	"github.com/flowserve/flowserve/flow/state"
+	"github.com/flowserve/flowserve/internal/jsonx"
 	"github.com/flowserve/flowserve/schemas"
 )
 

@@ -5,9 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"github.com/flowserve/flowserve/internal/jsonx"
 	"sort"
 	"time"
+
+	"github.com/flowserve/flowserve/internal/jsonx"
 )
 
 // ReplyStore keeps the final results of runs, so that a client retrying

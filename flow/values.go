@@ -3,10 +3,11 @@ package flow
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/flowserve/flowserve/internal/jsonx"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/flowserve/flowserve/internal/jsonx"
 )
 
 // decodeJSON decodes raw into a JSON-like value, typing numbers by schema
