@@ -89,45 +89,57 @@ func (p *jsonParser) literal(word string) error {
 }
 
 func (p *jsonParser) object(depth int) (any, error) {
-	p.i++ // {
 	m := map[string]any{}
+	err := p.members(func(k string) error {
+		v, err := p.value(depth + 1)
+		m[k] = v
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// members reads an object at p.i, calling value for each member with its
+// key once p.i is at the member's value; value must consume the value.
+func (p *jsonParser) members(value func(key string) error) error {
+	p.i++ // {
 	p.space()
 	if p.i < len(p.b) && p.b[p.i] == '}' {
 		p.i++
-		return m, nil
+		return nil
 	}
 	for {
 		p.space()
 		if p.i >= len(p.b) || p.b[p.i] != '"' {
-			return nil, p.errorf("expected a string key")
+			return p.errorf("expected a string key")
 		}
 		k, err := p.str()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		p.space()
 		if p.i >= len(p.b) || p.b[p.i] != ':' {
-			return nil, p.errorf("expected ':'")
+			return p.errorf("expected ':'")
 		}
 		p.i++
 		p.space()
-		v, err := p.value(depth + 1)
-		if err != nil {
-			return nil, err
+		if err := value(k); err != nil {
+			return err
 		}
-		m[k] = v
 		p.space()
 		if p.i >= len(p.b) {
-			return nil, p.errorf("unexpected end in object")
+			return p.errorf("unexpected end in object")
 		}
 		switch p.b[p.i] {
 		case ',':
 			p.i++
 		case '}':
 			p.i++
-			return m, nil
+			return nil
 		default:
-			return nil, p.errorf("expected ',' or '}'")
+			return p.errorf("expected ',' or '}'")
 		}
 	}
 }
@@ -329,48 +341,17 @@ func Members(b []byte, fn func(key string, raw []byte) error) error {
 	if p.i >= len(p.b) || p.b[p.i] != '{' {
 		return p.errorf("expected an object")
 	}
-	p.i++
-	p.space()
-	if p.i < len(p.b) && p.b[p.i] == '}' {
-		p.i++
-		return p.end()
-	}
-	for {
-		p.space()
-		if p.i >= len(p.b) || p.b[p.i] != '"' {
-			return p.errorf("expected a string key")
-		}
-		k, err := p.str()
-		if err != nil {
-			return err
-		}
-		p.space()
-		if p.i >= len(p.b) || p.b[p.i] != ':' {
-			return p.errorf("expected ':'")
-		}
-		p.i++
-		p.space()
+	err := p.members(func(k string) error {
 		start := p.i
 		if err := p.skip(1); err != nil {
 			return err
 		}
-		if err := fn(k, p.b[start:p.i]); err != nil {
-			return err
-		}
-		p.space()
-		if p.i >= len(p.b) {
-			return p.errorf("unexpected end in object")
-		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
-			return p.end()
-		default:
-			return p.errorf("expected ',' or '}'")
-		}
+		return fn(k, p.b[start:p.i])
+	})
+	if err != nil {
+		return err
 	}
+	return p.end()
 }
 
 // end checks that only white space follows.
