@@ -38,7 +38,7 @@ func runRun(ctx context.Context, env *Env) int {
 	fs.SetOutput(env.Stderr)
 	fs.StringVar(&f.args, "args", "{}", "the tool arguments, a JSON object")
 	fs.StringVar(&f.answers, "answers", "", "answer the questions from this YAML file instead of asking (ask id: an answer {action, content}, used every time, or a list used in turn)")
-	fs.StringVar(&f.client, "client", "form,url", "what the client can be asked: form, url, both (form,url) or none")
+	fs.StringVar(&f.client, "client", "form,url,sampling,roots", "what the client can be asked: a comma-separated list of form, url, sampling and roots, or none")
 	fs.StringVar(&f.fsRoot, "fs-root", "", "directory the fs.* actions are confined to (none: they refuse)")
 	fs.BoolVar(&f.accessible, "accessible", os.Getenv("ACCESSIBLE") != "", "ask with plain line-by-line prompts (the default when standard input is not a terminal)")
 	fs.Usage = func() {
@@ -156,8 +156,8 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, bool) {
 	}
 }
 
-// parseClient reads --client: a comma-separated list of form and url,
-// or none.
+// parseClient reads --client: a comma-separated list of form, url,
+// sampling and roots, or none.
 func parseClient(s string) (flow.Client, error) {
 	c := flow.Client{Name: "flowserve-run", Version: Version, Protocol: "2026-07-28"}
 	for _, part := range strings.Split(s, ",") {
@@ -166,9 +166,13 @@ func parseClient(s string) (flow.Client, error) {
 			c.Form = true
 		case "url":
 			c.URL = true
+		case "sampling":
+			c.Sampling = true
+		case "roots":
+			c.Roots = true
 		case "none", "":
 		default:
-			return c, fmt.Errorf("unknown capability %q (want form, url or none)", part)
+			return c, fmt.Errorf("unknown capability %q (want form, url, sampling, roots or none)", part)
 		}
 	}
 	return c, nil

@@ -350,7 +350,7 @@ func TestRunCommandLine(t *testing.T) {
 		{"two flows", []string{signup, signup}, 2, "usage: flowserve run"},
 		{"args not JSON", []string{"--args", "{", signup}, 2, "--args must be a JSON object"},
 		{"args not an object", []string{"--args", "[1]", signup}, 2, "--args must be a JSON object"},
-		{"bad client", []string{"--client", "form,sampling", signup}, 2, `--client: unknown capability "sampling"`},
+		{"bad client", []string{"--client", "form,telepathy", signup}, 2, `--client: unknown capability "telepathy"`},
 		{"unknown flag", []string{"--bogus", signup}, 2, "flag provided but not defined"},
 		{"no such flow", []string{filepath.Join(dir, "none.yaml")}, 1, "no such file or directory"},
 		{"a directory", []string{dir}, 2, "is a directory; name one flow file"},

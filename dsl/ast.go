@@ -1,6 +1,7 @@
 package dsl
 
 import (
+	"iter"
 	"strconv"
 	"time"
 )
@@ -22,6 +23,26 @@ type File struct {
 
 	Nodes []*Node          // in file order
 	ByID  map[string]*Node // nodes that have an id
+}
+
+// Walk yields every node in file order: each node of Nodes followed by
+// the questions of its all node, if it is one.
+func (f *File) Walk() iter.Seq[*Node] {
+	return func(yield func(*Node) bool) {
+		for _, n := range f.Nodes {
+			if !yield(n) {
+				return
+			}
+			if n.All == nil {
+				continue
+			}
+			for _, q := range n.All.Questions {
+				if !yield(q) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // String is a scalar string value with its position.
@@ -47,6 +68,9 @@ const (
 	KindSet
 	KindReturn
 	KindFail
+	KindSample
+	KindRoots
+	KindAll
 )
 
 // String returns the kind's key as written in flow files.
@@ -64,14 +88,28 @@ func (k Kind) String() string {
 		return "return"
 	case KindFail:
 		return "fail"
+	case KindSample:
+		return "sample"
+	case KindRoots:
+		return "roots"
+	case KindAll:
+		return "all"
 	}
 	return "unknown"
 }
 
-// Node is one entry of a flow's node list. Exactly one of Ask, Step,
-// Branch, Set, Return and Fail is set, matching Kind.
+// IsQuestion reports whether nodes of kind k ask the client for input:
+// ask (elicitation), sample (sampling/createMessage) and roots
+// (roots/list). Each such node takes a journal position for its answer.
+func (k Kind) IsQuestion() bool {
+	return k == KindAsk || k == KindSample || k == KindRoots
+}
+
+// Node is one entry of a flow's node list, or one question of an all
+// node. Exactly one of Ask (for the kinds ask, sample and roots), Step,
+// Branch, Set, Return, Fail and All is set, matching Kind.
 type Node struct {
-	Index int    // position in File.Nodes
+	Index int    // position in File.Nodes; a question of an all node has its group's Index
 	ID    string // "" when the node has no id
 	IDPos Pos
 	Pos   Pos // position of the node's mapping
@@ -84,6 +122,10 @@ type Node struct {
 	Set    *Set
 	Return *Return
 	Fail   *Template
+	All    *All
+
+	// Group is the all node this node is a question of, or nil.
+	Group *Node
 }
 
 // Name returns the node's id, or "#N" (its 1-based index) when it has none,
@@ -102,13 +144,51 @@ type Ref struct {
 	Target int // index of the node in File.Nodes; -1 when it does not exist
 }
 
-// Ask asks the user, in form mode (Form set) or URL mode (URL set).
+// Ask asks the client for input. An ask node asks the user, in form mode
+// (Form set) or URL mode (URL set); a sample node asks the client's model
+// (Sample set); a roots node asks for the client's roots (Roots set).
 type Ask struct {
-	Message     *Template
+	Message     *Template // ask nodes only
 	Form        *Form     // nil in URL mode
 	URL         *Template // nil in form mode
+	Sample      *Sample   // sample nodes only
+	Roots       bool      // roots nodes
 	Validate    []*Rule
 	Retries     int // default DefaultRetries
+	Unavailable *Ref
+}
+
+// Sample is the request of a sample node: sampling/createMessage params.
+type Sample struct {
+	Pos         Pos
+	Messages    []*Message
+	System      *Template // systemPrompt; nil when absent
+	MaxTokens   int       // default DefaultMaxTokens
+	Temperature *float64
+	Stop        []String // stopSequences
+	Model       *Schema  // modelPreferences as written (JSON-like); nil when absent
+}
+
+// DefaultMaxTokens is a sample's maxTokens when the flow does not say.
+const DefaultMaxTokens = 1000
+
+// Message is one message of a sample request: a role and either a text
+// template or a content block.
+type Message struct {
+	Pos     Pos
+	Role    String // user or assistant
+	Text    *Template
+	Content *Value // a content block map with a type; nil when Text is set
+}
+
+// All groups questions that are asked in the same round. Each question
+// is an ask, sample or roots node with an id; the flow goes on once all
+// of them are answered.
+type All struct {
+	Pos       Pos
+	Questions []*Node
+	// Unavailable is where the flow goes when the client cannot answer
+	// one of the questions; nil means a missing-capability error.
 	Unavailable *Ref
 }
 

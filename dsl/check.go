@@ -68,10 +68,12 @@ func Check(f *File, reg *actions.Registry) Diagnostics {
 	}
 	c := &checker{f: f, reg: reg, ix: newPosIndex(f.Path, f.Source)}
 	c.checkTop()
-	for _, n := range f.Nodes {
+	for n := range f.Walk() {
 		switch n.Kind {
 		case KindAsk:
 			c.checkAsk(n)
+		case KindSample:
+			c.checkSample(n)
 		case KindStep:
 			c.checkStep(n)
 		case KindReturn:
@@ -182,6 +184,37 @@ func (c *checker) checkAsk(n *Node) {
 			c.errorf(a.Validate[0].Pos, "validate-on-url", "validate checks form answers, and a url ask has none: remove it")
 		}
 	}
+}
+
+// checkSample checks the content blocks of a sample node's messages.
+// Sampling messages carry text, image or audio.
+func (c *checker) checkSample(n *Node) {
+	if n.Ask == nil || n.Ask.Sample == nil {
+		return
+	}
+	for i, m := range n.Ask.Sample.Messages {
+		if m.Content == nil {
+			continue
+		}
+		if t := blockType(m.Content); t == "resource" || t == "resource_link" {
+			c.errorf(m.Content.Pos, "bad-value", "a sampling message carries text, image or audio, not %s", t)
+			continue
+		}
+		c.checkContent(m.Content, i)
+	}
+}
+
+// blockType returns the literal type of a content block, or "".
+func blockType(v *Value) string {
+	if v == nil || v.Kind != ValueMap {
+		return ""
+	}
+	for i, k := range v.Keys {
+		if k == "type" && v.Map[i].Kind == ValueTemplate && v.Map[i].Template.Whole() == nil {
+			return v.Map[i].Template.Src
+		}
+	}
+	return ""
 }
 
 // checkURL checks the literal start of a URL ask's url.

@@ -44,10 +44,15 @@ func newFlowGraph(f *File) (*flowGraph, bool) {
 			}
 		}
 		switch n.Kind {
-		case KindAsk:
+		case KindAsk, KindSample, KindRoots:
 			add(next)
 			if n.Ask != nil && n.Ask.Unavailable != nil {
 				add(target(n.Ask.Unavailable))
+			}
+		case KindAll:
+			add(next)
+			if n.All != nil && n.All.Unavailable != nil {
+				add(target(n.All.Unavailable))
 			}
 		case KindStep:
 			add(next)
@@ -133,7 +138,7 @@ func (c *checker) checkGraph() {
 		for k, i := range scc {
 			n := f.Nodes[i]
 			names[k] = n.Name()
-			if n.Kind == KindAsk || n.Kind == KindStep {
+			if n.Kind.IsQuestion() || n.Kind == KindAll || n.Kind == KindStep {
 				works = true
 			}
 			for _, s := range g.succ[i] {

@@ -10,7 +10,7 @@ import (
 
 // kinds returns the node kinds of DSL v1 in the order of their keys.
 func kinds() []Kind {
-	return []Kind{KindAsk, KindStep, KindBranch, KindSet, KindReturn, KindFail}
+	return []Kind{KindAsk, KindStep, KindBranch, KindSet, KindReturn, KindFail, KindSample, KindRoots, KindAll}
 }
 
 // kindKeys returns the keys a node of kind k accepts besides id and next,
@@ -21,6 +21,12 @@ func kindKeys(k Kind) []string {
 		return []string{"ask", "form", "required", "url", "validate", "retries", "unavailable"}
 	case KindStep:
 		return []string{"step", "with", "timeout", "retry", "on_error"}
+	case KindSample:
+		return []string{"sample", "unavailable"}
+	case KindRoots:
+		return []string{"roots", "unavailable"}
+	case KindAll:
+		return []string{"all", "unavailable"}
 	case KindBranch, KindSet, KindReturn, KindFail:
 		return []string{k.String()}
 	}
@@ -38,6 +44,7 @@ func kindOf(key string) Kind {
 }
 
 // keyOwner returns the kind that accepts key (other than id and next), or 0.
+// Keys several kinds accept (unavailable) belong to the first of them.
 func keyOwner(key string) Kind {
 	for _, k := range kinds() {
 		if slices.Contains(kindKeys(k), key) {
@@ -47,14 +54,19 @@ func keyOwner(key string) Kind {
 	return 0
 }
 
+// accepts reports whether nodes of kind k take key (other than id and next).
+func accepts(k Kind, key string) bool {
+	return slices.Contains(kindKeys(k), key)
+}
+
 // hasNext reports whether nodes of kind k may say `next`.
 func hasNext(k Kind) bool {
-	return k == KindAsk || k == KindStep || k == KindSet
+	return k.IsQuestion() || k == KindStep || k == KindSet || k == KindAll
 }
 
 // article returns "an" or "a" for the kind's name.
 func article(k Kind) string {
-	if k == KindAsk {
+	if k == KindAsk || k == KindAll {
 		return "an"
 	}
 	return "a"
@@ -78,7 +90,7 @@ func (p *parser) node(index int, y *yaml.Node) *Node {
 		}
 	}
 	if len(kindEntries) == 0 {
-		p.errorf(n.Pos, "missing-kind", "a node needs one of the keys ask, step, branch, set, return, fail")
+		p.errorf(n.Pos, "missing-kind", "a node needs one of the keys ask, step, branch, set, return, fail, sample, roots, all")
 	} else {
 		n.Kind = kindOf(kindEntries[0].name)
 		for _, e := range kindEntries[1:] {
@@ -114,7 +126,7 @@ func (p *parser) node(index int, y *yaml.Node) *Node {
 			n.Next = p.ref(e)
 		case owner != 0:
 			switch {
-			case owner == n.Kind:
+			case owner == n.Kind || n.Kind != 0 && accepts(n.Kind, e.name):
 				fields[e.name] = e
 			case n.Kind != 0 && !present[owner]:
 				p.errorf(p.pos(e.key), "misplaced-key", "%s belongs to %s nodes, not %s nodes", e.name, owner, n.Kind)
@@ -139,8 +151,18 @@ func (p *parser) node(index int, y *yaml.Node) *Node {
 		if n.Fail == nil {
 			n.Fail = &Template{Pos: p.pos(fields["fail"].val)}
 		}
+	case KindSample:
+		n.Ask = &Ask{Sample: p.sample(fields["sample"]), Unavailable: p.optRef(fields, "unavailable")}
+	case KindRoots:
+		n.Ask = &Ask{Roots: true, Unavailable: p.optRef(fields, "unavailable")}
+		if e := fields["roots"]; !isNull(e.val) && !(e.val.Kind == yaml.MappingNode && len(e.val.Content) == 0) {
+			p.errorf(p.pos(e.val), "bad-type", "roots takes no options: write roots: {} (or leave it empty), not %s", typeName(e.val))
+		}
+	case KindAll:
+		n.All = p.all(n, fields["all"])
+		n.All.Unavailable = p.optRef(fields, "unavailable")
 	}
-	if (n.Kind == KindAsk || n.Kind == KindStep) && !hasID {
+	if (n.Kind.IsQuestion() || n.Kind == KindStep) && !hasID {
 		p.errorf(n.Pos, "missing-key", "%s %s node needs an id", article(n.Kind), n.Kind)
 	}
 	return n
@@ -564,4 +586,206 @@ func (p *parser) content(e pair) []*Value {
 		out = append(out, p.value(c))
 	}
 	return out
+}
+
+// optRef reads the reference under key, if present.
+func (p *parser) optRef(f map[string]pair, key string) *Ref {
+	if e, ok := f[key]; ok {
+		return p.ref(e)
+	}
+	return nil
+}
+
+// roles returns the roles of sample and prompt messages.
+func roles() []string { return []string{"user", "assistant"} }
+
+// sample reads the request of a sample node.
+func (p *parser) sample(e pair) *Sample {
+	s := &Sample{Pos: p.pos(e.val), MaxTokens: DefaultMaxTokens}
+	if e.val.Kind != yaml.MappingNode {
+		p.errorf(p.pos(e.val), "bad-type", "sample must be a mapping {messages, system, max_tokens, temperature, stop, model}, not %s", typeName(e.val))
+		return s
+	}
+	known := []string{"messages", "system", "max_tokens", "temperature", "stop", "model"}
+	hasMessages := false
+	for _, ce := range p.pairs(e.val) {
+		switch ce.name {
+		case "messages":
+			hasMessages = true
+			s.Messages = p.messages(ce)
+		case "system":
+			s.System = p.templateOf(ce)
+		case "max_tokens":
+			if v, ok := p.integer(ce); ok {
+				if v < 1 {
+					p.errorf(p.pos(ce.val), "bad-value", "max_tokens must be at least 1, not %d", v)
+				} else {
+					s.MaxTokens = v
+				}
+			}
+		case "temperature":
+			if ce.val.Kind != yaml.ScalarNode || (ce.val.ShortTag() != tagInt && ce.val.ShortTag() != tagFloat) {
+				p.errorf(p.pos(ce.val), "bad-type", "temperature must be a number, not %s", typeName(ce.val))
+				continue
+			}
+			var v float64
+			if err := ce.val.Decode(&v); err != nil || v < 0 {
+				p.errorf(p.pos(ce.val), "bad-value", "temperature must be a number of 0 or more, not %s", ce.val.Value)
+				continue
+			}
+			s.Temperature = &v
+		case "stop":
+			if ce.val.Kind != yaml.SequenceNode {
+				p.errorf(p.pos(ce.val), "bad-type", "stop must be a list of strings, not %s", typeName(ce.val))
+				continue
+			}
+			for _, c := range ce.val.Content {
+				c = p.resolve(c)
+				if !isString(c) {
+					p.errorf(p.pos(c), "bad-type", "stop lists strings, not %s", typeName(c))
+					continue
+				}
+				s.Stop = append(s.Stop, String{Value: c.Value, Pos: p.pos(c)})
+			}
+		case "model":
+			s.Model = p.modelPreferences(ce)
+		default:
+			p.unknownKey(ce, " in sample", known)
+		}
+	}
+	if !hasMessages {
+		p.errorf(s.Pos, "missing-key", "sample needs messages")
+	}
+	return s
+}
+
+// modelPreferences reads the model preferences of a sample:
+// {hints: [names], cost, speed, intelligence}, priorities from 0 to 1.
+func (p *parser) modelPreferences(e pair) *Schema {
+	if e.val.Kind != yaml.MappingNode {
+		p.errorf(p.pos(e.val), "bad-type", "model must be a mapping {hints, cost, speed, intelligence}, not %s", typeName(e.val))
+		return nil
+	}
+	out := map[string]any{}
+	for _, ce := range p.pairs(e.val) {
+		switch ce.name {
+		case "hints":
+			if ce.val.Kind != yaml.SequenceNode {
+				p.errorf(p.pos(ce.val), "bad-type", "hints must be a list of model names, not %s", typeName(ce.val))
+				continue
+			}
+			var hints []any
+			for _, c := range ce.val.Content {
+				c = p.resolve(c)
+				if !isString(c) {
+					p.errorf(p.pos(c), "bad-type", "hints lists model names (strings), not %s", typeName(c))
+					continue
+				}
+				hints = append(hints, map[string]any{"name": c.Value})
+			}
+			out["hints"] = hints
+		case "cost", "speed", "intelligence":
+			var v float64
+			if ce.val.Kind != yaml.ScalarNode || (ce.val.ShortTag() != tagInt && ce.val.ShortTag() != tagFloat) || ce.val.Decode(&v) != nil {
+				p.errorf(p.pos(ce.val), "bad-type", "%s must be a number from 0 to 1, not %s", ce.name, typeName(ce.val))
+				continue
+			}
+			if v < 0 || v > 1 {
+				p.errorf(p.pos(ce.val), "bad-value", "%s must be from 0 to 1, not %s", ce.name, ce.val.Value)
+				continue
+			}
+			out[ce.name+"Priority"] = v
+		default:
+			p.unknownKey(ce, " in model", []string{"hints", "cost", "speed", "intelligence"})
+		}
+	}
+	return &Schema{Pos: p.pos(e.val), Value: out}
+}
+
+// messages reads the messages of a sample: each {role, text} or
+// {role, content}.
+func (p *parser) messages(e pair) []*Message {
+	if e.val.Kind != yaml.SequenceNode || len(e.val.Content) == 0 {
+		p.errorf(p.pos(e.val), "bad-type", "messages must be a non-empty list of {role, text} or {role, content}, not %s", typeName(e.val))
+		return nil
+	}
+	var out []*Message
+	for _, c := range e.val.Content {
+		c = p.resolve(c)
+		if c.Kind != yaml.MappingNode {
+			p.errorf(p.pos(c), "bad-type", "a message must be a mapping {role, text} or {role, content}, not %s", typeName(c))
+			continue
+		}
+		m := &Message{Pos: p.pos(c)}
+		hasRole := false
+		for _, ce := range p.pairs(c) {
+			switch ce.name {
+			case "role":
+				hasRole = true
+				if r, ok := p.str(ce); ok {
+					if !slices.Contains(roles(), r.Value) {
+						p.errorf(r.Pos, "bad-value", "role must be user or assistant, not %q%s", r.Value, didYouMean(r.Value, roles()))
+					}
+					m.Role = r
+				}
+			case "text":
+				if m.Content != nil {
+					p.errorf(p.pos(ce.key), "conflicting-keys", "a message has text or content, not both")
+					continue
+				}
+				m.Text = p.templateOf(ce)
+			case "content":
+				if m.Text != nil {
+					p.errorf(p.pos(ce.key), "conflicting-keys", "a message has text or content, not both")
+					continue
+				}
+				blocks := p.content(pair{name: ce.name, key: ce.key, val: &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{ce.val}, Line: ce.val.Line, Column: ce.val.Column}})
+				if len(blocks) == 1 {
+					m.Content = blocks[0]
+				}
+			default:
+				p.unknownKey(ce, " in a message", []string{"role", "text", "content"})
+			}
+		}
+		if !hasRole {
+			p.errorf(m.Pos, "missing-key", "a message needs a role (user or assistant)")
+		}
+		if m.Text == nil && m.Content == nil {
+			p.errorf(m.Pos, "missing-key", "a message needs text or content")
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// all reads the questions of an all node.
+func (p *parser) all(n *Node, e pair) *All {
+	a := &All{Pos: p.pos(e.val)}
+	if e.val.Kind != yaml.SequenceNode {
+		p.errorf(p.pos(e.val), "bad-type", "all must be a list of ask, sample or roots nodes, not %s", typeName(e.val))
+		return a
+	}
+	if len(e.val.Content) < 2 {
+		p.errorf(p.pos(e.val), "bad-value", "all groups at least two questions; write a single one as a node of its own")
+	}
+	for _, c := range e.val.Content {
+		c = p.resolve(c)
+		q := p.node(n.Index, c)
+		if q == nil {
+			continue
+		}
+		switch {
+		case q.Kind == 0:
+		case !q.Kind.IsQuestion():
+			p.errorf(q.Pos, "bad-group", "all groups ask, sample and roots nodes, not %s %s node", article(q.Kind), q.Kind)
+			continue
+		case q.Next != nil:
+			p.errorf(q.Next.Pos, "bad-group", "a question of an all node has no next: the flow goes on after the all node")
+		case q.Ask != nil && q.Ask.Unavailable != nil:
+			p.errorf(q.Ask.Unavailable.Pos, "bad-group", "a question of an all node has no unavailable: put it on the all node")
+		}
+		q.Group = n
+		a.Questions = append(a.Questions, q)
+	}
+	return a
 }

@@ -345,7 +345,7 @@ func (p *parser) nodes(f *File, e pair) {
 // resolves every reference.
 func (p *parser) link(f *File) {
 	var ids []string
-	for _, n := range f.Nodes {
+	for n := range f.Walk() {
 		if n.ID == "" {
 			continue
 		}
@@ -361,7 +361,7 @@ func (p *parser) link(f *File) {
 			continue
 		}
 		for _, b := range n.Set.Bindings {
-			if other := f.ByID[b.Name]; other != nil && (other.Kind == KindAsk || other.Kind == KindStep) {
+			if other := f.ByID[b.Name]; other != nil && (other.Kind.IsQuestion() || other.Kind == KindStep) {
 				p.errorf(b.Pos, "name-collision", "set name %q is also the id of the %s node at line %d", b.Name, other.Kind, other.IDPos.Line)
 			}
 		}

@@ -1,8 +1,13 @@
 package flow
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/flowserve/flowserve/flow/state"
 	"github.com/flowserve/flowserve/internal/jsonx"
@@ -12,26 +17,28 @@ import (
 // violation is a schemas.Violation that prints as "field: reason".
 type violation = schemas.Violation
 
-// answer is a decoded elicitation result.
-type answer struct {
-	Action  string         `json:"action"`
-	Content map[string]any `json:"content"`
+// asking is a question the round ends with.
+type asking struct {
+	cn      *cnode
+	invalid int    // invalid answers so far
+	reason  string // why the last answer was not accepted, or ""
 }
 
-// ask handles an ask node: replay its journaled answer, take the answer
-// the client sent, or end the round asking it.
+// ask handles an ask, sample or roots node on its own: replay its
+// journaled answer, take the answer the client sent, or end the round
+// asking it.
 func (r *runner) ask(cn *cnode) (int, *Result, error) {
 	e, err := r.replayed(cn, state.EntryAnswer)
 	if err != nil {
 		return 0, nil, err
 	}
 	if e != nil {
-		a, err := r.decodeAnswer(cn, e.Value)
+		v, err := r.decodeAnswer(cn, e.Value)
 		if err != nil {
 			return 0, nil, fmt.Errorf("journaled answer: %w", err)
 		}
 		r.pos++
-		return r.after(cn, a), nil, nil
+		return r.after(cn, v), nil, nil
 	}
 
 	// The frontier: this question has no journaled answer.
@@ -42,87 +49,202 @@ func (r *runner) ask(cn *cnode) (int, *Result, error) {
 	for i := range r.st.Pending {
 		if r.st.Pending[i].Position == pos {
 			pending = &r.st.Pending[i]
+			break
 		}
 	}
-	if pending != nil && (pending.Node != cn.n.ID || pending.Fingerprint != cn.fp) {
+	if pending != nil && (pending.Node != cn.n.ID || pending.Fingerprint != cn.fp || len(r.st.Pending) > 1) {
 		return 0, nil, &MismatchError{Position: pos, Node: pending.Node, Reason: "it asks a different question"}
 	}
 	if r.req.State != "" && pending == nil && len(r.st.Pending) > 0 && first {
 		return 0, nil, &MismatchError{Position: r.st.Pending[0].Position, Node: r.st.Pending[0].Node,
-			Reason: fmt.Sprintf("the run now reaches ask %q at position %d", cn.n.ID, pos)}
+			Reason: fmt.Sprintf("the run now reaches %s %q at position %d", cn.n.Kind, cn.n.ID, pos)}
 	}
 
 	if !r.capable(cn) {
 		if cn.unavailable < 0 {
-			mode := "form"
-			if cn.url != nil {
-				mode = "url"
-			}
-			return 0, nil, &MissingCapabilityError{Node: cn.n.ID, Mode: mode,
-				Required: map[string]any{"elicitation": map[string]any{mode: map[string]any{}}}}
+			return 0, nil, missing(cn.n.ID, []string{cn.mode})
 		}
-		a := askValue("unavailable", nil)
-		if err := r.recordAnswer(cn, "unavailable", nil); err != nil {
+		if err := r.recordUnavailable(cn); err != nil {
 			return 0, nil, err
 		}
-		r.vars[cn.n.ID] = a
 		return cn.unavailable, nil, nil
 	}
 
-	invalid := 0
+	q := asking{cn: cn}
 	if pending != nil {
-		invalid = pending.Invalid
+		q.invalid = pending.Invalid
 	}
-	raw, sent := r.req.Responses[cn.n.ID]
-	answerable := (pending != nil || (r.req.State == "" && first)) && !r.used[cn.n.ID]
-	if !sent || !answerable {
-		q, err := r.question(cn, pos, "")
-		if err != nil {
-			return 0, nil, err
-		}
-		res, err := r.suspend(cn, pos, q, invalid)
+	answerable := pending != nil || (r.req.State == "" && first)
+	taken, res, err := r.take(&q, answerable)
+	if err != nil || res != nil {
 		return 0, res, err
 	}
-	r.used[cn.n.ID] = true
-
-	a, err := parseAnswer(cn.n.ID, raw)
-	if err != nil {
-		return 0, nil, err
+	if !taken {
+		res, err := r.suspend(pos, []asking{q})
+		return 0, res, err
 	}
-	var content map[string]any
-	if a.Action == "accept" {
-		content = r.acceptedContent(cn, a.Content)
-		if reason, err := r.check(cn, content); err != nil {
-			return 0, nil, err
-		} else if reason != "" {
-			r.req.Stats.answer("invalid")
-			invalid++
-			if invalid > cn.retries {
-				tries := "try"
-				if invalid > 1 {
-					tries = "tries"
-				}
-				msg := fmt.Sprintf("the answer to %q was not accepted after %d %s: %s", cn.n.ID, invalid, tries, reason)
-				return 0, &Result{Complete: textResult(msg, true)}, nil
-			}
-			q, err := r.question(cn, pos, reason)
-			if err != nil {
-				return 0, nil, err
-			}
-			res, err := r.suspend(cn, pos, q, invalid)
-			return 0, res, err
-		}
-	}
-	if err := r.recordAnswer(cn, a.Action, content); err != nil {
-		return 0, nil, err
-	}
-	return r.after(cn, askValue(a.Action, content)), nil, nil
+	return r.after(cn, r.vars[cn.n.ID].(map[string]any)), nil, nil
 }
 
-// after binds an answer and returns the node that follows the ask.
-func (r *runner) after(cn *cnode, a map[string]any) int {
-	r.vars[cn.n.ID] = a
-	if a["action"] == "unavailable" && cn.unavailable >= 0 {
+// take takes the client's answer to q, if the client sent one it may use
+// here: a good answer is journaled and bound (taken is true); an invalid
+// one counts against the question's retries and leaves q.reason set; after
+// too many, the round ends with an error result.
+func (r *runner) take(q *asking, answerable bool) (taken bool, res *Result, err error) {
+	cn := q.cn
+	id := cn.n.ID
+	raw, sent := r.req.Responses[id]
+	if !sent || !answerable || r.used[id] {
+		return false, nil, nil
+	}
+	r.used[id] = true
+	rec, reason, err := r.parse(cn, raw)
+	if err != nil {
+		return false, nil, err
+	}
+	if reason != "" {
+		r.req.Stats.answer("invalid")
+		q.invalid++
+		q.reason = reason
+		if q.invalid > cn.retries {
+			tries := "try"
+			if q.invalid > 1 {
+				tries = "tries"
+			}
+			msg := fmt.Sprintf("the answer to %q was not accepted after %d %s: %s", id, q.invalid, tries, reason)
+			return false, &Result{Complete: textResult(msg, true)}, nil
+		}
+		return false, nil, nil
+	}
+	if err := r.recordAnswer(cn, rec); err != nil {
+		return false, nil, err
+	}
+	return true, nil, nil
+}
+
+// all handles an all node: its questions are asked in one round, each
+// answer is journaled as it comes (in the order they come), and the flow
+// goes on when every question has its answer.
+func (r *runner) all(cn *cnode) (int, *Result, error) {
+	qs := cn.group
+	done := make([]bool, len(qs))
+	left := len(qs)
+	// Replay: the journal holds the group's answers one after the other,
+	// in the order they were taken.
+	for left > 0 && r.pos < len(r.journal) {
+		e := &r.journal[r.pos]
+		i := r.member(qs, done, e.Node)
+		if i < 0 {
+			return 0, nil, &MismatchError{Position: r.pos, Node: e.Node,
+				Reason: fmt.Sprintf("the run now reaches all node %s there", cn.n.Name())}
+		}
+		if e.Kind != state.EntryAnswer || e.Fingerprint != qs[i].fp {
+			return 0, nil, &MismatchError{Position: r.pos, Node: e.Node, Reason: "it asks a different question"}
+		}
+		v, err := r.decodeAnswer(qs[i], e.Value)
+		if err != nil {
+			return 0, nil, fmt.Errorf("journaled answer: %w", err)
+		}
+		r.vars[qs[i].n.ID] = v
+		done[i] = true
+		left--
+		r.pos++
+	}
+	if left == 0 {
+		return r.afterAll(cn), nil, nil
+	}
+
+	// The frontier: the questions without an answer are pending.
+	first := !r.asked
+	r.asked = true
+	pending := map[string]*state.Pending{}
+	for i := range r.st.Pending {
+		p := &r.st.Pending[i]
+		j := r.member(qs, done, p.Node)
+		if p.Position != r.pos || j < 0 || p.Fingerprint != qs[j].fp {
+			if first && r.req.State != "" {
+				return 0, nil, &MismatchError{Position: p.Position, Node: p.Node,
+					Reason: fmt.Sprintf("the run now reaches all node %s at position %d", cn.n.Name(), r.pos)}
+			}
+			continue
+		}
+		pending[p.Node] = p
+	}
+
+	var lacking []string
+	for i, q := range qs {
+		if !done[i] && !r.capable(q) {
+			lacking = append(lacking, q.mode)
+		}
+	}
+	if len(lacking) > 0 {
+		if cn.unavailable < 0 {
+			return 0, nil, missing(cn.n.Name(), lacking)
+		}
+		for i, q := range qs {
+			if !done[i] {
+				if err := r.recordUnavailable(q); err != nil {
+					return 0, nil, err
+				}
+			}
+		}
+		return cn.unavailable, nil, nil
+	}
+
+	var asks []asking
+	for i, q := range qs {
+		if done[i] {
+			continue
+		}
+		a := asking{cn: q}
+		p := pending[q.n.ID]
+		if p != nil {
+			a.invalid = p.Invalid
+		}
+		taken, res, err := r.take(&a, p != nil || (r.req.State == "" && first))
+		if err != nil || res != nil {
+			return 0, res, err
+		}
+		if !taken {
+			asks = append(asks, a)
+		}
+	}
+	if len(asks) == 0 {
+		return r.afterAll(cn), nil, nil
+	}
+	// The answers taken this round moved the frontier on.
+	res, err := r.suspend(r.pos, asks)
+	return 0, res, err
+}
+
+// member returns the index of the question of qs with the given id that
+// has no answer yet, or -1.
+func (r *runner) member(qs []*cnode, done []bool, id string) int {
+	for i, q := range qs {
+		if q.n.ID == id && !done[i] {
+			return i
+		}
+	}
+	return -1
+}
+
+// afterAll returns the node that follows an all node whose questions are
+// all answered: its unavailable node when the client could not be asked.
+func (r *runner) afterAll(cn *cnode) int {
+	if cn.unavailable >= 0 {
+		for _, q := range cn.group {
+			if v, _ := r.vars[q.n.ID].(map[string]any); v["action"] == "unavailable" {
+				return cn.unavailable
+			}
+		}
+	}
+	return cn.next
+}
+
+// after binds an answer and returns the node that follows the question.
+func (r *runner) after(cn *cnode, v map[string]any) int {
+	r.vars[cn.n.ID] = v
+	if v["action"] == "unavailable" && cn.unavailable >= 0 {
 		return cn.unavailable
 	}
 	return cn.next
@@ -130,40 +252,247 @@ func (r *runner) after(cn *cnode, a map[string]any) int {
 
 // capable reports whether the client can be asked cn.
 func (r *runner) capable(cn *cnode) bool {
-	if cn.url != nil {
+	switch cn.mode {
+	case ModeURL:
 		return r.req.Client.URL
+	case ModeSampling:
+		return r.req.Client.Sampling
+	case ModeRoots:
+		return r.req.Client.Roots
 	}
 	return r.req.Client.Form
 }
 
-// parseAnswer decodes one inputResponses entry; anything that is not an
-// elicitation result is a *ResponseError.
-func parseAnswer(key string, raw json.RawMessage) (*answer, error) {
+// question renders the question of cn; reason, when set, says why the
+// last answer was not accepted.
+func (r *runner) question(cn *cnode, pos int, reason string) (*InputRequest, error) {
+	id := sha256.Sum256([]byte(r.runID + "/" + cn.n.ID + "/" + strconv.Itoa(pos)))
+	q := &InputRequest{Mode: cn.mode, ID: hex.EncodeToString(id[:16])}
+	switch cn.mode {
+	case ModeSampling:
+		params, err := r.sampleParams(cn.sample)
+		if err != nil {
+			return nil, err
+		}
+		q.Params = params
+		return q, nil
+	case ModeRoots:
+		return q, nil
+	}
+	msg, err := cn.message.render(r.vars)
+	if err != nil {
+		return nil, err
+	}
+	if reason != "" {
+		msg += "\n\nYour previous answer was not accepted: " + reason
+	}
+	q.Message = msg
+	if cn.mode == ModeURL {
+		q.URL, err = cn.url.render(r.vars)
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		q.Schema = cn.formDoc
+		q.SchemaJSON = cn.formJSON
+	}
+	return q, nil
+}
+
+// sampleParams renders the params of a sampling/createMessage request.
+func (r *runner) sampleParams(s *csample) (map[string]any, error) {
+	params := make(map[string]any, len(s.static)+2)
+	for k, v := range s.static {
+		params[k] = v
+	}
+	msgs := make([]any, 0, len(s.messages))
+	for i, m := range s.messages {
+		var content any
+		if m.text != nil {
+			text, err := m.text.render(r.vars)
+			if err != nil {
+				return nil, fmt.Errorf("message %d: %w", i+1, err)
+			}
+			content = map[string]any{"type": "text", "text": text}
+		} else {
+			v, err := m.content.eval(r.vars)
+			if err != nil {
+				return nil, fmt.Errorf("message %d: %w", i+1, err)
+			}
+			content = v
+		}
+		msgs = append(msgs, map[string]any{"role": m.role, "content": content})
+	}
+	params["messages"] = msgs
+	if s.system != nil {
+		sys, err := s.system.render(r.vars)
+		if err != nil {
+			return nil, fmt.Errorf("system: %w", err)
+		}
+		params["systemPrompt"] = sys
+	}
+	return params, nil
+}
+
+// suspend ends the round asking the given questions, all pending at pos;
+// the state records the journal and the pending questions.
+func (r *runner) suspend(pos int, asks []asking) (*Result, error) {
+	st := *r.st
+	st.Round = r.round
+	st.FlowHash = r.p.file.Hash
+	st.Journal = r.journal
+	st.Pending = make([]state.Pending, 0, len(asks))
+	requests := make(map[string]*InputRequest, len(asks))
+	for _, a := range asks {
+		q, err := r.question(a.cn, pos, a.reason)
+		if err != nil {
+			return nil, err
+		}
+		requests[a.cn.n.ID] = q
+		st.Pending = append(st.Pending, state.Pending{Node: a.cn.n.ID, Position: pos, Fingerprint: a.cn.fp, Invalid: a.invalid})
+	}
+	token, err := r.p.codec.Seal(&st)
+	if errors.Is(err, state.ErrTooLarge) {
+		// Not wrapped: this is the server's problem, not an invalid
+		// requestState from the client.
+		return nil, fmt.Errorf("the run's state is too large to send (%v); do its steps return large results?", err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("seal state: %w", err)
+	}
+	return &Result{Input: &InputRequired{Requests: requests, State: token}}, nil
+}
+
+// parse decodes one inputResponses entry for cn and checks it. It returns
+// the record to journal, or the reason the answer is not accepted; a
+// response of the wrong shape is a *ResponseError.
+func (r *runner) parse(cn *cnode, raw json.RawMessage) (rec map[string]any, reason string, err error) {
 	v, err := jsonx.Parse(raw)
 	if err != nil {
-		return nil, &ResponseError{Key: key, Reason: "it is not valid JSON"}
+		return nil, "", &ResponseError{Key: cn.n.ID, Reason: "it is not valid JSON"}
 	}
+	switch cn.mode {
+	case ModeSampling:
+		res, err := parseSampling(cn.n.ID, v)
+		if err != nil {
+			return nil, "", err
+		}
+		return map[string]any{"action": "accept", "result": res}, "", nil
+	case ModeRoots:
+		roots, err := parseRoots(cn.n.ID, v)
+		if err != nil {
+			return nil, "", err
+		}
+		return map[string]any{"action": "accept", "roots": roots}, "", nil
+	}
+	action, content, err := parseElicitResult(cn.n.ID, v)
+	if err != nil {
+		return nil, "", err
+	}
+	rec = map[string]any{"action": action}
+	if action == "accept" {
+		content = r.acceptedContent(cn, content)
+		reason, err := r.check(cn, content)
+		if err != nil || reason != "" {
+			return nil, reason, err
+		}
+		if len(content) > 0 {
+			rec["content"] = content
+		}
+	}
+	return rec, "", nil
+}
+
+// parseElicitResult checks an elicitation result.
+func parseElicitResult(key string, v any) (string, map[string]any, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, &ResponseError{Key: key, Reason: "it must be an object with an action"}
+		return "", nil, &ResponseError{Key: key, Reason: "it must be an object with an action"}
 	}
-	a := &answer{}
-	a.Action, _ = m["action"].(string)
-	switch a.Action {
+	action, _ := m["action"].(string)
+	switch action {
 	case "accept", "decline", "cancel":
 	case "":
-		return nil, &ResponseError{Key: key, Reason: "action must be accept, decline or cancel"}
+		return "", nil, &ResponseError{Key: key, Reason: "action must be accept, decline or cancel"}
 	default:
-		return nil, &ResponseError{Key: key, Reason: fmt.Sprintf("action must be accept, decline or cancel, not %q", a.Action)}
+		return "", nil, &ResponseError{Key: key, Reason: fmt.Sprintf("action must be accept, decline or cancel, not %q", action)}
 	}
 	switch c := m["content"].(type) {
 	case nil:
+		return action, nil, nil
 	case map[string]any:
-		a.Content = c
-	default:
-		return nil, &ResponseError{Key: key, Reason: "content must be an object"}
+		return action, c, nil
 	}
-	return a, nil
+	return "", nil, &ResponseError{Key: key, Reason: "content must be an object"}
+}
+
+// parseSampling checks a sampling/createMessage result: {role, content,
+// model, stopReason}, content a block or a list of blocks with a type.
+func parseSampling(key string, v any) (map[string]any, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, &ResponseError{Key: key, Reason: "it must be a sampling result: an object with role, content and model"}
+	}
+	if role, _ := m["role"].(string); role != "user" && role != "assistant" {
+		return nil, &ResponseError{Key: key, Reason: "role must be user or assistant"}
+	}
+	blocks, ok := m["content"].([]any)
+	if !ok {
+		blocks = []any{m["content"]}
+	}
+	if len(blocks) == 0 {
+		return nil, &ResponseError{Key: key, Reason: "content must not be empty"}
+	}
+	for _, b := range blocks {
+		bm, ok := b.(map[string]any)
+		if t, _ := bm["type"].(string); !ok || t == "" {
+			return nil, &ResponseError{Key: key, Reason: "content must be a content block (an object with a type) or a list of them"}
+		}
+	}
+	for _, f := range []string{"model", "stopReason"} {
+		if x, ok := m[f]; ok {
+			if _, ok := x.(string); !ok {
+				return nil, &ResponseError{Key: key, Reason: f + " must be a string"}
+			}
+		}
+	}
+	out := map[string]any{"role": m["role"], "content": m["content"]}
+	for _, f := range []string{"model", "stopReason"} {
+		if x, ok := m[f]; ok {
+			out[f] = x
+		}
+	}
+	return out, nil
+}
+
+// parseRoots checks a roots/list result: {roots: [{uri, name}]}.
+func parseRoots(key string, v any) ([]any, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, &ResponseError{Key: key, Reason: "it must be a roots result: an object with roots"}
+	}
+	list, ok := m["roots"].([]any)
+	if !ok {
+		return nil, &ResponseError{Key: key, Reason: "roots must be a list of {uri, name}"}
+	}
+	out := make([]any, 0, len(list))
+	for i, e := range list {
+		rm, _ := e.(map[string]any)
+		uri, _ := rm["uri"].(string)
+		if uri == "" {
+			return nil, &ResponseError{Key: key, Reason: fmt.Sprintf("root %d needs a uri", i+1)}
+		}
+		root := map[string]any{"uri": uri}
+		if name, ok := rm["name"]; ok {
+			s, ok := name.(string)
+			if !ok {
+				return nil, &ResponseError{Key: key, Reason: fmt.Sprintf("the name of root %d must be a string", i+1)}
+			}
+			root["name"] = s
+		}
+		out = append(out, root)
+	}
+	return out, nil
 }
 
 // acceptedContent types the numbers of accepted content by the form and
@@ -215,31 +544,94 @@ func (r *runner) check(cn *cnode, content map[string]any) (string, error) {
 	return "", nil
 }
 
-// recordAnswer journals an answer.
-func (r *runner) recordAnswer(cn *cnode, action string, content map[string]any) error {
+// recordUnavailable journals and binds that the client could not be
+// asked cn.
+func (r *runner) recordUnavailable(cn *cnode) error {
+	return r.recordAnswer(cn, map[string]any{"action": "unavailable"})
+}
+
+// recordAnswer journals an answer record and binds its value.
+func (r *runner) recordAnswer(cn *cnode, rec map[string]any) error {
+	action, _ := rec["action"].(string)
 	r.req.Stats.answer(action)
-	v := map[string]any{"action": action}
-	if len(content) > 0 {
-		v["content"] = content
-	}
-	b, err := marshal(v)
+	b, err := marshal(rec)
 	if err != nil {
 		return fmt.Errorf("encode answer: %w", err)
 	}
-	return r.record(state.Entry{Kind: state.EntryAnswer, Node: cn.n.ID, Fingerprint: cn.fp, Value: b})
+	if err := r.record(state.Entry{Kind: state.EntryAnswer, Node: cn.n.ID, Fingerprint: cn.fp, Value: b}); err != nil {
+		return err
+	}
+	r.vars[cn.n.ID] = answerValue(cn, rec)
+	return nil
 }
 
-// decodeAnswer turns a journaled answer back into the ask's value.
+// decodeAnswer turns a journaled answer back into the question's value.
 func (r *runner) decodeAnswer(cn *cnode, raw []byte) (map[string]any, error) {
 	v, err := jsonx.Parse(raw)
 	if err != nil {
 		return nil, err
 	}
 	m, _ := v.(map[string]any)
-	action, _ := m["action"].(string)
-	content, _ := m["content"].(map[string]any)
-	if content != nil {
-		content = normalize(content, cn.formDoc).(map[string]any)
+	if c, ok := m["content"].(map[string]any); ok && cn.mode == ModeForm {
+		m["content"] = normalize(c, cn.formDoc)
 	}
-	return askValue(action, content), nil
+	return answerValue(cn, m), nil
+}
+
+// answerValue is the value a question's id has in expressions, from its
+// journal record.
+func answerValue(cn *cnode, rec map[string]any) map[string]any {
+	action, _ := rec["action"].(string)
+	switch cn.mode {
+	case ModeSampling:
+		res, _ := rec["result"].(map[string]any)
+		return sampleValue(action, res)
+	case ModeRoots:
+		roots, _ := rec["roots"].([]any)
+		return rootsValue(action, roots)
+	}
+	content, _ := rec["content"].(map[string]any)
+	return askValue(action, content)
+}
+
+// sampleValue is the value of a sample id: the model's reply.
+func sampleValue(action string, res map[string]any) map[string]any {
+	str := func(k string) string { s, _ := res[k].(string); return s }
+	blocks, ok := res["content"].([]any)
+	if !ok && res["content"] != nil {
+		blocks = []any{res["content"]}
+	}
+	var text []string
+	for _, b := range blocks {
+		if bm, _ := b.(map[string]any); bm["type"] == "text" {
+			if t, ok := bm["text"].(string); ok {
+				text = append(text, t)
+			}
+		}
+	}
+	var content any = map[string]any{}
+	if res["content"] != nil {
+		content = res["content"]
+	}
+	return map[string]any{
+		"action":     action,
+		"accepted":   action == "accept",
+		"role":       str("role"),
+		"text":       strings.Join(text, "\n"),
+		"model":      str("model"),
+		"stopReason": str("stopReason"),
+		"content":    content,
+	}
+}
+
+// rootsValue is the value of a roots id.
+func rootsValue(action string, roots []any) map[string]any {
+	list := make([]any, 0, len(roots))
+	for _, e := range roots {
+		m, _ := e.(map[string]any)
+		name, _ := m["name"].(string)
+		uri, _ := m["uri"].(string)
+		list = append(list, map[string]any{"uri": uri, "name": name})
+	}
+	return map[string]any{"action": action, "accepted": action == "accept", "roots": list}
 }

@@ -110,7 +110,12 @@ type cnode struct {
 	defaults    map[string]any
 	rules       []crule
 	retries     int
-	unavailable int // -1 when none
+	unavailable int // -1 when none (also of an all node)
+	mode        string
+	sample      *csample
+
+	// all: its questions, each compiled as a node of its own
+	group []*cnode
 
 	// step
 	action  *actions.Action
@@ -133,6 +138,21 @@ type cnode struct {
 
 	// fail
 	fail *ctemplate
+}
+
+// csample is a sample node's request.
+type csample struct {
+	messages []cmessage
+	system   *ctemplate
+	// static holds the params that do not depend on the run: maxTokens,
+	// temperature, stopSequences, modelPreferences.
+	static map[string]any
+}
+
+type cmessage struct {
+	role    string
+	text    *ctemplate
+	content *cvalue
 }
 
 type crule struct {
@@ -251,8 +271,26 @@ func (c *compiler) node(n *dsl.Node, reg *actions.Registry) *cnode {
 		}
 	}
 	switch n.Kind {
+	case dsl.KindSample:
+		cn.mode = ModeSampling
+		cn.unavailable = c.target(n.Ask.Unavailable)
+		cn.sample = c.sample(n.Ask.Sample)
+	case dsl.KindRoots:
+		cn.mode = ModeRoots
+		cn.unavailable = c.target(n.Ask.Unavailable)
+	case dsl.KindAll:
+		cn.unavailable = c.target(n.All.Unavailable)
+		for _, q := range n.All.Questions {
+			cq := c.node(q, reg)
+			cq.next = cn.next
+			cn.group = append(cn.group, cq)
+		}
 	case dsl.KindAsk:
 		a := n.Ask
+		cn.mode = ModeForm
+		if a.URL != nil {
+			cn.mode = ModeURL
+		}
 		cn.message = c.template(a.Message)
 		cn.url = c.template(a.URL)
 		cn.retries = a.Retries
@@ -342,8 +380,75 @@ func fingerprint(n *dsl.Node) uint64 {
 		put(n.Step.Action.Value)
 		b, _ := json.Marshal(valueSource(n.Step.With))
 		put(string(b))
+	case dsl.KindSample:
+		b, _ := json.Marshal(sampleSource(n.Ask.Sample))
+		put(string(b))
 	}
 	return h.Sum64()
+}
+
+// sampleSource returns a sample request as JSON-like data with templates
+// as their source text, for fingerprints.
+func sampleSource(s *dsl.Sample) any {
+	if s == nil {
+		return nil
+	}
+	var msgs []any
+	for _, m := range s.Messages {
+		msg := map[string]any{"role": m.Role.Value}
+		if m.Text != nil {
+			msg["text"] = m.Text.Src
+		}
+		if m.Content != nil {
+			msg["content"] = valueSource(m.Content)
+		}
+		msgs = append(msgs, msg)
+	}
+	out := map[string]any{"messages": msgs, "maxTokens": s.MaxTokens}
+	if s.System != nil {
+		out["system"] = s.System.Src
+	}
+	if s.Temperature != nil {
+		out["temperature"] = *s.Temperature
+	}
+	var stop []string
+	for _, st := range s.Stop {
+		stop = append(stop, st.Value)
+	}
+	if stop != nil {
+		out["stop"] = stop
+	}
+	if s.Model != nil {
+		out["model"] = s.Model.Value
+	}
+	return out
+}
+
+// sample compiles a sample node's request.
+func (c *compiler) sample(s *dsl.Sample) *csample {
+	cs := &csample{static: map[string]any{}}
+	if s == nil {
+		return cs
+	}
+	for _, m := range s.Messages {
+		cs.messages = append(cs.messages, cmessage{role: m.Role.Value, text: c.template(m.Text), content: c.value(m.Content)})
+	}
+	cs.system = c.template(s.System)
+	cs.static["maxTokens"] = int64(s.MaxTokens)
+	if s.Temperature != nil {
+		cs.static["temperature"] = *s.Temperature
+	}
+	if len(s.Stop) > 0 {
+		stop := make([]any, len(s.Stop))
+		for i, st := range s.Stop {
+			stop[i] = st.Value
+		}
+		cs.static["stopSequences"] = stop
+	}
+	if s.Model != nil {
+		cs.static["modelPreferences"] = s.Model.Value
+	}
+	return cs
 }
 
 // valueSource returns a Value as JSON-like data with templates as their

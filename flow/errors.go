@@ -3,6 +3,8 @@ package flow
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/flowserve/flowserve/dsl"
@@ -67,16 +69,84 @@ func (e *ResponseError) Unwrap() error { return ErrMalformedResponse }
 // answer it with -32021 (2026-07-28) or an error result naming what is
 // missing (older protocol versions).
 type MissingCapabilityError struct {
-	Node string
-	Mode string // "form" or "url"
+	Node string // the question, or the all node whose questions they are
+	// Modes lists what the client cannot do, each an InputRequest mode
+	// (ModeForm, ModeURL, ModeSampling, ModeRoots), without repeats.
+	Modes []string
 	// Required is the ClientCapabilities object the client lacks, e.g.
-	// {"elicitation": {"url": {}}}.
+	// {"elicitation": {"url": {}}} or {"sampling": {}}.
 	Required map[string]any
 }
 
 // Error describes what the client lacks.
 func (e *MissingCapabilityError) Error() string {
-	return fmt.Sprintf("this tool needs to ask the user a question (elicitation in %s mode) at %q, and the client does not support it", e.Mode, e.Node)
+	return fmt.Sprintf("this tool needs %s at %q, and the client does not support %s", e.Needs(), e.Node, e.Lacks())
+}
+
+// Needs says in words what the tool needs of the client: "to ask the
+// user a question", "a reply from the client's model", "the client's
+// roots", joined with "and".
+func (e *MissingCapabilityError) Needs() string {
+	var parts []string
+	for _, m := range e.Modes {
+		parts = append(parts, modeNeed(m))
+	}
+	return strings.Join(parts, " and ")
+}
+
+// Lacks names the capabilities the client lacks: "elicitation in form
+// mode", "sampling", "roots", joined with "and".
+func (e *MissingCapabilityError) Lacks() string {
+	var parts []string
+	for _, m := range e.Modes {
+		switch m {
+		case ModeSampling, ModeRoots:
+			parts = append(parts, m)
+		default:
+			parts = append(parts, "elicitation in "+m+" mode")
+		}
+	}
+	return strings.Join(parts, " and ")
+}
+
+// modeNeed describes what a question of the given mode needs.
+func modeNeed(mode string) string {
+	switch mode {
+	case ModeSampling:
+		return "a reply from the client's model"
+	case ModeRoots:
+		return "the client's roots"
+	}
+	return "to ask the user a question"
+}
+
+// requiredCapability returns the ClientCapabilities entry a mode needs.
+func requiredCapability(mode string) (string, map[string]any) {
+	switch mode {
+	case ModeSampling:
+		return "sampling", map[string]any{}
+	case ModeRoots:
+		return "roots", map[string]any{}
+	}
+	return "elicitation", map[string]any{mode: map[string]any{}}
+}
+
+// missing builds the error for questions the client cannot be asked.
+func missing(node string, modes []string) *MissingCapabilityError {
+	e := &MissingCapabilityError{Node: node, Required: map[string]any{}}
+	for _, m := range modes {
+		if slices.Contains(e.Modes, m) {
+			continue
+		}
+		e.Modes = append(e.Modes, m)
+		k, v := requiredCapability(m)
+		if prev, ok := e.Required[k].(map[string]any); ok {
+			maps.Copy(prev, v)
+			continue
+		}
+		e.Required[k] = v
+	}
+	return e
 }
 
 // MismatchError says that the flow no longer matches the journal carried

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/flowserve/flowserve/internal/jsonx"
 	"strings"
 	"testing"
 	"time"
@@ -110,14 +111,18 @@ func FuzzInputResponses(f *testing.F) {
 			req.State = state
 		}
 		_ = replyKeyOf(req.State, req.Responses) // the reply store's digest takes any answer
-		a, parseErr := parseAnswer(key, raw)
+		var content map[string]any
+		action, parseErr := "", error(&ResponseError{Key: key, Reason: "it is not valid JSON"})
+		if v, err := jsonx.Parse(raw); err == nil {
+			action, content, parseErr = parseElicitResult(key, v)
+		}
 		if parseErr != nil {
 			var re *ResponseError
-			if a != nil || !errors.As(parseErr, &re) || re.Key != key || re.Reason == "" {
-				t.Fatalf("parseAnswer(%q) = %+v, %v", raw, a, parseErr)
+			if action != "" || !errors.As(parseErr, &re) || re.Key != key || re.Reason == "" {
+				t.Fatalf("parseElicitResult(%q) = %q, %v", raw, action, parseErr)
 			}
-		} else if a.Action != "accept" && a.Action != "decline" && a.Action != "cancel" {
-			t.Fatalf("parseAnswer(%q): action %q", raw, a.Action)
+		} else if action != "accept" && action != "decline" && action != "cancel" {
+			t.Fatalf("parseElicitResult(%q): action %q", raw, action)
 		}
 
 		res, err := p.Run(ctx, req)
@@ -125,19 +130,19 @@ func FuzzInputResponses(f *testing.F) {
 		if err != nil {
 			var re *ResponseError
 			if !used || parseErr == nil || !errors.As(err, &re) || !IsInvalidParams(err) {
-				t.Fatalf("answer %q to %q: error %v (%T); parseAnswer said %v", raw, key, err, err, parseErr)
+				t.Fatalf("answer %q to %q: error %v (%T); parseElicitResult said %v", raw, key, err, err, parseErr)
 			}
 			return
 		}
 		if used && parseErr != nil {
-			t.Fatalf("answer %q: a result although parseAnswer refused it (%v)", raw, parseErr)
+			t.Fatalf("answer %q: a result although parseElicitResult refused it (%v)", raw, parseErr)
 		}
 		if (res.Complete == nil) == (res.Input == nil) {
 			t.Fatalf("answer %q: want exactly one of a complete result and questions: %+v", raw, res)
 		}
 		if res.Complete != nil {
 			text, _ := res.Complete.Content[0]["text"].(string)
-			if !used || a.Action == "accept" || text != "declined: "+a.Action {
+			if !used || action == "accept" || text != "declined: "+action {
 				t.Fatalf("answer %q to %q: complete %q", raw, key, text)
 			}
 			return
@@ -147,8 +152,8 @@ func FuzzInputResponses(f *testing.F) {
 		}
 		if q := res.Input.Requests["confirm"]; q != nil {
 			// Accepted: the next question quotes the name given.
-			name, _ := a.Content["name"].(string)
-			if !used || a.Action != "accept" || !strings.Contains(q.Message, "["+name+"]") {
+			name, _ := content["name"].(string)
+			if !used || action != "accept" || !strings.Contains(q.Message, "["+name+"]") {
 				t.Fatalf("answer %q: confirm asked as %q", raw, q.Message)
 			}
 			return
@@ -159,7 +164,7 @@ func FuzzInputResponses(f *testing.F) {
 		}
 		// Asked again: not sent to this question, or not accepted (then the
 		// reason is in the message).
-		if used && (a.Action != "accept" || q.Message == first.Input.Requests["details"].Message) {
+		if used && (action != "accept" || q.Message == first.Input.Requests["details"].Message) {
 			t.Fatalf("answer %q: asked again as %q without a reason", raw, q.Message)
 		}
 	})

@@ -95,6 +95,8 @@ type Client struct {
 	Protocol string // negotiated or declared protocol version
 	Form     bool   // the client can answer form-mode elicitation
 	URL      bool   // the client can answer URL-mode elicitation
+	Sampling bool   // the client can answer sampling/createMessage
+	Roots    bool   // the client can answer roots/list
 }
 
 // Result is the outcome of a round: exactly one of Complete and Input is
@@ -129,24 +131,49 @@ type ToolResult struct {
 
 // InputRequired asks the client for answers before the call can go on.
 type InputRequired struct {
-	// Requests maps question ids to the questions.
-	Requests map[string]*Elicitation
+	// Requests maps question ids to the questions: one, or several when
+	// the run reached an all node.
+	Requests map[string]*InputRequest
 	// State is the sealed requestState to send back with the answers.
 	State string
 }
 
-// Elicitation is one question, as the params of elicitation/create.
-type Elicitation struct {
-	Mode    string         // "form" or "url"
-	Message string         // with the reason appended when asked again
+// The modes of an InputRequest.
+const (
+	ModeForm     = "form"     // elicitation/create, form mode
+	ModeURL      = "url"      // elicitation/create, URL mode
+	ModeSampling = "sampling" // sampling/createMessage
+	ModeRoots    = "roots"    // roots/list
+)
+
+// InputRequest is one question for the client: an elicitation (form or
+// URL mode), a sampling request or a roots request.
+type InputRequest struct {
+	Mode    string         // ModeForm, ModeURL, ModeSampling or ModeRoots
+	Message string         // elicitation: with the reason appended when asked again
 	Schema  map[string]any // requestedSchema (form mode); do not modify
 	// SchemaJSON is Schema encoded as JSON, computed once when the flow
 	// was compiled.
 	SchemaJSON json.RawMessage
 	URL        string // url mode
+	// Params are the params of sampling/createMessage (sampling mode):
+	// messages, systemPrompt, maxTokens and the optional fields, as
+	// JSON-like values; do not modify.
+	Params map[string]any
 	// ID identifies this question within the run (stable across rounds);
 	// servers use it as the elicitationId of URL mode on 2025-11-25.
 	ID string
+}
+
+// Method returns the JSON-RPC method that asks the question.
+func (q *InputRequest) Method() string {
+	switch q.Mode {
+	case ModeSampling:
+		return "sampling/createMessage"
+	case ModeRoots:
+		return "roots/list"
+	}
+	return "elicitation/create"
 }
 
 func textResult(msg string, isError bool) *ToolResult {

@@ -3,12 +3,10 @@ package flow
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/flowserve/flowserve/dsl"
@@ -188,8 +186,10 @@ func (r *runner) run() (*Result, error) {
 			err  error
 		)
 		switch n.Kind {
-		case dsl.KindAsk:
+		case dsl.KindAsk, dsl.KindSample, dsl.KindRoots:
 			next, res, err = r.ask(cn)
+		case dsl.KindAll:
+			next, res, err = r.all(cn)
 		case dsl.KindStep:
 			next, err = r.step(cn)
 		case dsl.KindBranch:
@@ -314,54 +314,6 @@ func (r *runner) ret(cn *cnode) (*Result, error) {
 		}
 	}
 	return &Result{Complete: tr}, nil
-}
-
-// question renders an ask's question.
-func (r *runner) question(cn *cnode, pos int, reason string) (*Elicitation, error) {
-	msg, err := cn.message.render(r.vars)
-	if err != nil {
-		return nil, err
-	}
-	if reason != "" {
-		msg += "\n\nYour previous answer was not accepted: " + reason
-	}
-	id := sha256.Sum256([]byte(r.runID + "/" + cn.n.ID + "/" + strconv.Itoa(pos)))
-	q := &Elicitation{Message: msg, ID: hex.EncodeToString(id[:16])}
-	if cn.url != nil {
-		q.Mode = "url"
-		q.URL, err = cn.url.render(r.vars)
-		if err != nil {
-			return nil, err
-		}
-	} else {
-		q.Mode = "form"
-		q.Schema = cn.formDoc
-		q.SchemaJSON = cn.formJSON
-	}
-	return q, nil
-}
-
-// suspend ends the round asking q; the state records the journal and the
-// pending question.
-func (r *runner) suspend(cn *cnode, pos int, q *Elicitation, invalid int) (*Result, error) {
-	st := *r.st
-	st.Round = r.round
-	st.FlowHash = r.p.file.Hash
-	st.Journal = r.journal
-	st.Pending = []state.Pending{{Node: cn.n.ID, Position: pos, Fingerprint: cn.fp, Invalid: invalid}}
-	token, err := r.p.codec.Seal(&st)
-	if errors.Is(err, state.ErrTooLarge) {
-		// Not wrapped: this is the server's problem, not an invalid
-		// requestState from the client.
-		return nil, fmt.Errorf("the run's state is too large to send (%v); do its steps return large results?", err)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("seal state: %w", err)
-	}
-	return &Result{Input: &InputRequired{
-		Requests: map[string]*Elicitation{cn.n.ID: q},
-		State:    token,
-	}}, nil
 }
 
 // record appends an entry to the journal, copying on first write so the

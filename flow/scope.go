@@ -31,6 +31,25 @@ var (
 		"protocol": typed("string"),
 		"form":     typed("boolean"),
 		"url":      typed("boolean"),
+		"sampling": typed("boolean"),
+		"roots":    typed("boolean"),
+	})
+	sampleSchema = object(map[string]any{
+		"action":     typed("string"),
+		"accepted":   typed("boolean"),
+		"role":       typed("string"),
+		"text":       typed("string"),
+		"model":      typed("string"),
+		"stopReason": typed("string"),
+		"content":    map[string]any{},
+	})
+	rootsSchema = object(map[string]any{
+		"action":   typed("string"),
+		"accepted": typed("boolean"),
+		"roots": map[string]any{"type": "array", "items": object(map[string]any{
+			"uri":  typed("string"),
+			"name": typed("string"),
+		})},
 	})
 	errorSchema = typed("string")
 )
@@ -59,8 +78,13 @@ func object(props map[string]any) map[string]any {
 //     a string, a literal has its own type, a map or list is built from
 //     its entries. Bindings are type-checked in file order, with the set
 //     names bound earlier in the file typed and later ones dyn;
+//   - a sample id: {action, role, text, model, stopReason: string,
+//     accepted: bool, content: dyn}: the client model's reply (text joins
+//     its text blocks); a roots id: {action: string, accepted: bool,
+//     roots: [{uri, name: string}]};
 //   - run: {id: string, started: string, round: int}; client: {name,
-//     version, protocol: string, form, url: bool}; error: string.
+//     version, protocol: string, form, url, sampling, roots: bool};
+//     error: string.
 //
 // A set name bound again to a value of another type is an error, which
 // Compile reports; Scope types the name by its first binding regardless.
@@ -99,10 +123,14 @@ func scope(f *dsl.File, reg *actions.Registry) ([]lang.Var, dsl.Diagnostics) {
 	}
 	fromSet := map[string]bool{} // names a set binds first
 	var binds []*dsl.Binding
-	for _, n := range f.Nodes {
+	for n := range f.Walk() {
 		switch n.Kind {
 		case dsl.KindAsk:
 			add(n.ID, askSchema(n.Ask))
+		case dsl.KindSample:
+			add(n.ID, sampleSchema)
+		case dsl.KindRoots:
+			add(n.ID, rootsSchema)
 		case dsl.KindStep:
 			var out map[string]any
 			if n.Step != nil {
@@ -282,5 +310,7 @@ func clientValue(c Client) map[string]any {
 		"protocol": c.Protocol,
 		"form":     c.Form,
 		"url":      c.URL,
+		"sampling": c.Sampling,
+		"roots":    c.Roots,
 	}
 }

@@ -325,7 +325,7 @@ nodes:
 	want := map[string]string{
 		"input":  "object with field n",
 		"run":    "object with fields id, round, started",
-		"client": "object with fields form, name, protocol, url, version",
+		"client": "object with fields form, name, protocol, roots, sampling, url, version",
 		"error":  "string",
 		"later":  "dyn", // total is not typed yet where later is bound
 		"total":  "int",

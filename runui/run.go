@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -109,14 +112,28 @@ func Run(ctx context.Context, p *flow.Program, cfg Config) (*flow.ToolResult, er
 		sort.Strings(ids)
 		responses := make(map[string]json.RawMessage, len(ids))
 		for _, id := range ids {
-			q := question(p, id, res.Input.Requests[id], previous[id])
+			ir := res.Input.Requests[id]
+			if ir.Mode == flow.ModeRoots {
+				raw, err := rootsAnswer(out, id)
+				if err != nil {
+					return nil, err
+				}
+				responses[id] = raw
+				continue
+			}
+			q := question(p, id, ir, previous[id])
 			printQuestion(out, q)
 			a, err := cfg.Answerer.Answer(ctx, q)
 			if err != nil {
 				return nil, err
 			}
 			printAnswer(out, a)
-			raw, err := json.Marshal(a)
+			var raw []byte
+			if ir.Mode == flow.ModeSampling {
+				raw, err = samplingAnswer(id, a)
+			} else {
+				raw, err = json.Marshal(a)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("encode the answer to %q: %w", id, err)
 			}
@@ -133,8 +150,23 @@ func Run(ctx context.Context, p *flow.Program, cfg Config) (*flow.ToolResult, er
 	}
 }
 
-// question describes an elicitation for the terminal.
-func question(p *flow.Program, id string, e *flow.Elicitation, prev *Answer) *Question {
+// samplingField is the one field of the form that stands for a sampling
+// request at the terminal: the person plays the client's model.
+const samplingField = "reply"
+
+// question describes an input request for the terminal.
+func question(p *flow.Program, id string, e *flow.InputRequest, prev *Answer) *Question {
+	if e.Mode == flow.ModeSampling {
+		return &Question{
+			ID:      id,
+			Mode:    flow.ModeForm,
+			Message: "The flow asks the client's model (you answer as the model):\n" + samplingText(e.Params),
+			Schema: map[string]any{"type": "object", "required": []any{samplingField},
+				"properties": map[string]any{samplingField: map[string]any{"type": "string", "title": "Model reply"}}},
+			Order:    []string{samplingField},
+			Previous: prev,
+		}
+	}
 	q := &Question{ID: id, Mode: e.Mode, Message: e.Message, Schema: e.Schema, URL: e.URL}
 	if msg, reason, ok := strings.Cut(e.Message, rejectedMarker); ok {
 		q.Message, q.Rejected = msg, reason
@@ -230,3 +262,48 @@ func blockText(block map[string]any) string {
 // ErrNoAnswer is wrapped by the error of a scripted answerer that has no
 // answer left for a question.
 var ErrNoAnswer = errors.New("no answer left")
+
+// samplingText renders a sampling request's system prompt and messages.
+func samplingText(params map[string]any) string {
+	var b strings.Builder
+	if sys, ok := params["systemPrompt"].(string); ok && sys != "" {
+		fmt.Fprintf(&b, "system: %s\n", sys)
+	}
+	msgs, _ := params["messages"].([]any)
+	for _, m := range msgs {
+		mm, _ := m.(map[string]any)
+		c, _ := mm["content"].(map[string]any)
+		text, ok := c["text"].(string)
+		if !ok {
+			text = fmt.Sprintf("(%v content)", c["type"])
+		}
+		fmt.Fprintf(&b, "%v: %s\n", mm["role"], text)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// samplingAnswer turns the person's reply into a sampling result. A
+// sampling request cannot be declined: declining ends the run.
+func samplingAnswer(id string, a *Answer) ([]byte, error) {
+	if a.Action != ActionAccept {
+		return nil, fmt.Errorf("the sampling request %q was not answered (%s)", id, a.Action)
+	}
+	text, _ := a.Content[samplingField].(string)
+	return json.Marshal(map[string]any{
+		"role":       "assistant",
+		"content":    map[string]any{"type": "text", "text": text},
+		"model":      "flowserve-run",
+		"stopReason": "endTurn",
+	})
+}
+
+// rootsAnswer answers a roots request with the current directory.
+func rootsAnswer(out io.Writer, id string) ([]byte, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("answer the roots request %q: %w", id, err)
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}
+	fmt.Fprintf(out, "\n? [%s] roots\n→ %s\n", id, u.String())
+	return json.Marshal(map[string]any{"roots": []any{map[string]any{"uri": u.String(), "name": filepath.Base(dir)}}})
+}

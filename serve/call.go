@@ -92,6 +92,8 @@ func modernClient(meta mcp.Meta, version string) flow.Client {
 		c.Form = form || !url
 		c.URL = url
 	}
+	_, c.Sampling = caps["sampling"].(map[string]any)
+	_, c.Roots = caps["roots"].(map[string]any)
 	return c
 }
 
@@ -126,7 +128,11 @@ func (s *Server) callModern(ctx context.Context, p *flow.Program, req *mcp.CallT
 	case res.Input != nil:
 		out := &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{}, RequestState: res.Input.State}
 		for id, q := range res.Input.Requests {
-			out.InputRequests[id] = elicitParams(q, false)
+			ir, err := inputRequest(q)
+			if err != nil {
+				return nil, err
+			}
+			out.InputRequests[id] = ir
 		}
 		return out, nil
 	}
@@ -171,8 +177,33 @@ func (s *Server) modernRound(ctx context.Context, p *flow.Program, fr *flow.Requ
 	return res, nil, nil
 }
 
+// inputRequest turns a question into the SDK's input request.
+func inputRequest(q *flow.InputRequest) (mcp.InputRequest, error) {
+	switch q.Mode {
+	case flow.ModeSampling:
+		return samplingParams(q)
+	case flow.ModeRoots:
+		return &mcp.ListRootsParams{}, nil
+	}
+	return elicitParams(q, false), nil
+}
+
+// samplingParams turns a sampling question into sampling/createMessage
+// params.
+func samplingParams(q *flow.InputRequest) (*mcp.CreateMessageParams, error) {
+	b, err := json.Marshal(q.Params)
+	if err != nil {
+		return nil, fmt.Errorf("encode sampling request: %w", err)
+	}
+	var p mcp.CreateMessageParams
+	if err := json.Unmarshal(b, &p); err != nil {
+		return nil, fmt.Errorf("encode sampling request: %w", err)
+	}
+	return &p, nil
+}
+
 // elicitParams turns a question into elicitation/create params.
-func elicitParams(q *flow.Elicitation, withID bool) *mcp.ElicitParams {
+func elicitParams(q *flow.InputRequest, withID bool) *mcp.ElicitParams {
 	ep := &mcp.ElicitParams{Mode: q.Mode, Message: q.Message}
 	if q.Mode == "url" {
 		ep.URL = q.URL

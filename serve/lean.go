@@ -349,6 +349,20 @@ func (s *Server) inputRequiredMessage(id json.RawMessage, in *flow.InputRequired
 			b = append(b, ',')
 		}
 		b = jsonx.AppendString(b, k, true)
+		switch q.Mode {
+		case flow.ModeSampling:
+			b = append(b, `:{"method":"sampling/createMessage","params":`...)
+			params, err := json.Marshal(q.Params)
+			if err != nil {
+				return rpcErrorMessage(id, &jsonrpc.Error{Code: codeInternalError, Message: fmt.Sprintf("encode sampling request: %v", err)})
+			}
+			b = append(b, params...)
+			b = append(b, '}')
+			continue
+		case flow.ModeRoots:
+			b = append(b, `:{"method":"roots/list","params":{}}`...)
+			continue
+		}
 		b = append(b, `:{"method":"elicitation/create","params":{"mode":`...)
 		b = jsonx.AppendString(b, q.Mode, true)
 		b = append(b, `,"message":`...)

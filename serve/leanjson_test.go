@@ -14,7 +14,7 @@ func TestInputRequiredMessage(t *testing.T) {
 	s := &Server{opts: Options{Name: "flow\"serve", Version: "1.0"}}
 	in := &flow.InputRequired{
 		State: "k1.abc-_",
-		Requests: map[string]*flow.Elicitation{
+		Requests: map[string]*flow.InputRequest{
 			"b": {Mode: "form", Message: "Pick <one>\n", SchemaJSON: json.RawMessage(`{"type":"object","properties":{"x":{"type":"string"}}}`)},
 			"a": {Mode: "url", Message: "Sign in", URL: "https://example.com/?a=1&b=2"},
 		},

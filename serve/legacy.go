@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -28,11 +30,19 @@ func legacyClient(ip *mcp.InitializeParams) flow.Client {
 	if ip.ClientInfo != nil {
 		c.Name, c.Version = ip.ClientInfo.Name, ip.ClientInfo.Version
 	}
-	if ip.Capabilities != nil && ip.Capabilities.Elicitation != nil {
-		el := ip.Capabilities.Elicitation
+	caps := ip.Capabilities
+	if caps == nil {
+		return c
+	}
+	if caps.Elicitation != nil {
+		el := caps.Elicitation
 		c.Form = el.Form != nil || el.URL == nil
 		c.URL = el.URL != nil && ip.ProtocolVersion >= firstURLVersion
 	}
+	c.Sampling = caps.Sampling != nil
+	// The SDK keeps no trace of a bare "roots": {} in a session's
+	// capabilities, only of listChanged; its own clients set both.
+	c.Roots = caps.RootsV2 != nil || caps.Roots.ListChanged
 	return c
 }
 
@@ -76,8 +86,9 @@ func (s *Server) callLegacy(ctx context.Context, p *flow.Program, req *mcp.CallT
 		}
 		fr.State = res.Input.State
 		fr.Responses = make(map[string]json.RawMessage, len(res.Input.Requests))
-		for id, q := range res.Input.Requests {
-			answer, err := s.elicit(ctx, req.Session, elicitParams(q, client.Protocol >= firstURLVersion))
+		for _, id := range slices.Sorted(maps.Keys(res.Input.Requests)) {
+			q := res.Input.Requests[id]
+			answer, err := s.ask(ctx, req.Session, q, client.Protocol >= firstURLVersion)
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
@@ -88,7 +99,7 @@ func (s *Server) callLegacy(ctx context.Context, p *flow.Program, req *mcp.CallT
 				}
 				return errorResult(fmt.Sprintf("asking %q failed: %v", id, err)), nil
 			}
-			if q.Mode != "url" && s.log.Enabled(ctx, slog.LevelDebug) {
+			if q.Mode == flow.ModeForm && s.log.Enabled(ctx, slog.LevelDebug) {
 				// Answers to URL asks are never logged.
 				s.log.LogAttrs(ctx, slog.LevelDebug, "form answer", slog.String("tool", p.Name()),
 					slog.String("run", rd.stats.RunID), slog.Int("round", rd.stats.Round),
@@ -97,6 +108,39 @@ func (s *Server) callLegacy(ctx context.Context, p *flow.Program, req *mcp.CallT
 			fr.Responses[id] = answer
 		}
 	}
+}
+
+// ask sends one question to a session client as a server-to-client
+// request and returns its answer as JSON, the call parked meanwhile.
+func (s *Server) ask(ctx context.Context, ss *mcp.ServerSession, q *flow.InputRequest, withID bool) (json.RawMessage, error) {
+	switch q.Mode {
+	case flow.ModeSampling:
+		params, err := samplingParams(q)
+		if err != nil {
+			return nil, err
+		}
+		return parked(ctx, s, func(ctx context.Context) (any, error) { return ss.CreateMessage(ctx, params) })
+	case flow.ModeRoots:
+		return parked(ctx, s, func(ctx context.Context) (any, error) { return ss.ListRoots(ctx, &mcp.ListRootsParams{}) })
+	}
+	return s.elicit(ctx, ss, elicitParams(q, withID))
+}
+
+// parked runs a server-to-client request with the call parked, until the
+// client answers or the server starts shutting down, and returns the
+// result as JSON.
+func parked(ctx context.Context, s *Server, send func(context.Context) (any, error)) (json.RawMessage, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(s.drainCtx, cancel)
+	defer stop()
+	s.metrics.ParkedCalls.Inc()
+	defer s.metrics.ParkedCalls.Dec()
+	res, err := send(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(res)
 }
 
 // elicit asks the client one question and returns its answer as JSON,
@@ -133,7 +177,7 @@ func (s *Server) legacyError(ctx context.Context, p *flow.Program, rd *round, er
 		return nil, ctx.Err()
 	case errors.As(err, &mc):
 		rd.end(&flow.Result{Complete: &flow.ToolResult{IsError: true}}, nil, nil)
-		return errorResult(fmt.Sprintf("The %s tool needs to ask you something (%q), but this client does not support elicitation in %s mode.", p.Name(), mc.Node, mc.Mode)), nil
+		return errorResult(fmt.Sprintf("The %s tool needs %s (at %q), but this client does not support %s.", p.Name(), mc.Needs(), mc.Node, mc.Lacks())), nil
 	case flow.IsInvalidParams(err):
 		rd.end(&flow.Result{Complete: &flow.ToolResult{IsError: true}}, nil, nil)
 		return errorResult(err.Error()), nil
