@@ -57,6 +57,11 @@ type Host struct {
 	// Rand is the randomness of uuid.new and random.int. Nil:
 	// crypto/rand.Reader. Tests pin it.
 	Rand io.Reader
+	// Reload reloads the served flows and tells clients that the lists
+	// changed, returning the names of the tools served after it; the
+	// action server.reload calls it. Nil: the host cannot reload (the
+	// action fails).
+	Reload func(ctx context.Context) ([]string, error)
 }
 
 type hostKey struct{}

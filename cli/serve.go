@@ -191,10 +191,11 @@ func runServe(ctx context.Context, env *Env) int {
 		fmt.Fprintln(env.Stderr, "flowserve serve: not starting: the flows have errors")
 		return exitFail
 	}
+	host := &actions.Host{FSRoot: f.fsRoot, Logger: logger}
 	srv, err := serve.New(progs, serve.Options{
 		Version:        Version,
 		Logger:         logger,
-		Host:           &actions.Host{FSRoot: f.fsRoot, Logger: logger},
+		Host:           host,
 		MaxLegacyCalls: f.maxLegacyCalls,
 		RoundTimeout:   f.roundTimeout,
 	})
@@ -202,11 +203,13 @@ func runServe(ctx context.Context, env *Env) int {
 		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
 		return exitFail
 	}
+	// Reloaded flows are compiled with the same options: the same key
+	// ring opens the states of runs that started before a change, and the
+	// engine checks their journals against the new flow.
+	reloader := newReloader(paths, opts, srv, progs, logger, env.Stderr)
+	host.Reload = reloader.reloadNow
 	if f.watch {
-		// Reloaded flows are compiled with the same options: the same key
-		// ring opens the states of runs that started before a change, and
-		// the engine checks their journals against the new flow.
-		stop, err := newReloader(paths, opts, srv, progs, logger, env.Stderr).watchFlows(ctx)
+		stop, err := reloader.watchFlows(ctx)
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "flowserve serve: --watch: %v\n", err)
 			return exitFail

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -24,6 +25,8 @@ type reloader struct {
 	log    *slog.Logger
 	diagsW io.Writer // where diagnostics are printed, one a line
 
+	// mu serializes reloads: the watcher's and server.reload steps'.
+	mu sync.Mutex
 	// current holds the served programs by tool name, to keep the ones
 	// whose file did not change (their tools are not replaced).
 	current map[string]*flow.Program
@@ -60,12 +63,34 @@ func (r *reloader) watchFlows(ctx context.Context) (stop func(), err error) {
 	}, nil
 }
 
-// reload loads every flow again, the way serve loads them at startup. If
-// any has errors, it logs the diagnostics and keeps serving the previous
-// version of every flow; otherwise it replaces the changed tools, which
-// tells sessions that the tool list changed.
+// reload loads every flow again after the watcher saw files change.
 func (r *reloader) reload(changed []string) {
 	r.log.Info("flows changed; reloading", "files", strings.Join(changed, ","))
+	_, _ = r.apply()
+}
+
+// reloadNow is Host.Reload: it reloads the flows for a server.reload
+// step and tells clients that the lists changed, even when no file did.
+func (r *reloader) reloadNow(ctx context.Context) ([]string, error) {
+	r.log.Info("reloading flows for a server.reload step")
+	changed, err := r.apply()
+	if err != nil {
+		return nil, err
+	}
+	if !changed {
+		r.srv.Announce()
+	}
+	return r.srv.Tools(), nil
+}
+
+// apply loads every flow again, the way serve loads them at startup. If
+// any has errors, it logs the diagnostics and keeps serving the previous
+// version of every flow; otherwise it replaces the changed tools, which
+// tells sessions that the tool list changed. It reports whether a tool
+// changed.
+func (r *reloader) apply() (bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	// Explicitly named files that were deleted are no longer served;
 	// directories that are gone hold no flows.
 	var paths []string
@@ -77,17 +102,17 @@ func (r *reloader) reload(changed []string) {
 	var progs []*flow.Program
 	if files, err := flowFiles(paths); err != nil {
 		r.log.Error("reload failed; still serving the previous flows", "err", err)
-		return
+		return false, fmt.Errorf("reload: %w", err)
 	} else if len(files) > 0 {
 		ps, diags, err := loadFlows(paths, r.opts)
 		if err != nil {
 			r.log.Error("reload failed; still serving the previous flows", "err", err)
-			return
+			return false, fmt.Errorf("reload: %w", err)
 		}
 		if diags.HasErrors() {
 			r.log.Error("reload failed: the flows have errors; still serving the previous flows")
 			r.printDiagnostics(diags)
-			return
+			return false, fmt.Errorf("reload: the flows have errors; still serving the previous flows: %w", diags.Err())
 		}
 		r.printDiagnostics(diags) // warnings
 		progs = ps
@@ -117,11 +142,11 @@ func (r *reloader) reload(changed []string) {
 	}
 	if len(added)+len(updated)+len(removed) == 0 {
 		r.log.Info("no tool changed")
-		return
+		return false, nil
 	}
 	if err := r.srv.Replace(progs); err != nil {
 		r.log.Error("reload failed; still serving the previous flows", "err", err)
-		return
+		return false, fmt.Errorf("reload: %w", err)
 	}
 	r.current = next
 	sort.Strings(removed)
@@ -130,6 +155,7 @@ func (r *reloader) reload(changed []string) {
 	if len(progs) == 0 {
 		r.log.Warn("no flows left; serving no tools")
 	}
+	return true, nil
 }
 
 // printDiagnostics prints diagnostics in one write, so they are not

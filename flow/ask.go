@@ -431,28 +431,28 @@ func parseElicitResult(key string, v any) (string, map[string]any, error) {
 func parseSampling(key string, v any) (map[string]any, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, &ResponseError{Key: key, Reason: "it must be a sampling result: an object with role, content and model"}
+		return nil, &ResponseError{Key: key, Kind: "sampling", Reason: "it must be an object with role, content and model"}
 	}
 	if role, _ := m["role"].(string); role != "user" && role != "assistant" {
-		return nil, &ResponseError{Key: key, Reason: "role must be user or assistant"}
+		return nil, &ResponseError{Key: key, Kind: "sampling", Reason: "role must be user or assistant"}
 	}
 	blocks, ok := m["content"].([]any)
 	if !ok {
 		blocks = []any{m["content"]}
 	}
 	if len(blocks) == 0 {
-		return nil, &ResponseError{Key: key, Reason: "content must not be empty"}
+		return nil, &ResponseError{Key: key, Kind: "sampling", Reason: "content must not be empty"}
 	}
 	for _, b := range blocks {
 		bm, ok := b.(map[string]any)
 		if t, _ := bm["type"].(string); !ok || t == "" {
-			return nil, &ResponseError{Key: key, Reason: "content must be a content block (an object with a type) or a list of them"}
+			return nil, &ResponseError{Key: key, Kind: "sampling", Reason: "content must be a content block (an object with a type) or a list of them"}
 		}
 	}
 	for _, f := range []string{"model", "stopReason"} {
 		if x, ok := m[f]; ok {
 			if _, ok := x.(string); !ok {
-				return nil, &ResponseError{Key: key, Reason: f + " must be a string"}
+				return nil, &ResponseError{Key: key, Kind: "sampling", Reason: f + " must be a string"}
 			}
 		}
 	}
@@ -469,24 +469,24 @@ func parseSampling(key string, v any) (map[string]any, error) {
 func parseRoots(key string, v any) ([]any, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, &ResponseError{Key: key, Reason: "it must be a roots result: an object with roots"}
+		return nil, &ResponseError{Key: key, Kind: "roots", Reason: "it must be an object with roots"}
 	}
 	list, ok := m["roots"].([]any)
 	if !ok {
-		return nil, &ResponseError{Key: key, Reason: "roots must be a list of {uri, name}"}
+		return nil, &ResponseError{Key: key, Kind: "roots", Reason: "roots must be a list of {uri, name}"}
 	}
 	out := make([]any, 0, len(list))
 	for i, e := range list {
 		rm, _ := e.(map[string]any)
 		uri, _ := rm["uri"].(string)
 		if uri == "" {
-			return nil, &ResponseError{Key: key, Reason: fmt.Sprintf("root %d needs a uri", i+1)}
+			return nil, &ResponseError{Key: key, Kind: "roots", Reason: fmt.Sprintf("root %d needs a uri", i+1)}
 		}
 		root := map[string]any{"uri": uri}
 		if name, ok := rm["name"]; ok {
 			s, ok := name.(string)
 			if !ok {
-				return nil, &ResponseError{Key: key, Reason: fmt.Sprintf("the name of root %d must be a string", i+1)}
+				return nil, &ResponseError{Key: key, Kind: "roots", Reason: fmt.Sprintf("the name of root %d must be a string", i+1)}
 			}
 			root["name"] = s
 		}

@@ -49,16 +49,23 @@ func (e *RunError) Unwrap() error { return e.Err }
 // ErrMalformedResponse is wrapped by every *ResponseError.
 var ErrMalformedResponse = errors.New("malformed input response")
 
-// ResponseError says that an entry of inputResponses is not an
-// elicitation result. Servers answer it with JSON-RPC -32602.
+// ResponseError says that an entry of inputResponses is not the kind of
+// result its question asks for (an elicitation, sampling or roots
+// result). Servers answer it with JSON-RPC -32602.
 type ResponseError struct {
 	Key    string // the inputResponses key
 	Reason string
+	// Kind is "elicitation" (when empty), "sampling" or "roots".
+	Kind string
 }
 
 // Error describes the malformed response.
 func (e *ResponseError) Error() string {
-	return fmt.Sprintf("inputResponses[%q] is not a valid elicitation result: %s", e.Key, e.Reason)
+	kind := e.Kind
+	if kind == "" {
+		kind = "elicitation"
+	}
+	return fmt.Sprintf("inputResponses[%q] is not a valid %s result: %s", e.Key, kind, e.Reason)
 }
 
 // Unwrap returns ErrMalformedResponse.

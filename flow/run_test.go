@@ -22,7 +22,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // `edit`), a script and the transcript it must produce. Script commands:
 //
 //	args JSON             tool arguments for the following calls
-//	client form url ...   capabilities (form, url; "none" for neither)
+//	client form url ...   capabilities (form, url, sampling, roots; "none" for none)
 //	principal NAME        the caller
 //	answer ID JSON        an inputResponses entry for the next call
 //	call                  run one round with the current state
@@ -86,7 +86,7 @@ func runScript(t *testing.T, sections map[string]string) string {
 	cnt := &counters{}
 	opts := Options{Actions: testRegistry(t, cnt), Codec: testCodec(t, clk), Now: clk.now}
 	prog := compile(t, "flow.yaml", sections["flow.yaml"], opts)
-	req := &Request{Client: Client{Name: "test", Version: "1", Protocol: "2026-07-28", Form: true, URL: true}}
+	req := &Request{Client: Client{Name: "test", Version: "1", Protocol: "2026-07-28", Form: true, URL: true, Sampling: true, Roots: true}}
 	var out strings.Builder
 	for lineNo, line := range strings.Split(sections["script"], "\n") {
 		line = strings.TrimSpace(line)
@@ -102,13 +102,17 @@ func runScript(t *testing.T, sections map[string]string) string {
 		case "args":
 			req.Arguments = json.RawMessage(rest)
 		case "client":
-			req.Client.Form, req.Client.URL = false, false
+			req.Client.Form, req.Client.URL, req.Client.Sampling, req.Client.Roots = false, false, false, false
 			for _, c := range strings.Fields(rest) {
 				switch c {
 				case "form":
 					req.Client.Form = true
 				case "url":
 					req.Client.URL = true
+				case "sampling":
+					req.Client.Sampling = true
+				case "roots":
+					req.Client.Roots = true
 				case "none":
 				default:
 					fail("unknown capability %q", c)
@@ -194,6 +198,10 @@ func writeResult(out *strings.Builder, res *Result) {
 			fmt.Fprintf(out, "ask %s (%s): %q\n", id, q.Mode, q.Message)
 			if q.URL != "" {
 				fmt.Fprintf(out, "  url: %s\n", q.URL)
+			}
+			if q.Params != nil {
+				b, _ := json.Marshal(q.Params)
+				fmt.Fprintf(out, "  params: %s\n", b)
 			}
 			if q.Schema != nil {
 				b, _ := json.Marshal(q.Schema)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -189,6 +191,19 @@ func (s *Server) Replace(progs []*flow.Program) error {
 	}
 	s.tools = next
 	return nil
+}
+
+// Announce tells clients that listen for list changes (sessions, and
+// subscriptions/listen streams) that the tool list changed, so they fetch
+// it again, even though no tool did.
+func (s *Server) Announce() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, name := range slices.Sorted(maps.Keys(s.tools)) {
+		// Adding a tool again is how the SDK is told to announce.
+		s.mcp.AddTool(toolOf(s.tools[name]), s.handler(name))
+		return
+	}
 }
 
 // toolOf describes a program as an MCP tool.
