@@ -150,7 +150,7 @@ func TestServeStdio(t *testing.T) {
 			for _, tool := range tools.Tools {
 				names = append(names, tool.Name)
 			}
-			if got := strings.Join(names, ","); got != "book_meeting,delete_file,expense_approval,github_signin,signup" {
+			if got := strings.Join(names, ","); got != "book_meeting,delete_file,expense_approval,github_signin,project_brief,signup" {
 				t.Errorf("tools %s", got)
 			}
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "delete_file", Arguments: map[string]any{"path": "report.txt"}})
@@ -361,7 +361,7 @@ func startHTTPServer(t *testing.T, args ...string) *httpServer {
 			t.Fatalf("first line of stdout %q does not match %s; stderr:\n%s", line, servingLine, s.stderr.String())
 		}
 		s.url = m[3]
-		if m[1] != "5" || m[2] != "book_meeting, delete_file, expense_approval, github_signin, signup" {
+		if m[1] != "6" || m[2] != "book_meeting, delete_file, expense_approval, github_signin, project_brief, signup" {
 			t.Errorf("serving line %q", line)
 		}
 	case <-drained:

@@ -40,8 +40,8 @@ type Case struct {
 
 // Client is the capabilities and identity a case's client declares.
 type Client struct {
-	Form, URL               bool
-	Name, Version, Protocol string
+	Form, URL, Sampling, Roots bool
+	Name, Version, Protocol    string
 }
 
 // Answers are the answers a case gives one question.
@@ -53,10 +53,13 @@ type Answers struct {
 	List  []Answer
 }
 
-// Answer is one elicitation result.
+// Answer is one reply to a question: an elicitation result (for an ask),
+// a sampling result (for a sample node) or a roots result (for a roots
+// node).
 type Answer struct {
-	Pos dsl.Pos
-	Raw json.RawMessage // {"action": …, "content": …}
+	Pos  dsl.Pos
+	Kind dsl.Kind        // KindAsk, KindSample or KindRoots
+	Raw  json.RawMessage // the result as a client sends it
 }
 
 // Mock replaces a step: its output, or an error.
@@ -114,8 +117,8 @@ type ListExp struct {
 var (
 	fileKeys   = []string{"flow", "tests"}
 	caseKeys   = []string{"name", "skip", "args", "client", "answers", "mocks", "expect"}
-	clientKeys = []string{"form", "url", "name", "version", "protocol"}
-	answerKeys = []string{"action", "content"}
+	clientKeys = []string{"form", "url", "sampling", "roots", "name", "version", "protocol"}
+	answerKeys = []string{"action", "content", "text", "model", "stop_reason", "roots"}
 	expectKeys = []string{"text", "text_contains", "structured", "structured_contains", "is_error", "error",
 		"path", "visits", "not_visits", "asks", "ask_messages", "step_inputs"}
 )
@@ -233,7 +236,7 @@ func flowOf(path string) string {
 }
 
 func (d *decoder) testCase(n *yaml.Node) *Case {
-	c := &Case{Pos: d.pos(n), Client: Client{Form: true, URL: true, Name: "flowserve-test", Protocol: "2026-07-28"}}
+	c := &Case{Pos: d.pos(n), Client: Client{Form: true, URL: true, Sampling: true, Roots: true, Name: "flowserve-test", Protocol: "2026-07-28"}}
 	entries := d.mapping(n, "a test case", caseKeys)
 	if resolve(n).Kind != yaml.MappingNode {
 		return nil
@@ -303,6 +306,14 @@ func (d *decoder) client(n *yaml.Node, c *Client) {
 			if b, ok := d.boolean(e.v, "client.url"); ok {
 				c.URL = b
 			}
+		case "sampling":
+			if b, ok := d.boolean(e.v, "client.sampling"); ok {
+				c.Sampling = b
+			}
+		case "roots":
+			if b, ok := d.boolean(e.v, "client.roots"); ok {
+				c.Roots = b
+			}
 		case "name":
 			c.Name, _ = d.str(e.v, "client.name")
 		case "version":
@@ -343,21 +354,28 @@ func (d *decoder) answers(k, v *yaml.Node) *Answers {
 }
 
 // answer decodes one answer: accept, decline or cancel, or a mapping of
-// action (default accept) and content.
+// action (default accept) and content, for an ask; {text, model,
+// stop_reason}, the model's reply, for a sample node; {roots: [{uri,
+// name}]} for a roots node.
 func (d *decoder) answer(n *yaml.Node) (Answer, bool) {
-	a := Answer{Pos: d.pos(n)}
+	a := Answer{Pos: d.pos(n), Kind: dsl.KindAsk}
 	action := "accept"
 	var content map[string]any
+	sampling := map[string]any{}
+	var roots []any
 	rn := resolve(n)
 	switch rn.Kind {
 	case yaml.ScalarNode:
 		action = rn.Value
 	case yaml.MappingNode:
+		kinds := map[dsl.Kind]string{}
 		for _, e := range d.mapping(n, "an answer", answerKeys) {
 			switch e.key {
 			case "action":
+				kinds[dsl.KindAsk] = e.key
 				action, _ = d.str(e.v, "action")
 			case "content":
+				kinds[dsl.KindAsk] = e.key
 				v, ok := d.value(e.v, 0)
 				if !ok {
 					return a, false
@@ -368,11 +386,61 @@ func (d *decoder) answer(n *yaml.Node) (Answer, bool) {
 					return a, false
 				}
 				content = m
+			case "text", "model", "stop_reason":
+				kinds[dsl.KindSample] = e.key
+				v, ok := d.str(e.v, e.key)
+				if !ok {
+					return a, false
+				}
+				sampling[e.key] = v
+			case "roots":
+				kinds[dsl.KindRoots] = e.key
+				v, ok := d.value(e.v, 0)
+				if !ok {
+					return a, false
+				}
+				list, isList := v.([]any)
+				for _, r := range list {
+					if m, _ := r.(map[string]any); m == nil || m["uri"] == nil {
+						isList = false
+					}
+				}
+				if !isList {
+					d.errorf(e.v, "bad-answer", "roots must be a list of {uri, name}")
+					return a, false
+				}
+				roots = list
 			}
+		}
+		if len(kinds) > 1 {
+			d.errorf(n, "bad-answer", "an answer is an elicitation result {action, content}, a model reply {text, model, stop_reason} or roots {roots}, not a mix of them")
+			return a, false
+		}
+		for k := range kinds {
+			a.Kind = k
 		}
 	default:
 		d.errorf(n, "bad-answer", "an answer is accept, decline, cancel or a mapping {action, content}")
 		return a, false
+	}
+	switch a.Kind {
+	case dsl.KindSample:
+		text, _ := sampling["text"].(string)
+		reply := map[string]any{"role": "assistant", "content": map[string]any{"type": "text", "text": text}, "model": "flowserve-test", "stopReason": "endTurn"}
+		if m, ok := sampling["model"]; ok {
+			reply["model"] = m
+		}
+		if r, ok := sampling["stop_reason"]; ok {
+			reply["stopReason"] = r
+		}
+		a.Raw, _ = json.Marshal(reply)
+		return a, true
+	case dsl.KindRoots:
+		if roots == nil {
+			roots = []any{}
+		}
+		a.Raw, _ = json.Marshal(map[string]any{"roots": roots})
+		return a, true
 	}
 	switch action {
 	case "accept":

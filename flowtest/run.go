@@ -222,7 +222,16 @@ func checkRefs(f *File, p *flow.Program, reg *actions.Registry) dsl.Diagnostics 
 	}
 	for _, c := range f.Cases {
 		for _, id := range sortedKeys(c.Answers) {
-			node(id, c.Answers[id].Pos, "answers", false, dsl.KindAsk)
+			as := c.Answers[id]
+			n := node(id, as.Pos, "answers", false, dsl.KindAsk, dsl.KindSample, dsl.KindRoots)
+			if n == nil {
+				continue
+			}
+			for _, a := range as.List {
+				if a.Kind != n.Kind {
+					errorf(a.Pos, "wrong-answer", "answers: %s is %s node, and this answer is %s", id, withArticle(n.Kind), answerKind(a.Kind))
+				}
+			}
 		}
 		for _, id := range sortedKeys(c.Mocks) {
 			m := c.Mocks[id]
@@ -260,7 +269,7 @@ func checkRefs(f *File, p *flow.Program, reg *actions.Registry) dsl.Diagnostics 
 		}
 		if x.Asks != nil {
 			for i, id := range x.Asks.Items {
-				node(id, x.Asks.Poss[i], "asks", false, dsl.KindAsk)
+				node(id, x.Asks.Poss[i], "asks", false, dsl.KindAsk, dsl.KindSample, dsl.KindRoots)
 			}
 		}
 		for _, id := range sortedKeys(x.AskMessages) {
@@ -273,10 +282,24 @@ func checkRefs(f *File, p *flow.Program, reg *actions.Registry) dsl.Diagnostics 
 	return diags
 }
 
+// answerKind describes an answer of the given kind for messages.
+func answerKind(k dsl.Kind) string {
+	switch k {
+	case dsl.KindSample:
+		return "a model reply {text, model, stop_reason}"
+	case dsl.KindRoots:
+		return "a roots answer {roots}"
+	}
+	return "an elicitation answer (accept, decline, cancel or {action, content})"
+}
+
 func kindList(kinds []dsl.Kind) string {
 	parts := make([]string, len(kinds))
 	for i, k := range kinds {
 		parts[i] = withArticle(k)
+	}
+	if len(parts) > 2 {
+		return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
 	}
 	return strings.Join(parts, " or ")
 }
@@ -353,7 +376,8 @@ func runCase(ctx context.Context, p *flow.Program, c *Case, cov *Coverage) *Case
 		}
 		return &flow.StepMock{Output: m.Output}
 	}
-	client := flow.Client{Name: c.Client.Name, Version: c.Client.Version, Protocol: c.Client.Protocol, Form: c.Client.Form, URL: c.Client.URL}
+	client := flow.Client{Name: c.Client.Name, Version: c.Client.Version, Protocol: c.Client.Protocol,
+		Form: c.Client.Form, URL: c.Client.URL, Sampling: c.Client.Sampling, Roots: c.Client.Roots}
 	req := &flow.Request{Arguments: c.Args, Client: client, Mock: mock}
 	stopped := false
 rounds:

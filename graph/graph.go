@@ -129,10 +129,17 @@ func Build(f *dsl.File) *Graph {
 			}
 		}
 		switch n.Kind {
-		case dsl.KindAsk:
+		case dsl.KindAsk, dsl.KindSample, dsl.KindRoots:
 			onward()
 			if n.Ask != nil {
 				if to, ok := ref(n.Ask.Unavailable); ok {
+					g.Edges = append(g.Edges, Edge{From: from, To: to, Kind: EdgeUnavailable, Label: "unavailable"})
+				}
+			}
+		case dsl.KindAll:
+			onward()
+			if n.All != nil {
+				if to, ok := ref(n.All.Unavailable); ok {
 					g.Edges = append(g.Edges, Edge{From: from, To: to, Kind: EdgeUnavailable, Label: "unavailable"})
 				}
 			}
@@ -177,7 +184,7 @@ func Build(f *dsl.File) *Graph {
 
 func shapeOf(k dsl.Kind) Shape {
 	switch k {
-	case dsl.KindAsk:
+	case dsl.KindAsk, dsl.KindSample, dsl.KindRoots, dsl.KindAll:
 		return ShapeAsk
 	case dsl.KindStep:
 		return ShapeStep
@@ -211,6 +218,26 @@ func summary(n *dsl.Node) string {
 			s = "ask (url): " + tmpl(n.Ask.Message)
 		}
 		return s
+	case dsl.KindSample:
+		if n.Ask == nil || n.Ask.Sample == nil || len(n.Ask.Sample.Messages) == 0 {
+			return "sample"
+		}
+		last := n.Ask.Sample.Messages[len(n.Ask.Sample.Messages)-1]
+		if last.Text == nil {
+			return "sample"
+		}
+		return "sample: " + tmpl(last.Text)
+	case dsl.KindRoots:
+		return "roots"
+	case dsl.KindAll:
+		if n.All == nil {
+			return "all"
+		}
+		var parts []string
+		for _, q := range n.All.Questions {
+			parts = append(parts, q.Name()+" ("+q.Kind.String()+")")
+		}
+		return truncate("all: "+strings.Join(parts, ", "), maxSummary+5)
 	case dsl.KindStep:
 		if n.Step == nil {
 			return "step"

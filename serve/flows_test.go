@@ -310,6 +310,12 @@ var flowCases = []flowCase{
 	// 2025-06-18 has no URL mode: the flow goes to its unavailable node.
 	{name: "no URL mode", tool: "github_signin", args: issueBody, only: []string{v20250618},
 		isError: true, want: []string{"needs a GitHub sign-in in the browser"}},
+
+	// project_brief: these clients declare no roots, so its all node goes
+	// to its unavailable node; TestSamplingRootsAndAll drives sample,
+	// roots and all with clients that have them.
+	{name: "no roots", tool: "project_brief",
+		isError: true, want: []string{"needs a client that can show a form and list its roots"}},
 }
 
 // TestExampleFlows drives every example flow to its end at every
