@@ -305,7 +305,7 @@ func newClient(t testing.TB, conns int) *client {
 		http: &http.Client{Timeout: 15 * time.Second, Transport: &http.Transport{
 			MaxIdleConns: conns, MaxIdleConnsPerHost: conns, IdleConnTimeout: time.Minute,
 		}},
-		caps: map[string]any{"elicitation": map[string]any{"form": map[string]any{}, "url": map[string]any{}}},
+		caps: map[string]any{"elicitation": map[string]any{"form": map[string]any{}, "url": map[string]any{}}, "sampling": map[string]any{}, "roots": map[string]any{}},
 	}
 	t.Cleanup(cl.http.CloseIdleConnections)
 	return cl

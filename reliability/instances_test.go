@@ -17,7 +17,8 @@ import (
 
 // script answers a run's questions: by ask id, the answers to give in
 // turn (the last one repeats). A URL ask with no script is accepted; a
-// form with no script gets loadgen.AutoAnswer.
+// form with no script gets loadgen.AutoAnswer; sampling and roots
+// requests get a fixed reply.
 type script map[string][]map[string]any
 
 // roundRobin completes a call sending round k to urls[k % len(urls)], so
@@ -37,6 +38,10 @@ func roundRobin(ctx context.Context, cl *client, urls []string, tool string, arg
 		next := call{Tool: tool, Args: args, State: res.RequestState, Responses: map[string]json.RawMessage{}}
 		for id, q := range res.InputRequests {
 			switch list := sc[id]; {
+			case q.Method == "sampling/createMessage":
+				next.Responses[id] = json.RawMessage(`{"role":"assistant","content":{"type":"text","text":"A brief."},"model":"test-model"}`)
+			case q.Method == "roots/list":
+				next.Responses[id] = json.RawMessage(`{"roots":[{"uri":"file:///src/project","name":"project"}]}`)
 			case len(list) > 0:
 				next.Responses[id] = answer(list[min(asked[id], len(list)-1)])
 			case q.Params.Mode == "url":
@@ -97,6 +102,10 @@ func exampleCases() map[string]exampleCase {
 			args:   map[string]any{"body": "It crashes on start."},
 			script: script{"issue": {{"repository": "acme/widgets", "title": "Crash on start"}}},
 			want:   `Would open "Crash on start" (bug) in acme/widgets: It crashes on start.`,
+		},
+		"project_brief": {
+			script: script{"about": {{"name": "flowserve", "goal": "Serve MCP tools as YAML flows"}}},
+			want:   "flowserve: A brief.",
 		},
 		"signup": {
 			script: script{"details": {{"name": "Ada Lovelace", "email": "ada@example.com", "plan": "team", "seats": 5, "interests": []string{"research"}}}},
