@@ -9,7 +9,8 @@ import (
 	"time"
 )
 
-// driver runs a flow to completion, answering each question with answer.
+// driver runs a flow to completion, answering each question with answer;
+// an empty answer leaves the question unanswered for that round.
 type driver struct {
 	p      *Program
 	args   string
@@ -29,7 +30,7 @@ func (d *driver) drive(t *testing.T, start round) (string, []round) {
 		Arguments: json.RawMessage(d.args),
 		State:     start.state,
 		Responses: start.responses,
-		Client:    Client{Name: "t", Form: true, URL: true},
+		Client:    Client{Name: "t", Form: true, URL: true, Sampling: true, Roots: true},
 	}
 	var rounds []round
 	for i := 0; i < 200; i++ {
@@ -48,7 +49,9 @@ func (d *driver) drive(t *testing.T, start round) (string, []round) {
 		req.State = res.Input.State
 		req.Responses = map[string]json.RawMessage{}
 		for id := range res.Input.Requests {
-			req.Responses[id] = json.RawMessage(d.answer(id, res.Round+1))
+			if a := d.answer(id, res.Round+1); a != "" {
+				req.Responses[id] = json.RawMessage(a)
+			}
 		}
 	}
 	t.Fatal("no result after 200 rounds")
@@ -74,6 +77,19 @@ func TestReplayFromEveryRound(t *testing.T) {
 				return `{"action":"accept","content":{"v":"bad"}}` // fails validation: re-asked
 			}
 			return fmt.Sprintf(`{"action":"accept","content":{"v":"r%d"}}`, round)
+		}},
+		{"groups", groupFlow, `{}`, func(id string, round int) string {
+			switch {
+			case id == "m" && round%2 == 0:
+				return "" // not answered this round: asked again alone
+			case id == "m":
+				return fmt.Sprintf(`{"role":"assistant","content":{"type":"text","text":"m%d"},"model":"x"}`, round)
+			case id == "r":
+				return fmt.Sprintf(`{"roots":[{"uri":"file:///r%d"}]}`, round)
+			case round%3 == 0:
+				return `{"action":"accept","content":{"v":"bad"}}`
+			}
+			return fmt.Sprintf(`{"action":"accept","content":{"v":"a%d"}}`, round)
 		}},
 		{"steps-and-declines", stepsFlow, `{}`, func(id string, round int) string {
 			if round%2 == 0 {
@@ -128,6 +144,31 @@ nodes:
   - return: "Deleted {{ delete.deleted }}"
   - id: kept
     return: "Kept {{ input.path }}"
+`
+
+const groupFlow = `
+name: groups
+description: Three questions in one round, three times.
+nodes:
+  - set: {i: 0, acc: ""}
+  - id: group
+    all:
+      - id: a
+        ask: "A {{ i }}?"
+        form: {v: {type: string}}
+        required: [v]
+        validate:
+          - {rule: a.content.v != "bad", message: not that one}
+      - id: m
+        sample:
+          messages: [{role: user, text: "Say {{ i }}"}]
+      - id: r
+        roots: {}
+  - set: {i: "{{ i + 1 }}", acc: "{{ acc }}{{ a.content.v }}/{{ m.text }}/{{ r.roots[0].uri }},"}
+  - branch:
+      - if: i < 3
+        then: group
+  - return: "{{ acc }}"
 `
 
 const stepsFlow = `
