@@ -119,9 +119,9 @@ func (s *Server) ask(ctx context.Context, ss *mcp.ServerSession, q *flow.InputRe
 		if err != nil {
 			return nil, err
 		}
-		return parked(ctx, s, func(ctx context.Context) (any, error) { return ss.CreateMessage(ctx, params) })
+		return s.parked(ctx, func(ctx context.Context) (any, error) { return ss.CreateMessage(ctx, params) })
 	case flow.ModeRoots:
-		return parked(ctx, s, func(ctx context.Context) (any, error) { return ss.ListRoots(ctx, &mcp.ListRootsParams{}) })
+		return s.parked(ctx, func(ctx context.Context) (any, error) { return ss.ListRoots(ctx, &mcp.ListRootsParams{}) })
 	}
 	return s.elicit(ctx, ss, elicitParams(q, withID))
 }
@@ -129,7 +129,7 @@ func (s *Server) ask(ctx context.Context, ss *mcp.ServerSession, q *flow.InputRe
 // parked runs a server-to-client request with the call parked, until the
 // client answers or the server starts shutting down, and returns the
 // result as JSON.
-func parked(ctx context.Context, s *Server, send func(context.Context) (any, error)) (json.RawMessage, error) {
+func (s *Server) parked(ctx context.Context, send func(context.Context) (any, error)) (json.RawMessage, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stop := context.AfterFunc(s.drainCtx, cancel)
@@ -150,21 +150,14 @@ func parked(ctx context.Context, s *Server, send func(context.Context) (any, err
 // reason, as on every era. The wait ends when the server starts shutting
 // down.
 func (s *Server) elicit(ctx context.Context, ss *mcp.ServerSession, params *mcp.ElicitParams) (json.RawMessage, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	stop := context.AfterFunc(s.drainCtx, cancel)
-	defer stop()
-	s.metrics.ParkedCalls.Inc()
-	defer s.metrics.ParkedCalls.Dec()
-	c := &elicitCapture{}
-	res, err := ss.Elicit(context.WithValue(ctx, captureKey{}, c), params)
-	if err != nil {
-		if c.result == nil || ctx.Err() != nil {
-			return nil, err
+	return s.parked(ctx, func(ctx context.Context) (any, error) {
+		c := &elicitCapture{}
+		res, err := ss.Elicit(context.WithValue(ctx, captureKey{}, c), params)
+		if err != nil && c.result != nil && ctx.Err() == nil {
+			return c.result, nil
 		}
-		res = c.result
-	}
-	return json.Marshal(res)
+		return res, err
+	})
 }
 
 // legacyError maps an engine error onto a session reply: problems are
