@@ -20,6 +20,7 @@
 //
 //	bad-alias           an alias refers to its own anchor, or aliases expand too much
 //	bad-branch          a branch has no cases, an else that is not last, or two elses
+//	bad-group           an all node holds something other than ask, sample and roots nodes, or a question of it says next or unavailable
 //	bad-expression      an expression has a syntax error, or a condition is empty or wrapped in {{ }}
 //	bad-name            an id or set name does not match ^[a-z_][a-z0-9_]*$
 //	bad-template        a template has a {{ without }}, or an empty {{ }}
@@ -32,7 +33,7 @@
 //	empty-file          the file has no content
 //	misplaced-key       a key that belongs to another node kind, or next on a branch, return or fail
 //	missing-key         a required key is missing (nodes, an ask or step id, form or url, rule, then, attempts…)
-//	missing-kind        a node has none of the keys ask, step, branch, set, return, fail
+//	missing-kind        a node has none of the keys ask, step, branch, set, return, fail, sample, roots, all
 //	multiple-documents  the file holds more than one YAML document
 //	name-collision      a set name is also the id of an ask or step node
 //	no-nodes            the node list is empty
