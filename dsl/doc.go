@@ -20,8 +20,8 @@
 //
 //	bad-alias           an alias refers to its own anchor, or aliases expand too much
 //	bad-branch          a branch has no cases, an else that is not last, or two elses
-//	bad-group           an all node holds something other than ask, sample and roots nodes, or a question of it says next or unavailable
 //	bad-expression      an expression has a syntax error, or a condition is empty or wrapped in {{ }}
+//	bad-group           an all node holds something other than ask, sample and roots nodes, or a question of it says next or unavailable
 //	bad-name            an id or set name does not match ^[a-z_][a-z0-9_]*$
 //	bad-template        a template has a {{ without }}, or an empty {{ }}
 //	bad-type            a value has the wrong YAML type ("retries must be an integer, not a string")
