@@ -6,6 +6,10 @@
 // expression in the file's language. Type checks of expressions, action
 // names and MCP form rules belong to Check and lint.
 //
+// A file with `kind: prompt` is a prompt flow: its input properties are
+// the prompt's arguments (strings), and its returns hold description and
+// messages instead of structured and content (see File.IsPrompt).
+//
 // Columns count runes, as yaml.v3 does. An expression's position is the
 // position of its first rune in the file, exact for plain, single-quoted,
 // double-quoted (escapes map to their backslash), literal (|) and folded
