@@ -266,8 +266,9 @@ func sortedUnique(ds dsl.Diagnostics) dsl.Diagnostics {
 	return out
 }
 
-// duplicateTools reports each file whose tool name an earlier file (in
-// the order given) already uses.
+// duplicateTools reports each file whose name an earlier file (in the
+// order given) already uses: names are unique across tool and prompt
+// flows.
 func duplicateTools(files []*dsl.File) dsl.Diagnostics {
 	var out dsl.Diagnostics
 	first := map[string]string{}
@@ -276,8 +277,12 @@ func duplicateTools(files []*dsl.File) dsl.Diagnostics {
 			continue
 		}
 		if prev, dup := first[f.Name.Value]; dup {
+			kind := dsl.FlowTool
+			if f.IsPrompt() {
+				kind = dsl.FlowPrompt
+			}
 			out = append(out, dsl.Diagnostic{Pos: f.Name.Pos, Severity: dsl.Error, Code: "duplicate-tool",
-				Message: fmt.Sprintf("tool %q is also defined in %s", f.Name.Value, prev)})
+				Message: fmt.Sprintf("%s %q is also defined in %s", kind, f.Name.Value, prev)})
 			continue
 		}
 		first[f.Name.Value] = f.Path

@@ -129,8 +129,12 @@ func runRun(ctx context.Context, env *Env) int {
 		fmt.Fprintf(env.Stderr, "flowserve run: %v\n", err)
 		return exitFail
 	}
-	runui.PrintResult(env.Stdout, res)
-	if res.IsError {
+	if res.Prompt != nil {
+		runui.PrintPrompt(env.Stdout, res.Prompt)
+		return exitOK
+	}
+	runui.PrintResult(env.Stdout, res.Complete)
+	if res.Complete.IsError {
 		return exitFail
 	}
 	return exitOK

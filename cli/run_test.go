@@ -81,6 +81,20 @@ func TestRunAnswers(t *testing.T) {
 			stdout: signupRunTranscript,
 		},
 		{
+			name:    "a prompt flow prints its messages",
+			args:    []string{filepath.Join("..", "testdata", "conformance", "test_input_required_result_prompt.yaml")},
+			answers: "user_context: {content: {context: tests}}\n",
+			has: []string{"? [user_context] What context should the prompt use?\n", `→ accept {"context":"tests"}`,
+				"\nPrompt:\n[user] Please answer with this context in mind: tests\n"},
+		},
+		{
+			name:    "a prompt flow without its arguments",
+			args:    []string{filepath.Join("..", "testdata", "conformance", "test_prompt_with_arguments.yaml")},
+			answers: "{}\n",
+			code:    1,
+			stderr:  "invalid arguments: arg1: is required; arg2: is required",
+		},
+		{
 			name:    "signup declined",
 			args:    []string{filepath.Join(flows, "signup.yaml")},
 			answers: "details: {action: decline}\n",

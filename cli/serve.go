@@ -217,7 +217,7 @@ func runServe(ctx context.Context, env *Env) int {
 		defer stop()
 	}
 	if f.stdio {
-		logger.Info("serving on stdio", "tools", strings.Join(srv.Tools(), ","))
+		logger.Info("serving on stdio", "tools", strings.Join(srv.Tools(), ","), "prompts", strings.Join(srv.Prompts(), ","))
 		t := &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopCloser{env.Stdout}}
 		if err := srv.MCP().Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 			fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
@@ -266,8 +266,12 @@ func serveHTTP(ctx context.Context, env *Env, addr string, srv *serve.Server, ho
 		}
 	}
 	hs := srv.HTTPServer(addr, hopts)
-	fmt.Fprintf(env.Stdout, "flowserve: serving %d tools (%s) at http://%s%s\n",
-		len(srv.Tools()), strings.Join(srv.Tools(), ", "), ln.Addr(), serve.EndpointPath)
+	prompts := ""
+	if names := srv.Prompts(); len(names) > 0 {
+		prompts = fmt.Sprintf(" and %d prompts (%s)", len(names), strings.Join(names, ", "))
+	}
+	fmt.Fprintf(env.Stdout, "flowserve: serving %d tools (%s)%s at http://%s%s\n",
+		len(srv.Tools()), strings.Join(srv.Tools(), ", "), prompts, ln.Addr(), serve.EndpointPath)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

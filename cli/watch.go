@@ -150,7 +150,7 @@ func (r *reloader) apply() (bool, error) {
 	}
 	r.current = next
 	sort.Strings(removed)
-	r.log.Info("reloaded flows", "tools", strings.Join(r.srv.Tools(), ","),
+	r.log.Info("reloaded flows", "tools", strings.Join(r.srv.Tools(), ","), "prompts", strings.Join(r.srv.Prompts(), ","),
 		"added", strings.Join(added, ","), "updated", strings.Join(updated, ","), "removed", strings.Join(removed, ","))
 	if len(progs) == 0 {
 		r.log.Warn("no flows left; serving no tools")

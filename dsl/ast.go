@@ -13,12 +13,15 @@ type File struct {
 	Source []byte   // the file's bytes
 	Hash   [32]byte // SHA-256 of Source
 
-	Name        String // MCP tool name; defaults to the file's base name without extension
+	Name        String // MCP tool (or prompt) name; defaults to the file's base name without extension
 	Title       String // optional
 	Description String
 	Expressions String // expression language: "cel" (default) or "expr"
+	// Kind is what the flow is served as: FlowTool (the default) or
+	// FlowPrompt (`kind: prompt`).
+	Kind String
 
-	Input  *Schema // JSON Schema of the tool arguments; nil means {type: object}
+	Input  *Schema // JSON Schema of the tool (or prompt) arguments; nil means {type: object}
 	Output *Schema // JSON Schema of structuredContent; nil when absent
 
 	Nodes []*Node          // in file order
@@ -51,10 +54,22 @@ type String struct {
 	Pos   Pos
 }
 
+// The values of File.Kind.
+const (
+	FlowTool   = "tool"
+	FlowPrompt = "prompt"
+)
+
+// IsPrompt reports whether the flow is served as an MCP prompt.
+func (f *File) IsPrompt() bool { return f != nil && f.Kind.Value == FlowPrompt }
+
 // Schema is a JSON Schema written in YAML.
 type Schema struct {
 	Pos   Pos
 	Value map[string]any // JSON-compatible: maps, []any, string, bool, int64, float64, nil
+	// Properties names the schema's top-level properties (the keys of its
+	// properties mapping) in file order, each at the position of its key.
+	Properties []String
 }
 
 // Kind is the kind of a flow node.
@@ -172,8 +187,8 @@ type Sample struct {
 // DefaultMaxTokens is a sample's maxTokens when the flow does not say.
 const DefaultMaxTokens = 1000
 
-// Message is one message of a sample request: a role and either a text
-// template or a content block.
+// Message is one message of a sample request or of a prompt flow's
+// return: a role and either a text template or a content block.
 type Message struct {
 	Pos     Pos
 	Role    String // user or assistant
@@ -266,12 +281,17 @@ type Binding struct {
 	Value *Value
 }
 
-// Return ends the flow with a result. A plain `return: "text"` sets only Text.
+// Return ends the flow with a result. A plain `return: "text"` sets only
+// Text. Structured and Content belong to tool flows, Description and
+// Messages to prompt flows, whose Text is a first user message.
 type Return struct {
 	Pos        Pos
 	Text       *Template
 	Structured *Value
 	Content    []*Value // content blocks, each a map with a "type"
+
+	Description *Template  // the prompt's description; nil when absent
+	Messages    []*Message // the prompt's messages after Text
 }
 
 // ValueKind is the shape of a Value.

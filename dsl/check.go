@@ -110,11 +110,11 @@ func (c *checker) checkTop() {
 	case name == "":
 	case toolNamePattern.MatchString(name):
 	case toolNameSlashPattern.MatchString(name):
-		c.warnf(f.Name.Pos, "tool-name-slash", "tool name %q%s has a '/': the MCP conformance suite accepts it, but the specification's tool names are letters, digits, _, - and . only, and some clients refuse others", name, from)
+		c.warnf(f.Name.Pos, "tool-name-slash", "%s name %q%s has a '/': the MCP conformance suite accepts it, but the specification's tool names are letters, digits, _, - and . only, and some clients refuse others", c.flowWord(), name, from)
 	case len(name) > 64:
-		c.errorf(f.Name.Pos, "bad-tool-name", "tool name %q%s is %d characters long; MCP clients accept at most 64", name, from, len(name))
+		c.errorf(f.Name.Pos, "bad-tool-name", "%s name %q%s is %d characters long; MCP clients accept at most 64", c.flowWord(), name, from, len(name))
 	default:
-		c.errorf(f.Name.Pos, "bad-tool-name", "tool name %q%s may only hold letters, digits, _, - and . (MCP), not %s", name, from, badNameChars(name))
+		c.errorf(f.Name.Pos, "bad-tool-name", "%s name %q%s may only hold letters, digits, _, - and . (MCP), not %s", c.flowWord(), name, from, badNameChars(name))
 	}
 	if c.ix.root == nil || c.ix.root.Kind != yaml.MappingNode {
 		return // an empty file or not a mapping: Parse said so
@@ -130,10 +130,18 @@ func (c *checker) checkTop() {
 		if f.Description.Pos.IsValid() {
 			pos = f.Description.Pos
 		}
-		c.errorf(pos, "missing-description", "the flow needs a description: MCP clients show it to the model to decide when to call the tool")
+		why := "MCP clients show it to the model to decide when to call the tool"
+		if f.IsPrompt() {
+			why = "MCP clients show it to the user choosing a prompt"
+		}
+		c.errorf(pos, "missing-description", "the flow needs a description: %s", why)
 	}
 	if f.Input != nil {
-		c.checkObjectSchema(f.Input, "input", "the tool's arguments are a JSON object")
+		c.checkObjectSchema(f.Input, "input", "the "+c.flowWord()+"'s arguments are a JSON object")
+	}
+	if f.IsPrompt() {
+		c.checkPromptTop()
+		return
 	}
 	if f.Output != nil {
 		c.checkObjectSchema(f.Output, "output", "MCP structured content is a JSON object")
@@ -200,7 +208,7 @@ func (c *checker) checkSample(n *Node) {
 			c.errorf(m.Content.Pos, "bad-value", "a sampling message carries text, image or audio, not %s", t)
 			continue
 		}
-		c.checkContent(m.Content, i)
+		c.checkContent(m.Content, fmt.Sprintf("content[%d]", i))
 	}
 }
 
@@ -302,6 +310,11 @@ func (c *checker) checkReturn(n *Node) {
 	if r == nil {
 		return
 	}
+	if c.f.IsPrompt() {
+		c.checkPromptReturn(r)
+		return
+	}
+	c.checkToolReturn(r)
 	switch {
 	case r.Structured != nil && c.f.Output != nil:
 		vc := &valueChecker{ix: c.ix, of: " of the output schema"}
@@ -314,7 +327,7 @@ func (c *checker) checkReturn(n *Node) {
 		c.warnf(r.Pos, "missing-structured", "the flow declares an output schema, so MCP requires structured content in every result: add structured to this return")
 	}
 	for i, b := range r.Content {
-		c.checkContent(b, i)
+		c.checkContent(b, fmt.Sprintf("content[%d]", i))
 	}
 }
 
@@ -371,8 +384,8 @@ func contentSchemas() map[string]map[string]any {
 }
 
 // checkContent checks a content block of a return (Parse has checked its
-// type).
-func (c *checker) checkContent(b *Value, i int) {
+// type); path names it in messages ("content[0]").
+func (c *checker) checkContent(b *Value, path string) {
 	if b == nil || b.Kind != ValueMap {
 		return
 	}
@@ -388,7 +401,6 @@ func (c *checker) checkContent(b *Value, i int) {
 	if !ok {
 		return
 	}
-	path := fmt.Sprintf("content[%d]", i)
 	vc := &valueChecker{ix: c.ix, of: " of " + article2(typ) + " " + typ + " block"}
 	vc.check(b, schema, path, true)
 	for _, is := range vc.issues {

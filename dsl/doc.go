@@ -6,6 +6,10 @@
 // expression in the file's language. Type checks of expressions, action
 // names and MCP form rules belong to Check and lint.
 //
+// A file with `kind: prompt` is a prompt flow: its input properties are
+// the prompt's arguments (strings), and its returns hold description and
+// messages instead of structured and content (see File.IsPrompt).
+//
 // Columns count runes, as yaml.v3 does. An expression's position is the
 // position of its first rune in the file, exact for plain, single-quoted,
 // double-quoted (escapes map to their backslash), literal (|) and folded
@@ -25,9 +29,9 @@
 //	bad-name            an id or set name does not match ^[a-z_][a-z0-9_]*$
 //	bad-template        a template has a {{ without }}, or an empty {{ }}
 //	bad-type            a value has the wrong YAML type ("retries must be an integer, not a string")
-//	bad-value           a value has the right type but is invalid (negative retries, malformed duration, unknown content type, infinite number)
+//	bad-value           a value has the right type but is invalid (negative retries, malformed duration, unknown content type, kind or role, infinite number)
 //	bad-yaml            the file is not valid YAML, or uses an unsupported tag
-//	conflicting-keys    keys that exclude each other (form and url, required with url, if and else)
+//	conflicting-keys    keys that exclude each other (form and url, required with url, if and else, a message's text and content)
 //	duplicate-id        two nodes have the same id
 //	duplicate-key       a mapping has the same key twice, or required lists a name twice
 //	empty-file          the file has no content
@@ -47,7 +51,7 @@
 // Check reports what needs more than the file's structure: the registered
 // actions, what MCP allows, and the control flow. Its codes:
 //
-//	bad-content          a return content block lacks a field its type needs, has one it does not take, or has data that is not base64
+//	bad-content          a return content block (or a prompt message's content) lacks a field its type needs, has one it does not take, or has data that is not base64
 //	bad-tool-name        the tool name is not 1 to 64 letters, digits, _, - or .
 //	bad-url              a url ask's url is not an absolute http(s) URL, or carries credentials
 //	busy-loop            a loop neither asks nor runs a step, so only a branch on set names can end it (warning)
@@ -62,11 +66,14 @@
 //	insecure-url         a url ask's url uses http:// for a host other than localhost (warning)
 //	missing-description  the flow has no description, which MCP clients show to the model
 //	missing-structured   the flow declares an output schema and a return has no structured (warning)
+//	prompt-argument      a prompt flow's input property is not of type string (MCP prompt arguments are strings)
+//	prompt-only          a tool flow's return has description or messages, which only prompt flows return
 //	schema-not-object    the input or output schema is not of type object
 //	sensitive-form       a form-mode ask asks for a password, secret, token, API key, card number, CVV, PIN, SSN or one-time code
 //	structured-missing   a return's structured lacks a property the output schema requires
 //	structured-unknown   a return's structured has a property the output schema does not allow
 //	structured-value     a literal in a return's structured has the wrong type, or is outside the output schema's enum or bounds
+//	tool-only            a prompt flow declares output, or a return of it has structured or content
 //	tool-name-slash      the tool name has a '/', which the conformance suite allows but the MCP spec does not list (warning)
 //	unknown-action       a step names an action that is not registered, with a suggestion when one is close
 //	unreachable-node     no path from the first node leads to a node (warning; one per unreachable region)

@@ -542,15 +542,19 @@ func (p *parser) ret(e pair) *Return {
 				}
 			case "content":
 				r.Content = p.content(ce)
+			case "description":
+				r.Description = p.templateOf(ce)
+			case "messages":
+				r.Messages = p.messages(ce)
 			default:
-				p.unknownKey(ce, " in return", []string{"text", "structured", "content"})
+				p.unknownKey(ce, " in return", p.returnKeys())
 			}
 		}
 		if len(entries) == 0 {
-			p.errorf(r.Pos, "missing-key", "return needs text, structured or content")
+			p.errorf(r.Pos, "missing-key", "return needs %s", p.returnNeeds())
 		}
 	default:
-		p.errorf(p.pos(e.val), "bad-type", "return must be a text or a mapping {text, structured, content}, not %s", typeName(e.val))
+		p.errorf(p.pos(e.val), "bad-type", "return must be a text or a mapping {%s}, not %s", strings.Join(p.returnKeys(), ", "), typeName(e.val))
 	}
 	return r
 }

@@ -43,6 +43,8 @@ type parser struct {
 
 	refs  []*Ref
 	diags Diagnostics
+	// prompt is set when the file says `kind: prompt`.
+	prompt bool
 }
 
 // Parse reads a flow file from src. path is used in every position and
@@ -119,6 +121,7 @@ func (p *parser) file() *File {
 		Hash:        sha256.Sum256(p.src),
 		Name:        String{Value: DefaultName(p.path), Pos: p.at(1, 1)},
 		Expressions: String{Value: "cel", Pos: p.at(1, 1)},
+		Kind:        String{Value: FlowTool, Pos: p.at(1, 1)},
 		ByID:        map[string]*Node{},
 	}
 	p.lang, _ = lang.Lookup("cel")
@@ -237,7 +240,7 @@ func (p *parser) findAlias(name string) (Pos, bool) {
 
 // topKeys returns the keys of the top-level mapping.
 func topKeys() []string {
-	return []string{"name", "title", "description", "expressions", "input", "output", "nodes"}
+	return []string{"name", "title", "description", "kind", "expressions", "input", "output", "nodes"}
 }
 
 // top reads the top-level mapping.
@@ -247,6 +250,10 @@ func (p *parser) top(f *File, root *yaml.Node) {
 	for _, e := range entries {
 		if e.name == "expressions" && !isNull(e.val) {
 			p.expressions(f, e)
+		}
+		// So is the kind: what a return holds depends on it.
+		if e.name == "kind" && !isNull(e.val) {
+			p.flowKind(f, e)
 		}
 	}
 	var nodes *pair
@@ -271,7 +278,7 @@ func (p *parser) top(f *File, root *yaml.Node) {
 			if s, ok := p.str(e); ok {
 				f.Description = s
 			}
-		case "expressions":
+		case "expressions", "kind":
 		case "input":
 			f.Input = p.schema(e)
 		case "output":
@@ -306,6 +313,24 @@ func (p *parser) expressions(f *File, e pair) {
 		s.Value, strings.Join(names, ", "), didYouMean(s.Value, names))
 }
 
+// flowKinds returns the values of the top-level kind key.
+func flowKinds() []string { return []string{FlowTool, FlowPrompt} }
+
+// flowKind reads what the flow is served as: a tool or a prompt.
+func (p *parser) flowKind(f *File, e pair) {
+	s, ok := p.str(e)
+	if !ok {
+		return
+	}
+	if !slices.Contains(flowKinds(), s.Value) {
+		p.errorf(s.Pos, "bad-value", "kind must be %s, not %q%s",
+			strings.Join(flowKinds(), " or "), s.Value, didYouMean(s.Value, flowKinds()))
+		return
+	}
+	f.Kind = s
+	p.prompt = s.Value == FlowPrompt
+}
+
 // schema reads a JSON Schema written in YAML; null means absent.
 func (p *parser) schema(e pair) *Schema {
 	if isNull(e.val) {
@@ -319,7 +344,15 @@ func (p *parser) schema(e pair) *Schema {
 	if m == nil {
 		m = map[string]any{}
 	}
-	return &Schema{Pos: p.pos(e.val), Value: m}
+	s := &Schema{Pos: p.pos(e.val), Value: m}
+	for _, se := range p.pairs(e.val) {
+		if se.name == "properties" && se.val.Kind == yaml.MappingNode {
+			for _, pe := range p.pairs(se.val) {
+				s.Properties = append(s.Properties, String{Value: pe.name, Pos: p.pos(pe.key)})
+			}
+		}
+	}
+	return s
 }
 
 // nodes reads the node list, then resolves references and checks names

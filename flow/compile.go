@@ -74,13 +74,13 @@ type Program struct {
 // File returns the parsed flow the program was compiled from.
 func (p *Program) File() *dsl.File { return p.file }
 
-// Name returns the tool name.
+// Name returns the tool (or prompt) name.
 func (p *Program) Name() string { return p.file.Name.Value }
 
-// Title returns the tool title, or "".
+// Title returns the tool (or prompt) title, or "".
 func (p *Program) Title() string { return p.file.Title.Value }
 
-// Description returns the tool description.
+// Description returns the tool (or prompt) description.
 func (p *Program) Description() string { return p.file.Description.Value }
 
 // InputSchema returns the JSON Schema of the tool's arguments.
@@ -132,9 +132,11 @@ type cnode struct {
 	binds []cbind
 
 	// return
-	text       *ctemplate
-	structured *cvalue
-	content    []*cvalue
+	text        *ctemplate
+	structured  *cvalue
+	content     []*cvalue
+	description *ctemplate // prompt flows
+	messages    []cmessage // prompt flows
 
 	// fail
 	fail *ctemplate
@@ -344,6 +346,7 @@ func (c *compiler) node(n *dsl.Node, reg *actions.Registry) *cnode {
 		for _, b := range r.Content {
 			cn.content = append(cn.content, c.value(b))
 		}
+		c.promptReturn(cn, r)
 	case dsl.KindFail:
 		cn.fail = c.template(n.Fail)
 	}

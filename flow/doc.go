@@ -18,11 +18,17 @@
 // the wrong question. Steps are run at least once: when the run first
 // reaches them; later rounds replay the journaled output.
 //
+// A prompt flow (dsl.File.IsPrompt) runs the same way, but its returns end
+// the run with Result.Prompt, the prompt's messages, and its invalid
+// arguments are an *ArgumentsError rather than an error result, since
+// prompts have no error results.
+//
 // Errors from Run fall in two groups. Errors about the request — a state
 // that does not open (state.ErrInvalid, state.ErrExpired,
-// state.ErrTooLarge), a malformed answer (*ResponseError), a question the
-// client cannot be asked (*MissingCapabilityError), a journal that no
-// longer matches the flow (*MismatchError) — are the caller's to map onto
+// state.ErrTooLarge), a malformed answer (*ResponseError), a prompt's
+// invalid arguments (*ArgumentsError), a question the client cannot be
+// asked (*MissingCapabilityError), a journal that no longer matches the
+// flow (*MismatchError) — are the caller's to map onto
 // protocol errors; IsInvalidParams tells which of them are JSON-RPC
 // -32602. Every other error is a *RunError naming the node where the run
 // failed: an expression that could not be evaluated, a step that failed

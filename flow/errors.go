@@ -172,12 +172,13 @@ func (e *MismatchError) Error() string {
 }
 
 // IsInvalidParams reports whether err is about the request's parameters
-// (request state, input responses) and so maps to JSON-RPC -32602.
+// (request state, input responses, a prompt's arguments) and so maps to
+// JSON-RPC -32602.
 func IsInvalidParams(err error) bool {
 	var mm *MismatchError
 	return errors.Is(err, state.ErrInvalid) || errors.Is(err, state.ErrExpired) ||
 		errors.Is(err, state.ErrTooLarge) || errors.Is(err, ErrMalformedResponse) ||
-		errors.As(err, &mm)
+		errors.As(err, &mm) || isArguments(err)
 }
 
 // violationsText joins violations for a message.

@@ -52,12 +52,26 @@ func replyKeyOf(stateToken string, responses map[string]json.RawMessage) [32]byt
 	return k
 }
 
-// storedReply is the encoding of a final result in a ReplyStore.
+// storedReply is the encoding of a final result in a ReplyStore: a tool
+// result, or a prompt's messages when Prompt is set.
 type storedReply struct {
 	Round      int              `json:"round"`
 	Content    []map[string]any `json:"content"`
 	Structured any              `json:"structured,omitempty"`
 	IsError    bool             `json:"isError,omitempty"`
+	Prompt     *storedPrompt    `json:"prompt,omitempty"`
+}
+
+// storedPrompt is the encoding of a PromptResult in a ReplyStore.
+type storedPrompt struct {
+	Description string          `json:"description,omitempty"`
+	Messages    []storedMessage `json:"messages"`
+}
+
+// storedMessage is the encoding of a PromptMessage in a ReplyStore.
+type storedMessage struct {
+	Role    string         `json:"role"`
+	Content map[string]any `json:"content"`
 }
 
 // lookupReply returns the stored final result of this round, if any.
@@ -73,6 +87,13 @@ func (p *Program) lookupReply(ctx context.Context, key [32]byte) (*Result, error
 	if err := json.Unmarshal(b, &sr); err != nil {
 		return nil, fmt.Errorf("stored reply: %w", err)
 	}
+	if sr.Prompt != nil {
+		pr := &PromptResult{Description: sr.Prompt.Description, Messages: make([]PromptMessage, len(sr.Prompt.Messages))}
+		for i, m := range sr.Prompt.Messages {
+			pr.Messages[i] = PromptMessage{Role: m.Role, Content: m.Content}
+		}
+		return &Result{Prompt: pr, Round: sr.Round, Replayed: true}, nil
+	}
 	return &Result{
 		Complete: &ToolResult{Content: sr.Content, Structured: sr.Structured, IsError: sr.IsError},
 		Round:    sr.Round,
@@ -80,14 +101,26 @@ func (p *Program) lookupReply(ctx context.Context, key [32]byte) (*Result, error
 	}, nil
 }
 
-// storeReply keeps a final result until the state it answers expires.
+// storeReply keeps a final result (a tool result or a prompt's messages)
+// until the state it answers expires.
 func (p *Program) storeReply(ctx context.Context, key [32]byte, res *Result, expires time.Time) error {
 	ttl := expires.Sub(p.now())
 	if ttl <= 0 {
 		return nil
 	}
-	c := res.Complete
-	b, err := json.Marshal(storedReply{Round: res.Round, Content: c.Content, Structured: c.Structured, IsError: c.IsError})
+	sr := storedReply{Round: res.Round}
+	switch {
+	case res.Prompt != nil:
+		sp := &storedPrompt{Description: res.Prompt.Description, Messages: make([]storedMessage, len(res.Prompt.Messages))}
+		for i, m := range res.Prompt.Messages {
+			sp.Messages[i] = storedMessage{Role: m.Role, Content: m.Content}
+		}
+		sr.Prompt = sp
+	case res.Complete != nil:
+		c := res.Complete
+		sr.Content, sr.Structured, sr.IsError = c.Content, c.Structured, c.IsError
+	}
+	b, err := json.Marshal(sr)
 	if err != nil {
 		return fmt.Errorf("encode reply: %w", err)
 	}

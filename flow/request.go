@@ -99,11 +99,17 @@ type Client struct {
 	Roots    bool   // the client can answer roots/list
 }
 
-// Result is the outcome of a round: exactly one of Complete and Input is
-// set.
+// Result is the outcome of a round: exactly one of Complete, Input and
+// Prompt is set.
 type Result struct {
 	Complete *ToolResult
 	Input    *InputRequired
+	// Prompt is the messages of a prompt flow (see Program.IsPrompt) that
+	// finished. A prompt flow that fails (a fail node, an answer that
+	// stayed invalid) ends with Complete, an error result, as a tool flow
+	// does; servers answer that with a JSON-RPC error, since prompts have
+	// no error results.
+	Prompt *PromptResult
 	// Round is the round's number, 1 for the first.
 	Round int
 	// Trace lists the nodes visited in this round, in order.

@@ -20,6 +20,9 @@ func (p *Program) Run(ctx context.Context, req *Request) (*Result, error) {
 		req = &Request{}
 	}
 	args, violations, err := p.arguments(req.Arguments)
+	if p.IsPrompt() && (err != nil || len(violations) > 0) {
+		return nil, argumentsError(err, violations)
+	}
 	if err != nil {
 		return &Result{Complete: textResult(err.Error(), true), Round: 1}, nil
 	}
@@ -87,7 +90,7 @@ func (p *Program) Run(ctx context.Context, req *Request) (*Result, error) {
 	if req.Stats != nil && len(r.trace) > 0 {
 		req.Stats.Node = r.trace[len(r.trace)-1]
 	}
-	if err == nil && res.Complete != nil && req.State != "" && p.replies != nil {
+	if err == nil && (res.Complete != nil || res.Prompt != nil) && req.State != "" && p.replies != nil {
 		// A store that fails does not fail the call: the result exists and
 		// its effects happened. The server logs StoreErr.
 		if putErr := p.storeReply(ctx, replyKey, res, st.Expires); putErr != nil {
@@ -168,6 +171,9 @@ func (r *runner) run() (*Result, error) {
 	for i := 0; ; {
 		if i >= len(nodes) {
 			// Ran off the end of the node list: an empty result.
+			if r.p.IsPrompt() {
+				return r.result(&Result{Prompt: &PromptResult{Messages: []PromptMessage{}}})
+			}
 			return r.result(&Result{Complete: &ToolResult{Content: []map[string]any{}}})
 		}
 		cn := nodes[i]
@@ -273,6 +279,9 @@ func (r *runner) branch(cn *cnode) (int, error) {
 }
 
 func (r *runner) ret(cn *cnode) (*Result, error) {
+	if r.p.IsPrompt() {
+		return r.promptResult(cn)
+	}
 	tr := &ToolResult{Content: []map[string]any{}}
 	if cn.text != nil {
 		msg, err := cn.text.render(r.vars)

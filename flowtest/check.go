@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/flow"
 )
 
 // check compares a finished case's outcome with its expectations.
@@ -21,8 +22,11 @@ func check(c *Case, o *outcome, fail func(dsl.Pos, Failure)) {
 		return c.Pos
 	}
 	text := ""
-	if o.result != nil {
+	switch {
+	case o.result != nil:
 		text = resultText(o.result.Content)
+	case o.prompt != nil:
+		text = promptText(o.prompt)
 	}
 
 	switch {
@@ -51,6 +55,11 @@ func check(c *Case, o *outcome, fail func(dsl.Pos, Failure)) {
 		case !o.result.IsError && want:
 			fail(pos, Failure{Message: "is_error: want a tool error; the call succeeded", Got: strconv.Quote(text)})
 		}
+	}
+	if o.prompt != nil && x.IsError != nil && x.IsError.Value {
+		fail(x.IsError.Pos, Failure{Message: "is_error: want an error; the prompt returned its messages", Got: strconv.Quote(text)})
+	}
+	if o.result != nil || o.prompt != nil {
 		if x.Text != nil && text != x.Text.Value {
 			fail(x.Text.Pos, Failure{Message: "text: the result's text differs", Want: strconv.Quote(x.Text.Value), Got: strconv.Quote(text)})
 		}
@@ -59,6 +68,11 @@ func check(c *Case, o *outcome, fail func(dsl.Pos, Failure)) {
 				fail(tc.Pos, Failure{Message: "text_contains: the result's text does not contain the text", Want: strconv.Quote(tc.Value), Got: strconv.Quote(text)})
 			}
 		}
+	}
+	if o.prompt != nil {
+		checkPrompt(x, o.prompt, fail)
+	}
+	if o.result != nil {
 		for _, se := range []struct {
 			name     string
 			exp      *ValueExp
@@ -145,6 +159,40 @@ func times(n int) string {
 		return "time"
 	}
 	return "times"
+}
+
+// checkPrompt compares a prompt flow's messages and description with the
+// case's expectations.
+func checkPrompt(x *Expect, pr *flow.PromptResult, fail func(dsl.Pos, Failure)) {
+	if x.Description != nil && pr.Description != x.Description.Value {
+		fail(x.Description.Pos, Failure{Message: "description: the prompt's description differs",
+			Want: strconv.Quote(x.Description.Value), Got: strconv.Quote(pr.Description)})
+	}
+	if x.Messages == nil {
+		return
+	}
+	got := make([]any, len(pr.Messages))
+	for i, m := range pr.Messages {
+		got[i] = map[string]any{"role": m.Role, "content": m.Content}
+	}
+	var lines []string
+	diffValues(x.Messages.Value, any(got), "messages", true, &lines)
+	if len(lines) > 0 {
+		fail(x.Messages.Pos, Failure{Message: "messages: the prompt's messages differ", Diff: capLines(lines), Got: compact(got)})
+	}
+}
+
+// promptText joins the text content blocks of a prompt's messages with
+// newlines.
+func promptText(pr *flow.PromptResult) string {
+	var parts []string
+	for _, m := range pr.Messages {
+		if m.Content["type"] == "text" {
+			s, _ := m.Content["text"].(string)
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, "\n")
 }
 
 // resultText joins the text content blocks of a result with newlines.

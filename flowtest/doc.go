@@ -45,6 +45,11 @@
 //	        confirm: ["", "not accepted"]  # …each time, in turn ("" skips one)
 //	      step_inputs:                   # a step's input (rendered with) contains
 //	        delete: {path: report.txt}
+//	      description: "…"               # prompt flows: the prompt's description equals
+//	      messages:                      # prompt flows: the messages, in order; each
+//	        - {role: user, text: "…"}    # contains these keys ({role, text} is short
+//	        - role: user                 # for a text block)
+//	          content: {type: resource, resource: {text: "…"}}
 //
 // An answer is accept, decline or cancel, or a mapping of action (default
 // accept) and content (the form's fields, only with accept). Answers are
@@ -81,6 +86,17 @@
 // did-you-mean; nodes the flow does not have or of the wrong kind;
 // mocked outputs that do not match their action) are reported as
 // file:line:col diagnostics, and none of that file's cases run.
+//
+// A prompt flow (kind: prompt) runs the same way. Its cases check its
+// messages: text and text_contains look at the text blocks of the
+// messages, joined with newlines, messages compares each message (the
+// same number of them; each contains the keys given), and description
+// the prompt's description; structured and structured_contains belong to
+// tool flows, and messages and description to prompt flows, and a case
+// that mixes them is a file error. A fail node in a prompt flow ends the
+// case with an error result, as in a tool flow (is_error: true), and its
+// invalid arguments with an error (error: "invalid arguments: …"), as a
+// server answers them with JSON-RPC errors.
 //
 // Coverage counts, for each flow, the nodes any round of any case that
 // ran visited, out of all its nodes; the report lists the others with

@@ -86,6 +86,10 @@ type Expect struct {
 	Asks               *ListExp
 	AskMessages        map[string]*ListExp
 	StepInputs         map[string]*ValueExp
+	// Messages and Description are a prompt flow's: Messages holds a list
+	// of {role, content} mappings ({role, text} written short).
+	Messages    *ValueExp
+	Description *StringExp
 }
 
 // StringExp is an expected string.
@@ -120,7 +124,7 @@ var (
 	clientKeys = []string{"form", "url", "sampling", "roots", "name", "version", "protocol"}
 	answerKeys = []string{"action", "content", "text", "model", "stop_reason", "roots"}
 	expectKeys = []string{"text", "text_contains", "structured", "structured_contains", "is_error", "error",
-		"path", "visits", "not_visits", "asks", "ask_messages", "step_inputs"}
+		"path", "visits", "not_visits", "asks", "ask_messages", "step_inputs", "messages", "description"}
 )
 
 // maxDepth bounds nesting (and alias expansion) in test files.
@@ -495,15 +499,20 @@ func (d *decoder) expect(k, n *yaml.Node, x *Expect) {
 	for _, e := range d.mapping(n, "expect", expectKeys) {
 		pos := d.pos(e.k)
 		switch e.key {
-		case "text", "error":
+		case "text", "error", "description":
 			if s, ok := d.str(e.v, e.key); ok {
 				se := &StringExp{Pos: pos, Value: s}
-				if e.key == "text" {
+				switch e.key {
+				case "text":
 					x.Text = se
-				} else {
+				case "error":
 					x.Error = se
+				default:
+					x.Description = se
 				}
 			}
+		case "messages":
+			x.Messages = d.messages(e.k, e.v)
 		case "text_contains":
 			if resolve(e.v).Kind == yaml.SequenceNode {
 				for _, item := range d.seq(e.v, e.key) {
@@ -567,6 +576,40 @@ func (d *decoder) expect(k, n *yaml.Node, x *Expect) {
 			}
 		}
 	}
+}
+
+// messages decodes the expected messages of a prompt: a list of
+// {role, content} mappings, where {role, text} stands for a text block.
+func (d *decoder) messages(k, n *yaml.Node) *ValueExp {
+	items := d.seq(n, "messages")
+	if items == nil && resolve(n).Kind != yaml.SequenceNode {
+		return nil
+	}
+	var out []any
+	for _, item := range items {
+		v, ok := d.value(item, 0)
+		if !ok {
+			continue
+		}
+		m, isMap := v.(map[string]any)
+		if !isMap {
+			d.errorf(item, "bad-type", "messages: a message is a mapping {role, text} or {role, content}")
+			continue
+		}
+		if text, has := m["text"]; has {
+			if _, both := m["content"]; both {
+				d.errorf(item, "bad-value", "messages: a message has text or content, not both")
+				continue
+			}
+			delete(m, "text")
+			m["content"] = map[string]any{"type": "text", "text": text}
+		}
+		out = append(out, m)
+	}
+	if out == nil {
+		out = []any{}
+	}
+	return &ValueExp{Pos: d.pos(k), Value: out}
 }
 
 // decoder turns YAML nodes into a File, collecting diagnostics.

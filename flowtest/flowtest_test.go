@@ -110,6 +110,7 @@ func TestReports(t *testing.T) {
 		{"fail.json", []string{"testdata/fail"}, "json", false, nil, false},
 		{"errors.txt", []string{"testdata/errors"}, "text", true, nil, false},
 		{"cover.txt", []string{"testdata/pass/greet.yaml"}, "text", true, onlyDeclined, true},
+		{"prompt.txt", []string{"testdata/prompt"}, "text", true, nil, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.golden, func(t *testing.T) {

@@ -278,6 +278,24 @@ func checkRefs(f *File, p *flow.Program, reg *actions.Registry) dsl.Diagnostics 
 		for _, id := range sortedKeys(x.StepInputs) {
 			node(id, x.StepInputs[id].Pos, "step_inputs", false, dsl.KindStep)
 		}
+		// What a case expects must be what the flow's kind returns.
+		keys := []struct {
+			key    string
+			pos    dsl.Pos
+			prompt bool // the key belongs to prompt flows
+		}{
+			{"structured", expPos(x.Structured), false}, {"structured_contains", expPos(x.StructuredContains), false},
+			{"messages", expPos(x.Messages), true}, {"description", strPos(x.Description), true},
+		}
+		for _, k := range keys {
+			switch {
+			case !k.pos.IsValid() || k.prompt == p.IsPrompt():
+			case k.prompt:
+				errorf(k.pos, "wrong-kind", "%s: %s is a tool flow, and only prompt flows return %s", k.key, file.Path, k.key)
+			default:
+				errorf(k.pos, "wrong-kind", "%s: %s is a prompt flow, which returns messages, not structured content", k.key, file.Path)
+			}
+		}
 	}
 	return diags
 }
@@ -291,6 +309,23 @@ func answerKind(k dsl.Kind) string {
 		return "a roots answer {roots}"
 	}
 	return "an elicitation answer (accept, decline, cancel or {action, content})"
+}
+
+// expPos returns the position of an expectation, or the zero Pos when it
+// is absent.
+func expPos(v *ValueExp) dsl.Pos {
+	if v == nil {
+		return dsl.Pos{}
+	}
+	return v.Pos
+}
+
+// strPos is expPos for a string expectation.
+func strPos(v *StringExp) dsl.Pos {
+	if v == nil {
+		return dsl.Pos{}
+	}
+	return v.Pos
 }
 
 func kindList(kinds []dsl.Kind) string {
@@ -336,10 +371,11 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // outcome is what a case's call ended with.
 type outcome struct {
-	result *flow.ToolResult // a result, or nil
-	err    error            // an error that is not a result
-	trace  []string         // the nodes of the last round that returned
-	asks   []string         // the questions asked, in order
+	result *flow.ToolResult   // a result, or nil
+	prompt *flow.PromptResult // a prompt flow's messages, or nil
+	err    error              // an error that is not a result
+	trace  []string           // the nodes of the last round that returned
+	asks   []string           // the questions asked, in order
 	msgs   map[string][]string
 	inputs map[string]map[string]any // the last input of each step that ran
 	rounds int
@@ -404,8 +440,8 @@ rounds:
 		for _, name := range res.Trace {
 			cov.visit(name)
 		}
-		if res.Complete != nil {
-			o.result = res.Complete
+		if res.Complete != nil || res.Prompt != nil {
+			o.result, o.prompt = res.Complete, res.Prompt
 			break
 		}
 		responses := map[string]json.RawMessage{}

@@ -263,6 +263,8 @@ func summary(n *dsl.Node) string {
 			return "return: " + tmpl(r.Text)
 		case r.Structured != nil:
 			return "return: structured"
+		case r.Messages != nil:
+			return "return: messages"
 		default:
 			return "return: content"
 		}

@@ -79,10 +79,12 @@ const rejectedMarker = "\n\nYour previous answer was not accepted: "
 
 // Run runs p round by round until it completes, as an MCP client would:
 // each round's questions go to cfg.Answerer and the answers, with the
-// sealed request state, to the next round. It returns the final result;
-// errors are the engine's (an invalid request, a question the client
-// cannot be asked) or the answerer's.
-func Run(ctx context.Context, p *flow.Program, cfg Config) (*flow.ToolResult, error) {
+// sealed request state, to the next round. It returns the final round's
+// result: a tool result (Complete), or a prompt flow's messages (Prompt;
+// a prompt flow that fails ends with Complete, an error result); errors
+// are the engine's (an invalid request, a question the client cannot be
+// asked) or the answerer's.
+func Run(ctx context.Context, p *flow.Program, cfg Config) (*flow.Result, error) {
 	if cfg.Out == nil {
 		cfg.Out = io.Discard
 	}
@@ -102,8 +104,8 @@ func Run(ctx context.Context, p *flow.Program, cfg Config) (*flow.ToolResult, er
 			}
 			return nil, err
 		}
-		if res.Complete != nil {
-			return res.Complete, nil
+		if res.Input == nil {
+			return res, nil
 		}
 		ids := make([]string, 0, len(res.Input.Requests))
 		for id := range res.Input.Requests {
@@ -229,6 +231,18 @@ func PrintResult(w io.Writer, tr *flow.ToolResult) {
 			b = []byte(fmt.Sprint(tr.Structured))
 		}
 		fmt.Fprintf(w, "\nStructured content:\n%s\n", b)
+	}
+}
+
+// PrintPrompt writes a prompt flow's result: its description, then each
+// message with its role, content blocks shown as PrintResult shows them.
+func PrintPrompt(w io.Writer, pr *flow.PromptResult) {
+	fmt.Fprintln(w, "\nPrompt:")
+	if pr.Description != "" {
+		fmt.Fprintf(w, "(%s)\n", pr.Description)
+	}
+	for _, m := range pr.Messages {
+		fmt.Fprintf(w, "[%s] %s\n", m.Role, indent(blockText(m.Content), "  "))
 	}
 }
 

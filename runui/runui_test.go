@@ -259,8 +259,8 @@ func TestRunScript(t *testing.T) {
 				if err != nil {
 					t.Fatalf("run: %v\n%s", err, transcript)
 				}
-				if got := resultText(res); got != tc.want || res.IsError != tc.isError {
-					t.Errorf("result %q (isError %v), want %q (isError %v)", got, res.IsError, tc.want, tc.isError)
+				if got := resultText(res.Complete); got != tc.want || res.Complete.IsError != tc.isError {
+					t.Errorf("result %q (isError %v), want %q (isError %v)", got, res.Complete.IsError, tc.want, tc.isError)
 				}
 			}
 			if got := strings.Join(script.Unused(), ","); got != strings.Join(tc.unused, ",") {
@@ -502,8 +502,8 @@ func TestTerminalAccessible(t *testing.T) {
 			if err != nil {
 				t.Fatalf("run: %v\n%s", err, transcript)
 			}
-			if got := resultText(res); got != tc.want || res.IsError != tc.isError {
-				t.Errorf("result %q (isError %v), want %q (isError %v)\n%s", got, res.IsError, tc.want, tc.isError, transcript)
+			if got := resultText(res.Complete); got != tc.want || res.Complete.IsError != tc.isError {
+				t.Errorf("result %q (isError %v), want %q (isError %v)\n%s", got, res.Complete.IsError, tc.want, tc.isError, transcript)
 			}
 			checkInOrder(t, transcript, tc.wantOut)
 		})
@@ -567,4 +567,42 @@ func (s *syncBuilder) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestRunPrompt runs a prompt flow to its messages and prints them.
+func TestRunPrompt(t *testing.T) {
+	const src = `name: greet
+kind: prompt
+description: Greets someone.
+nodes:
+  - id: who
+    ask: Who?
+    form: {name: {type: string}}
+  - return:
+      description: A greeting
+      text: "Greet {{ who.content.name }}."
+      messages:
+        - role: assistant
+          content: {type: image, data: AAAA, mimeType: image/png}
+`
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	script, err := runui.ParseAnswers("answers.yaml", []byte("who: {content: {name: Ada}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	res, err := runui.Run(ctx, compile(t, src), runui.Config{Client: allClients, Answerer: script, Out: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Prompt == nil || res.Complete != nil {
+		t.Fatalf("result %+v, want a prompt", res)
+	}
+	var b strings.Builder
+	runui.PrintPrompt(&b, res.Prompt)
+	want := "\nPrompt:\n(A greeting)\n[user] Greet Ada.\n[assistant] [image image/png, 4 bytes base64]\n"
+	if b.String() != want {
+		t.Errorf("printed %q, want %q", b.String(), want)
+	}
 }

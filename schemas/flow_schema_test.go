@@ -721,6 +721,20 @@ nodes:
 	{"not a mapping", false, "", `
 - fail: x`},
 	{"empty file", false, "", `# nothing here`},
+	{"unknown kind", false, "/kind", `
+kind: resource
+nodes: [{fail: x}]`},
+	{"message with text and content", false, "/nodes/0/return", `
+kind: prompt
+nodes:
+  - return:
+      messages:
+        - {role: user, text: a, content: {type: text, text: b}}`},
+	{"message without a role", false, "/nodes/0/return", `
+kind: prompt
+nodes:
+  - return:
+      messages: [{text: a}]`},
 }
 
 func TestInvalidFlows(t *testing.T) {
@@ -832,6 +846,21 @@ nodes:
         - {type: resource_link, uri: "file:///x", name: x, size: 3, icons: [{src: "https://x/i.png", theme: dark}]}
         - {type: resource, resource: {uri: "test://x", blob: aGk=}}
         - {type: resource, resource: "{{ input.res }}"}`},
+	{"prompt flow", `
+kind: prompt
+input:
+  type: object
+  properties:
+    topic: {type: string, enum: [a, b]}
+nodes:
+  - return:
+      description: "About {{ input.topic }}"
+      text: hi
+      messages:
+        - {role: assistant, text: "{{ input.topic }}"}
+        - role: user
+          content: {type: image, data: AAAA, mimeType: image/png}
+  - return: plain text`},
 	{"url starting with an expression", `
 nodes:
   - id: a

@@ -52,7 +52,7 @@ func invalidParams(msg string) error {
 
 // principal identifies the caller of an SDK request (see
 // principalFromHeader).
-func principal(req *mcp.CallToolRequest) string {
+func principal(req mcp.Request) string {
 	if h := headerOf(req); h != nil {
 		return principalFromHeader(h)
 	}
@@ -60,11 +60,11 @@ func principal(req *mcp.CallToolRequest) string {
 }
 
 // headerOf returns the HTTP headers of an SDK request, or nil (stdio).
-func headerOf(req *mcp.CallToolRequest) http.Header {
-	if req.Extra == nil {
-		return nil
+func headerOf(req mcp.Request) http.Header {
+	if extra := req.GetExtra(); extra != nil {
+		return extra.Header
 	}
-	return req.Extra.Header
+	return nil
 }
 
 // principalFromHeader identifies the caller: a digest of the HTTP bearer
@@ -101,17 +101,36 @@ func modernClient(meta mcp.Meta, version string) flow.Client {
 // SDK (stdio, in-memory transports, and HTTP requests the lean handler
 // passes on).
 func (s *Server) callModern(ctx context.Context, p *flow.Program, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	version := modernVersion(req.Params.Meta)
+	res, err := s.sdkRound(ctx, p, req, req.Params.Arguments, req.Params.RequestState, req.Params.InputResponses)
+	switch {
+	case err != nil:
+		return nil, err
+	case res.Input != nil:
+		irs, err := inputRequests(res.Input)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{InputRequests: irs, RequestState: res.Input.State}, nil
+	}
+	return toolResult(res.Complete)
+}
+
+// sdkRound runs one round of a 2026-07-28 request that came through the
+// SDK, a tools/call or a prompts/get, from its arguments, requestState
+// and inputResponses. The result has Input, Complete or Prompt set; a
+// protocol error comes back as a *jsonrpc.Error.
+func (s *Server) sdkRound(ctx context.Context, p *flow.Program, req mcp.Request, args json.RawMessage, state string, responses mcp.InputResponseMap) (*flow.Result, error) {
+	meta := req.GetParams().GetMeta()
 	fr := &flow.Request{
-		Arguments: req.Params.Arguments,
-		State:     req.Params.RequestState,
-		Client:    modernClient(req.Params.Meta, version),
+		Arguments: args,
+		State:     state,
+		Client:    modernClient(meta, modernVersion(meta)),
 		Principal: principal(req),
 		OnStep:    s.progress(ctx, req),
 	}
-	if len(req.Params.InputResponses) > 0 {
-		fr.Responses = make(map[string]json.RawMessage, len(req.Params.InputResponses))
-		for id, r := range req.Params.InputResponses {
+	if len(responses) > 0 {
+		fr.Responses = make(map[string]json.RawMessage, len(responses))
+		for id, r := range responses {
 			b, err := json.Marshal(r)
 			if err != nil {
 				return nil, invalidParams(fmt.Sprintf("inputResponses[%q] is not valid: %v", id, err))
@@ -125,26 +144,32 @@ func (s *Server) callModern(ctx context.Context, p *flow.Program, req *mcp.CallT
 		return nil, err
 	case rpcErr != nil:
 		return nil, rpcErr
-	case res.Input != nil:
-		out := &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{}, RequestState: res.Input.State}
-		for id, q := range res.Input.Requests {
-			ir, err := inputRequest(q)
-			if err != nil {
-				return nil, err
-			}
-			out.InputRequests[id] = ir
-		}
-		return out, nil
 	}
-	return toolResult(res.Complete)
+	return res, nil
 }
 
-// modernRound runs one 2026-07-28 round; both HTTP paths (the SDK's and
-// the lean one) and stdio go through it. Problems with the request come
-// back as a JSON-RPC error (-32602 for the request state and answers,
-// -32021 for a question the client cannot answer); failures of the run as
-// an error result the model can read; a cancelled call as err. caller
-// names the caller in the logs ("" when unknown).
+// inputRequests turns the questions of an input_required round into the
+// SDK's inputRequests.
+func inputRequests(in *flow.InputRequired) (mcp.InputRequestMap, error) {
+	out := make(mcp.InputRequestMap, len(in.Requests))
+	for id, q := range in.Requests {
+		ir, err := inputRequest(q)
+		if err != nil {
+			return nil, err
+		}
+		out[id] = ir
+	}
+	return out, nil
+}
+
+// modernRound runs one 2026-07-28 round of a tools/call or a
+// prompts/get; both HTTP paths (the SDK's and the lean one) and stdio go
+// through it. Problems with the request come back as a JSON-RPC error
+// (-32602 for the request state and answers, and a prompt's arguments;
+// -32021 for a question the client cannot answer); failures of the run
+// as an error result the model can read, or for a prompt, which has no
+// error results, as JSON-RPC error -32603; a cancelled call as err.
+// caller names the caller in the logs ("" when unknown).
 func (s *Server) modernRound(ctx context.Context, p *flow.Program, fr *flow.Request, caller string) (*flow.Result, *jsonrpc.Error, error) {
 	rd := s.startRound(p, firstModernVersion, caller, fr)
 	rctx, cancel := s.roundContext(ctx)
@@ -152,6 +177,10 @@ func (s *Server) modernRound(ctx context.Context, p *flow.Program, fr *flow.Requ
 	cancel()
 	s.logAnswers(p, rd, fr.Responses)
 	if err == nil {
+		if rpcErr := promptFailure(p, res); rpcErr != nil {
+			rd.end(nil, rpcErr, nil)
+			return nil, rpcErr, nil
+		}
 		rd.end(res, nil, nil)
 		return res, nil, nil
 	}
@@ -173,6 +202,10 @@ func (s *Server) modernRound(ctx context.Context, p *flow.Program, fr *flow.Requ
 		return nil, rpcErr, nil
 	}
 	res = &flow.Result{Complete: failure(p, err)}
+	if rpcErr := promptFailure(p, res); rpcErr != nil {
+		rd.end(nil, rpcErr, err)
+		return nil, rpcErr, nil
+	}
 	rd.end(res, nil, err)
 	return res, nil, nil
 }
@@ -218,13 +251,18 @@ func elicitParams(q *flow.InputRequest, withID bool) *mcp.ElicitParams {
 
 // progress returns the engine's step hook for an SDK request that
 // carries a progress token (see progressHook).
-func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest) func(node, action string, pos int, done bool) {
-	token := req.Params.GetProgressToken()
-	if token == nil || req.Session == nil {
+func (s *Server) progress(ctx context.Context, req mcp.Request) func(node, action string, pos int, done bool) {
+	params, _ := req.GetParams().(mcp.RequestParams)
+	ss, _ := req.GetSession().(*mcp.ServerSession)
+	if params == nil || ss == nil {
+		return nil
+	}
+	token := params.GetProgressToken()
+	if token == nil {
 		return nil
 	}
 	return s.progressHook(token, func(p *mcp.ProgressNotificationParams) error {
-		return req.Session.NotifyProgress(ctx, p)
+		return ss.NotifyProgress(ctx, p)
 	})
 }
 

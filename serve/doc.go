@@ -1,6 +1,11 @@
 // Package serve serves compiled flows as MCP tools over
 // github.com/modelcontextprotocol/go-sdk: each flow is a tool, and each
-// tools/call runs the flow's engine.
+// tools/call runs the flow's engine. Prompt flows (`kind: prompt`) are
+// prompts instead: prompts/list lists them, prompts/get runs them through
+// the same round code as tools/call, and completion/complete offers their
+// arguments' enum and examples. Prompts have no error results, so a
+// prompt flow's invalid arguments are JSON-RPC -32602 and its failures
+// -32603.
 //
 // One flow serves every client era:
 //

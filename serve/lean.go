@@ -27,7 +27,8 @@ import (
 // response, and it is flowserve's hot path: the handler here decodes the
 // body once, validates the headers and _meta exactly as the SDK's
 // stateless handler does (same codes, same HTTP statuses), runs the round
-// through modernRound, and writes the reply. Every other request —
+// through modernRound, and writes the reply. prompts/get, which runs a
+// prompt flow the same way, takes the same path. Every other request —
 // discover, lists, subscriptions, malformed bodies — goes on to the SDK's
 // stateless handler unchanged.
 
@@ -39,8 +40,9 @@ type leanRequest struct {
 	Params  *leanParams     `json:"params"`
 }
 
-// leanParams are tools/call params, with the answers kept raw: the engine
-// decodes each one itself and answers a malformed one with -32602.
+// leanParams are tools/call (or prompts/get) params, with the answers
+// kept raw: the engine decodes each one itself and answers a malformed one
+// with -32602.
 type leanParams struct {
 	Meta           map[string]json.RawMessage `json:"_meta"`
 	Name           string                     `json:"name"`
@@ -75,8 +77,8 @@ func (s *Server) serveLean(w http.ResponseWriter, r *http.Request, maxBody int64
 	}
 	body := buf.Bytes()
 	var req leanRequest
-	if decodeLean(body, &req) != nil || req.JSONRPC != "2.0" || req.Method != "tools/call" || len(req.ID) == 0 || req.Params == nil {
-		// Not a well-formed tools/call: the SDK answers it.
+	if decodeLean(body, &req) != nil || req.JSONRPC != "2.0" || !leanMethod(req.Method) || len(req.ID) == 0 || req.Params == nil {
+		// Not a well-formed tools/call or prompts/get: the SDK answers it.
 		r.Body = io.NopCloser(bytes.NewReader(bytes.Clone(body)))
 		r.ContentLength = int64(len(body))
 		fallback.ServeHTTP(w, r)
@@ -87,6 +89,12 @@ func (s *Server) serveLean(w http.ResponseWriter, r *http.Request, maxBody int64
 		return
 	}
 	s.callLean(w, r, &req)
+}
+
+// leanMethod reports whether the lean path serves method: the requests
+// that run a flow.
+func leanMethod(method string) bool {
+	return method == "tools/call" || method == "prompts/get"
 }
 
 // validateLean checks headers and _meta in the SDK's order: the
@@ -117,7 +125,7 @@ func (s *Server) validateLean(h http.Header, req *leanRequest) (int, *jsonrpc.Er
 	}
 	switch n := h.Get("Mcp-Name"); {
 	case n == "":
-		return http.StatusBadRequest, &jsonrpc.Error{Code: codeHeaderMismatch, Message: `missing required Mcp-Name header for method "tools/call"`}
+		return http.StatusBadRequest, &jsonrpc.Error{Code: codeHeaderMismatch, Message: fmt.Sprintf("missing required Mcp-Name header for method %q", req.Method)}
 	case n != req.Params.Name:
 		return http.StatusBadRequest, &jsonrpc.Error{Code: codeHeaderMismatch,
 			Message: fmt.Sprintf("header mismatch: Mcp-Name header value '%s' does not match body value '%s'", n, req.Params.Name)}
@@ -151,9 +159,13 @@ func isJSONObject(raw json.RawMessage) bool {
 // when the request carries a progress token (the progress notifications,
 // then the reply).
 func (s *Server) callLean(w http.ResponseWriter, r *http.Request, req *leanRequest) {
-	p, ok := s.program(req.Params.Name)
+	lookup, kind := s.program, "tool"
+	if req.Method == "prompts/get" {
+		lookup, kind = s.prompt, "prompt"
+	}
+	p, ok := lookup(req.Params.Name)
 	if !ok {
-		writeRPCError(w, http.StatusBadRequest, req.ID, &jsonrpc.Error{Code: codeInvalidParams, Message: fmt.Sprintf("unknown tool %q", req.Params.Name)})
+		writeRPCError(w, http.StatusBadRequest, req.ID, &jsonrpc.Error{Code: codeInvalidParams, Message: fmt.Sprintf("unknown %s %q", kind, req.Params.Name)})
 		return
 	}
 	ctx := r.Context()
@@ -302,7 +314,26 @@ func (s *Server) resultMessage(id json.RawMessage, res *flow.Result) []byte {
 		return s.inputRequiredMessage(id, res.Input)
 	}
 	var result any
-	{
+	if pr := res.Prompt; pr != nil {
+		msgs := pr.Messages
+		if msgs == nil {
+			msgs = []flow.PromptMessage{}
+		}
+		type message struct {
+			Role    string         `json:"role"`
+			Content map[string]any `json:"content"`
+		}
+		out := make([]message, len(msgs))
+		for i, m := range msgs {
+			out[i] = message{m.Role, m.Content}
+		}
+		result = struct {
+			Meta        map[string]any `json:"_meta"`
+			ResultType  string         `json:"resultType"`
+			Description string         `json:"description,omitempty"`
+			Messages    []message      `json:"messages"`
+		}{meta, "complete", pr.Description, out}
+	} else {
 		c := res.Complete
 		content := c.Content
 		if content == nil {

@@ -50,28 +50,44 @@ func legacyClient(ip *mcp.InitializeParams) flow.Client {
 // 2025-11-25): it runs round after round inside the one call, asking each
 // question with elicitation/create.
 func (s *Server) callLegacy(ctx context.Context, p *flow.Program, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	if req.Session == nil {
+	res, err := s.legacyRounds(ctx, p, req, req.Params.Arguments)
+	if err != nil {
+		return nil, err
+	}
+	return toolResult(res.Complete)
+}
+
+// legacyRounds runs a session client's call, a tools/call or a
+// prompts/get, round after round inside the one request, asking each
+// question with elicitation/create. It returns the final result: a tool
+// result (an error result when the run failed or could not go on), or a
+// prompt's messages. A prompt's failures, which cannot be error results,
+// come back as a *jsonrpc.Error (-32602 for invalid arguments, -32603
+// otherwise), like the server's refusal when too many calls are parked.
+func (s *Server) legacyRounds(ctx context.Context, p *flow.Program, req mcp.Request, args json.RawMessage) (*flow.Result, error) {
+	ss, _ := req.GetSession().(*mcp.ServerSession)
+	if ss == nil {
 		return nil, fmt.Errorf("session call without a session")
 	}
 	if !s.legacy.acquire() {
 		s.metrics.Rejected.WithLabelValues(metrics.RejectLegacyCalls).Inc()
-		s.log.Warn("session-era call refused: too many in progress", "tool", p.Name(), "max", s.opts.MaxLegacyCalls)
+		s.log.Warn("session-era call refused: too many in progress", flowKind(p), p.Name(), "max", s.opts.MaxLegacyCalls)
 		return nil, &jsonrpc.Error{Code: codeServerBusy, Message: fmt.Sprintf(
-			"the server is busy: it is running as many tool calls for session clients as it may (%d); try again later", s.opts.MaxLegacyCalls)}
+			"the server is busy: it is running as many calls for session clients as it may (%d); try again later", s.opts.MaxLegacyCalls)}
 	}
 	defer s.legacy.release()
-	client := legacyClient(req.Session.InitializeParams())
+	client := legacyClient(ss.InitializeParams())
 	era := eraLabel(client.Protocol)
 	caller := s.callerOf(headerOf(req))
 	fr := &flow.Request{
-		Arguments: req.Params.Arguments,
+		Arguments: args,
 		Client:    client,
 		Principal: principal(req),
 		OnStep:    s.progress(ctx, req),
 	}
 	for round := 1; ; round++ {
 		if round > s.opts.LegacyRounds {
-			return errorResult(fmt.Sprintf("the %s tool asked more than %d questions in one call", p.Name(), s.opts.LegacyRounds)), nil
+			return s.legacyFailure(p, fmt.Sprintf("the %s %s asked more than %d questions in one call", p.Name(), flowKind(p), s.opts.LegacyRounds))
 		}
 		rd := s.startRound(p, era, caller, fr)
 		rctx, cancel := s.roundContext(ctx)
@@ -80,28 +96,33 @@ func (s *Server) callLegacy(ctx context.Context, p *flow.Program, req *mcp.CallT
 		if err != nil {
 			return s.legacyError(ctx, p, rd, err)
 		}
-		rd.end(res, nil, nil)
-		if res.Complete != nil {
-			return toolResult(res.Complete)
+		if res.Input == nil {
+			if rpcErr := promptFailure(p, res); rpcErr != nil {
+				rd.end(nil, rpcErr, nil)
+				return nil, rpcErr
+			}
+			rd.end(res, nil, nil)
+			return res, nil
 		}
+		rd.end(res, nil, nil)
 		fr.State = res.Input.State
 		fr.Responses = make(map[string]json.RawMessage, len(res.Input.Requests))
 		for _, id := range slices.Sorted(maps.Keys(res.Input.Requests)) {
 			q := res.Input.Requests[id]
-			answer, err := s.ask(ctx, req.Session, q, client.Protocol >= firstURLVersion)
+			answer, err := s.ask(ctx, ss, q, client.Protocol >= firstURLVersion)
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
 				}
 				if s.drainCtx.Err() != nil {
-					s.log.Info("parked call ended: the server is shutting down", "tool", p.Name(), "run", rd.stats.RunID, "ask", id)
-					return errorResult(fmt.Sprintf("The server is shutting down, so the %s tool stopped before %q was answered; call the tool again.", p.Name(), id)), nil
+					s.log.Info("parked call ended: the server is shutting down", flowKind(p), p.Name(), "run", rd.stats.RunID, "ask", id)
+					return s.legacyFailure(p, fmt.Sprintf("The server is shutting down, so the %s %s stopped before %q was answered; call the %s again.", p.Name(), flowKind(p), id, flowKind(p)))
 				}
-				return errorResult(fmt.Sprintf("asking %q failed: %v", id, err)), nil
+				return s.legacyFailure(p, fmt.Sprintf("asking %q failed: %v", id, err))
 			}
 			if q.Mode == flow.ModeForm && s.log.Enabled(ctx, slog.LevelDebug) {
 				// Answers to URL asks are never logged.
-				s.log.LogAttrs(ctx, slog.LevelDebug, "form answer", slog.String("tool", p.Name()),
+				s.log.LogAttrs(ctx, slog.LevelDebug, "form answer", slog.String(flowKind(p), p.Name()),
 					slog.String("run", rd.stats.RunID), slog.Int("round", rd.stats.Round),
 					slog.String("ask", id), slog.String("answer", string(answer)))
 			}
@@ -161,22 +182,51 @@ func (s *Server) elicit(ctx context.Context, ss *mcp.ServerSession, params *mcp.
 }
 
 // legacyError maps an engine error onto a session reply: problems are
-// error results that say what went wrong.
-func (s *Server) legacyError(ctx context.Context, p *flow.Program, rd *round, err error) (*mcp.CallToolResult, error) {
-	var mc *flow.MissingCapabilityError
+// error results that say what went wrong, or for a prompt JSON-RPC
+// errors.
+func (s *Server) legacyError(ctx context.Context, p *flow.Program, rd *round, err error) (*flow.Result, error) {
+	var (
+		mc  *flow.MissingCapabilityError
+		res *flow.Result
+	)
 	switch {
 	case ctx.Err() != nil:
 		rd.end(nil, nil, ctx.Err())
 		return nil, ctx.Err()
 	case errors.As(err, &mc):
-		rd.end(&flow.Result{Complete: &flow.ToolResult{IsError: true}}, nil, nil)
-		return errorResult(fmt.Sprintf("The %s tool needs %s (at %q), but this client does not support %s.", p.Name(), mc.Needs(), mc.Node, mc.Lacks())), nil
+		res = errorFlowResult(fmt.Sprintf("The %s %s needs %s (at %q), but this client does not support %s.", p.Name(), flowKind(p), mc.Needs(), mc.Node, mc.Lacks()))
+		err = nil
+	case p.IsPrompt() && flow.IsInvalidParams(err):
+		rpcErr := &jsonrpc.Error{Code: codeInvalidParams, Message: err.Error()}
+		rd.end(nil, rpcErr, err)
+		return nil, rpcErr
 	case flow.IsInvalidParams(err):
-		rd.end(&flow.Result{Complete: &flow.ToolResult{IsError: true}}, nil, nil)
-		return errorResult(err.Error()), nil
+		res = errorFlowResult(err.Error())
+		err = nil
+	default:
+		res = &flow.Result{Complete: failure(p, err)}
+	}
+	if rpcErr := promptFailure(p, res); rpcErr != nil {
+		rd.end(nil, rpcErr, err)
+		return nil, rpcErr
 	}
 	rd.end(&flow.Result{Complete: &flow.ToolResult{IsError: true}}, nil, err)
-	return runFailure(p, err), nil
+	return res, nil
+}
+
+// legacyFailure ends a session call that cannot go on, with an error
+// result saying why, or for a prompt JSON-RPC error -32603.
+func (s *Server) legacyFailure(p *flow.Program, msg string) (*flow.Result, error) {
+	res := errorFlowResult(msg)
+	if rpcErr := promptFailure(p, res); rpcErr != nil {
+		return nil, rpcErr
+	}
+	return res, nil
+}
+
+// errorFlowResult is an error result with a message.
+func errorFlowResult(msg string) *flow.Result {
+	return &flow.Result{Complete: &flow.ToolResult{Content: []map[string]any{{"type": "text", "text": msg}}, IsError: true}}
 }
 
 // elicitCapture receives the raw result of an elicitation/create.

@@ -18,12 +18,13 @@ import (
 // Logs. Every round is logged with these attributes, as far as they are
 // known (docs/operations.md):
 //
-//	tool     the tool (flow) name
+//	tool     the tool (flow) name; prompt instead for a prompt flow's rounds
 //	era      the protocol era: 2026-07-28, 2025-11-25 or 2025-06-18
 //	run      the run id, the same on every round of one call
 //	round    the round number, from 1
 //	node     the last node the round reached
 //	outcome  input_required, complete, error_result, protocol_error or cancelled
+//	         (a prompt flow that fails is a protocol_error with code -32603)
 //	code     the JSON-RPC error code of a protocol_error
 //	ms       the round's duration in milliseconds
 //	caller   the name of the caller's token, when the tokens file names it
@@ -49,7 +50,8 @@ func eraLabel(version string) string {
 // round is one round being served.
 type round struct {
 	s      *Server
-	tool   string
+	kind   string // "tool" or "prompt": the log key of the flow's name
+	tool   string // the flow's name
 	era    string
 	caller string
 	start  time.Time
@@ -58,7 +60,7 @@ type round struct {
 
 // startRound starts observing a round: the engine fills in fr.Stats.
 func (s *Server) startRound(p *flow.Program, era, caller string, fr *flow.Request) *round {
-	rd := &round{s: s, tool: p.Name(), era: era, caller: caller, start: time.Now()}
+	rd := &round{s: s, kind: flowKind(p), tool: p.Name(), era: era, caller: caller, start: time.Now()}
 	fr.Stats = &rd.stats
 	s.metrics.RoundsInFlight.Inc()
 	return rd
@@ -86,7 +88,7 @@ func (rd *round) end(res *flow.Result, rpcErr *jsonrpc.Error, err error) {
 		}
 	case res.Complete != nil && res.Complete.IsError:
 		outcome = metrics.OutcomeErrorResult
-	case res.Complete != nil:
+	case res.Complete != nil, res.Prompt != nil:
 		outcome = metrics.OutcomeComplete
 	}
 	m.Rounds.WithLabelValues(rd.era, rd.tool, outcome, code).Inc()
@@ -110,6 +112,14 @@ func (rd *round) end(res *flow.Result, rpcErr *jsonrpc.Error, err error) {
 		level, msg = slog.LevelDebug, "round needs input"
 	case metrics.OutcomeProtocolError:
 		msg = "round rejected"
+		if rd.kind == "prompt" && rpcErr.Code == codeInternalError {
+			// A prompt's failure: the run ended, by a fail node or an
+			// error.
+			msg = "prompt failed"
+			if err != nil {
+				level = slog.LevelWarn
+			}
+		}
 	case metrics.OutcomeCancelled:
 		msg = "round cancelled"
 	case metrics.OutcomeErrorResult:
@@ -126,7 +136,7 @@ func (rd *round) end(res *flow.Result, rpcErr *jsonrpc.Error, err error) {
 		return
 	}
 	attrs := make([]slog.Attr, 0, 12)
-	attrs = append(attrs, slog.String("tool", rd.tool), slog.String("era", rd.era))
+	attrs = append(attrs, slog.String(rd.kind, rd.tool), slog.String("era", rd.era))
 	if rd.stats.RunID != "" {
 		attrs = append(attrs, slog.String("run", rd.stats.RunID), slog.Int("round", rd.stats.Round))
 	}
@@ -144,13 +154,13 @@ func (rd *round) end(res *flow.Result, rpcErr *jsonrpc.Error, err error) {
 	if rd.caller != "" {
 		attrs = append(attrs, slog.String("caller", rd.caller))
 	}
-	if err != nil && outcome == metrics.OutcomeErrorResult {
+	if err != nil && (outcome == metrics.OutcomeErrorResult || msg == "prompt failed") {
 		attrs = append(attrs, slog.String("err", err.Error()))
 	}
 	s.log.LogAttrs(ctx, level, msg, attrs...)
 	if se := storeErr(res); se != nil {
 		s.log.LogAttrs(ctx, slog.LevelWarn, "final result not kept in the reply store; a retried final round will run its last steps again",
-			slog.String("tool", rd.tool), slog.String("run", rd.stats.RunID), slog.String("err", se.Error()))
+			slog.String(rd.kind, rd.tool), slog.String("run", rd.stats.RunID), slog.String("err", se.Error()))
 	}
 }
 
@@ -183,7 +193,7 @@ func (s *Server) logAnswers(p *flow.Program, rd *round, responses map[string]jso
 			continue
 		}
 		s.log.LogAttrs(context.Background(), slog.LevelDebug, "form answer",
-			slog.String("tool", rd.tool), slog.String("run", rd.stats.RunID), slog.Int("round", rd.stats.Round),
+			slog.String(rd.kind, rd.tool), slog.String("run", rd.stats.RunID), slog.Int("round", rd.stats.Round),
 			slog.String("ask", id), slog.String("answer", string(raw)))
 	}
 }

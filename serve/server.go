@@ -76,11 +76,14 @@ type Server struct {
 	drain     context.CancelFunc
 	drainOnce sync.Once
 
-	mu    sync.RWMutex
-	tools map[string]*flow.Program
+	mu      sync.RWMutex
+	tools   map[string]*flow.Program
+	prompts map[string]*flow.Program
 }
 
-// New returns a server for the given programs. Tool names must be unique.
+// New returns a server for the given programs: prompt flows (see
+// flow.Program.IsPrompt) are served as prompts, the others as tools.
+// Names must be unique across both.
 func New(progs []*flow.Program, opts Options) (*Server, error) {
 	if opts.Name == "" {
 		opts.Name = "flowserve"
@@ -97,7 +100,7 @@ func New(progs []*flow.Program, opts Options) (*Server, error) {
 	if opts.MaxLegacyCalls == 0 {
 		opts.MaxLegacyCalls = DefaultMaxLegacyCalls
 	}
-	s := &Server{opts: opts, log: opts.Logger, tools: map[string]*flow.Program{}, metrics: metrics.New()}
+	s := &Server{opts: opts, log: opts.Logger, tools: map[string]*flow.Program{}, prompts: map[string]*flow.Program{}, metrics: metrics.New()}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -109,15 +112,12 @@ func New(progs []*flow.Program, opts Options) (*Server, error) {
 		Logger: s.sdkLog,
 		Capabilities: &mcp.ServerCapabilities{
 			Tools: &mcp.ToolCapabilities{ListChanged: true},
-			// The SDK answers prompts/list (with no prompts) whatever is
-			// declared; declaring it keeps discover truthful.
-			Prompts:     &mcp.PromptCapabilities{},
+			// Declared even with no prompt flows: the SDK answers
+			// prompts/list anyway, and discover stays truthful.
+			Prompts:     &mcp.PromptCapabilities{ListChanged: true},
 			Completions: &mcp.CompletionCapabilities{},
 		},
-		// Flows have no prompt or resource arguments to complete yet.
-		CompletionHandler: func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
-			return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
-		},
+		CompletionHandler: s.complete,
 	})
 	s.mcp.AddReceivingMiddleware(capInitializeVersion)
 	s.mcp.AddSendingMiddleware(captureElicitResults)
@@ -147,6 +147,18 @@ func (s *Server) Tools() []string {
 	return names
 }
 
+// Prompts returns the names of the served prompts, sorted.
+func (s *Server) Prompts() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	names := make([]string, 0, len(s.prompts))
+	for n := range s.prompts {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
 // program returns the current program of a tool.
 func (s *Server) program(name string) (*flow.Program, bool) {
 	s.mu.RLock()
@@ -155,54 +167,97 @@ func (s *Server) program(name string) (*flow.Program, bool) {
 	return p, ok
 }
 
-// Replace makes progs the served tools: new and changed flows are added,
-// flows no longer present removed. Sessions that asked for it are told
-// that the tool list changed.
+// prompt returns the current program of a prompt.
+func (s *Server) prompt(name string) (*flow.Program, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	p, ok := s.prompts[name]
+	return p, ok
+}
+
+// flowKind names what p is served as, for messages: "tool" or "prompt".
+func flowKind(p *flow.Program) string {
+	if p.IsPrompt() {
+		return "prompt"
+	}
+	return "tool"
+}
+
+// Replace makes progs the served tools and prompts: new and changed flows
+// are added, flows no longer present removed. Sessions that asked for it
+// are told that the tool or prompt list changed.
 func (s *Server) Replace(progs []*flow.Program) error {
-	next := map[string]*flow.Program{}
+	tools, prompts := map[string]*flow.Program{}, map[string]*flow.Program{}
 	for _, p := range progs {
-		if prev, dup := next[p.Name()]; dup {
-			return fmt.Errorf("tool %q is defined twice: %s and %s", p.Name(), prev.File().Path, p.File().Path)
+		prev, dup := tools[p.Name()]
+		if !dup {
+			prev, dup = prompts[p.Name()]
 		}
-		next[p.Name()] = p
+		if dup {
+			return fmt.Errorf("%s %q is defined twice: %s and %s", flowKind(p), p.Name(), prev.File().Path, p.File().Path)
+		}
+		if p.IsPrompt() {
+			prompts[p.Name()] = p
+		} else {
+			tools[p.Name()] = p
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if gone := removed(s.tools, tools); len(gone) > 0 {
+		s.mcp.RemoveTools(gone...)
+	}
+	if gone := removed(s.prompts, prompts); len(gone) > 0 {
+		s.mcp.RemovePrompts(gone...)
+	}
+	for _, name := range changed(s.tools, tools) {
+		s.mcp.AddTool(toolOf(tools[name]), s.handler(name))
+	}
+	for _, name := range changed(s.prompts, prompts) {
+		s.mcp.AddPrompt(promptOf(prompts[name]), s.promptHandler(name))
+	}
+	s.tools, s.prompts = tools, prompts
+	return nil
+}
+
+// removed lists the names of cur that next does not have.
+func removed(cur, next map[string]*flow.Program) []string {
 	var gone []string
-	for name := range s.tools {
+	for name := range cur {
 		if _, ok := next[name]; !ok {
 			gone = append(gone, name)
 		}
 	}
-	if len(gone) > 0 {
-		s.mcp.RemoveTools(gone...)
-	}
-	names := make([]string, 0, len(next))
-	for n := range next {
-		names = append(names, n)
+	return gone
+}
+
+// changed lists, sorted, the names of next that cur lacks or holds
+// another program for.
+func changed(cur, next map[string]*flow.Program) []string {
+	var names []string
+	for name, p := range next {
+		if prev, ok := cur[name]; !ok || prev != p {
+			names = append(names, name)
+		}
 	}
 	sort.Strings(names)
-	for _, name := range names {
-		p := next[name]
-		if prev, ok := s.tools[name]; ok && prev == p {
-			continue
-		}
-		s.mcp.AddTool(toolOf(p), s.handler(name))
-	}
-	s.tools = next
-	return nil
+	return names
 }
 
 // Announce tells clients that listen for list changes (sessions, and
-// subscriptions/listen streams) that the tool list changed, so they fetch
-// it again, even though no tool did.
+// subscriptions/listen streams) that the tool and prompt lists changed, so
+// they fetch them again, even though no flow did.
 func (s *Server) Announce() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, name := range slices.Sorted(maps.Keys(s.tools)) {
 		// Adding a tool again is how the SDK is told to announce.
 		s.mcp.AddTool(toolOf(s.tools[name]), s.handler(name))
-		return
+		break
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.prompts)) {
+		s.mcp.AddPrompt(promptOf(s.prompts[name]), s.promptHandler(name))
+		break
 	}
 }
 
@@ -249,15 +304,9 @@ func failure(p *flow.Program, err error) *flow.ToolResult {
 	msg := err.Error()
 	var re *flow.RunError
 	if !errors.As(err, &re) {
-		msg = fmt.Sprintf("the %s tool failed: %v", p.Name(), err)
+		msg = fmt.Sprintf("the %s %s failed: %v", p.Name(), flowKind(p), err)
 	}
 	return &flow.ToolResult{Content: []map[string]any{{"type": "text", "text": msg}}, IsError: true}
-}
-
-// runFailure is failure as an SDK result.
-func runFailure(p *flow.Program, err error) *mcp.CallToolResult {
-	res, _ := toolResult(failure(p, err))
-	return res
 }
 
 // roundContext detaches a round from the cancellation of the request that

@@ -1,0 +1,87 @@
+package dsl
+
+import "fmt"
+
+// Prompt flows (`kind: prompt`) are served as MCP prompts: their input
+// schema's properties are the prompt's arguments, all strings, and their
+// returns end with messages instead of a tool result.
+
+// returnKeys returns the keys of a return mapping in a flow of the kind
+// being parsed.
+func (p *parser) returnKeys() []string {
+	if p.prompt {
+		return []string{"text", "description", "messages"}
+	}
+	return []string{"text", "structured", "content"}
+}
+
+// returnNeeds says what a return mapping needs, for messages.
+func (p *parser) returnNeeds() string {
+	if p.prompt {
+		return "text or messages"
+	}
+	return "text, structured or content"
+}
+
+// flowWord names what the flow is served as, for messages: "tool" or
+// "prompt".
+func (c *checker) flowWord() string {
+	if c.f.IsPrompt() {
+		return FlowPrompt
+	}
+	return FlowTool
+}
+
+// checkPromptTop checks what a prompt flow declares at the top level:
+// no output schema, and string arguments only.
+func (c *checker) checkPromptTop() {
+	f := c.f
+	if f.Output != nil {
+		pos := f.Output.Pos
+		if e, ok := c.ix.entry(c.ix.root, "output"); ok {
+			pos = e.key
+		}
+		c.errorf(pos, "tool-only", "output belongs to tool flows: a prompt returns messages, not structured content")
+	}
+	if f.Input == nil {
+		return
+	}
+	props, _ := f.Input.Value["properties"].(map[string]any)
+	for _, name := range f.Input.Properties {
+		schema, _ := props[name.Value].(map[string]any)
+		t, has := schema["type"]
+		switch {
+		case has && t == "string":
+		case has:
+			_, pos := c.ix.find(c.ix.mapping(f.Input.Pos), name.Pos, "properties", name.Value, "type")
+			c.errorf(pos, "prompt-argument", "prompt argument %q must have type: string, not %s (MCP prompt arguments are strings)", name.Value, jsonText(t))
+		default:
+			c.errorf(name.Pos, "prompt-argument", "prompt argument %q needs type: string (MCP prompt arguments are strings)", name.Value)
+		}
+	}
+}
+
+// checkPromptReturn checks a return of a prompt flow: no tool-only keys,
+// and content blocks of the shapes MCP allows.
+func (c *checker) checkPromptReturn(r *Return) {
+	for _, e := range c.ix.entries(c.ix.mapping(r.Pos)) {
+		if e.name == "structured" || e.name == "content" {
+			c.errorf(e.key, "tool-only", "%s belongs to tool flows: a prompt returns text or messages", e.name)
+		}
+	}
+	for i, m := range r.Messages {
+		if m.Content != nil {
+			c.checkContent(m.Content, fmt.Sprintf("messages[%d].content", i))
+		}
+	}
+}
+
+// checkToolReturn reports the keys of a tool flow's return that belong to
+// prompt flows.
+func (c *checker) checkToolReturn(r *Return) {
+	for _, e := range c.ix.entries(c.ix.mapping(r.Pos)) {
+		if e.name == "description" || e.name == "messages" {
+			c.errorf(e.key, "prompt-only", "%s belongs to prompt flows: add kind: prompt at the top to serve this flow as a prompt", e.name)
+		}
+	}
+}
