@@ -307,19 +307,9 @@ func (r *runner) sampleParams(s *csample) (map[string]any, error) {
 	}
 	msgs := make([]any, 0, len(s.messages))
 	for i, m := range s.messages {
-		var content any
-		if m.text != nil {
-			text, err := m.text.render(r.vars)
-			if err != nil {
-				return nil, fmt.Errorf("message %d: %w", i+1, err)
-			}
-			content = map[string]any{"type": "text", "text": text}
-		} else {
-			v, err := m.content.eval(r.vars)
-			if err != nil {
-				return nil, fmt.Errorf("message %d: %w", i+1, err)
-			}
-			content = v
+		content, err := m.block(r.vars)
+		if err != nil {
+			return nil, fmt.Errorf("message %d: %w", i+1, err)
 		}
 		msgs = append(msgs, map[string]any{"role": m.role, "content": content})
 	}
