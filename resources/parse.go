@@ -1,0 +1,682 @@
+package resources
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"mime"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/flowserve/flowserve/dsl"
+)
+
+// yamlLine matches the "line N: " yaml.v3 puts before most errors.
+var yamlLine = regexp.MustCompile(`(?s)^line (\d+): (.*)$`)
+
+// topKeys are the keys of a declaration file's top-level mapping.
+func topKeys() []string { return []string{"resources", "cache"} }
+
+// entryKeys are the keys of one resource.
+func entryKeys() []string {
+	return []string{"uri", "uriTemplate", "name", "title", "description", "mimeType", "text", "file", "cache"}
+}
+
+// cacheKeys are the keys of a cache hint.
+func cacheKeys() []string { return []string{"ttl", "scope"} }
+
+// parser holds the state of one Parse call.
+type parser struct {
+	path  string
+	dir   string
+	diags dsl.Diagnostics
+}
+
+// Parse reads a resource declaration file (see the package
+// documentation). path is used in every position and locates the files
+// the resources serve: they are looked up in path's directory, which
+// they cannot leave, and a static resource's file must exist and be
+// readable now. Every problem is a diagnostic with a position, sorted;
+// only the resources without errors are returned.
+func Parse(path string, src []byte) ([]*Resource, dsl.Diagnostics) {
+	p := &parser{path: path, dir: filepath.Dir(path)}
+	rs := p.file(src)
+	p.diags.Sort()
+	return rs, p.diags
+}
+
+// pos returns the position of a YAML node.
+func (p *parser) pos(n *yaml.Node) dsl.Pos {
+	return dsl.Pos{File: p.path, Line: max(n.Line, 1), Col: max(n.Column, 1)}
+}
+
+// posIn returns the position of the byte at offset in a scalar's value:
+// exact when the scalar is on one line and has no escapes before the
+// offset, else the scalar's own position.
+func (p *parser) posIn(n *yaml.Node, offset int) dsl.Pos {
+	pos := p.pos(n)
+	prefix := n.Value[:min(offset, len(n.Value))]
+	if strings.ContainsAny(prefix, "\n\r\t") {
+		return pos
+	}
+	switch n.Style {
+	case 0:
+	case yaml.SingleQuotedStyle:
+		if strings.Contains(prefix, "'") {
+			return pos
+		}
+		pos.Col++
+	case yaml.DoubleQuotedStyle:
+		if strings.ContainsAny(prefix, `"\`) || !isPrintable(prefix) {
+			return pos
+		}
+		pos.Col++
+	default:
+		return pos
+	}
+	pos.Col += utf8.RuneCountInString(prefix)
+	return pos
+}
+
+func isPrintable(s string) bool {
+	for _, r := range s {
+		if r < ' ' || r == 0x7f || r >= 0x80 && r < 0xa0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *parser) errorf(pos dsl.Pos, code, format string, args ...any) {
+	p.diags = append(p.diags, dsl.Diagnostic{Pos: pos, Severity: dsl.Error, Code: code, Message: fmt.Sprintf(format, args...)})
+}
+
+func (p *parser) warnf(pos dsl.Pos, code, format string, args ...any) {
+	p.diags = append(p.diags, dsl.Diagnostic{Pos: pos, Severity: dsl.Warning, Code: code, Message: fmt.Sprintf(format, args...)})
+}
+
+// file parses the whole file.
+func (p *parser) file(src []byte) []*Resource {
+	docs, err := decodeDocs(src)
+	if err != nil {
+		p.yamlError(src, err)
+		return nil
+	}
+	if len(docs) > 1 {
+		if d := docs[1]; len(d.Content) > 0 && !isNull(d.Content[0]) {
+			p.errorf(p.pos(d), "multiple-documents", "a resource file holds one YAML document; remove this second one")
+		}
+	}
+	if len(docs) == 0 || len(docs[0].Content) == 0 || isNull(resolve(docs[0].Content[0])) {
+		p.errorf(dsl.Pos{File: p.path, Line: 1, Col: 1}, "empty-file", "the file is empty; it needs a resources list")
+		return nil
+	}
+	root := resolve(docs[0].Content[0])
+	if root.Kind != yaml.MappingNode {
+		p.errorf(p.pos(root), "bad-type", "a resource file must be a mapping with a resources list, not %s", typeName(root))
+		return nil
+	}
+	var list *yaml.Node
+	defaults := Cache{Scope: Public}
+	for _, e := range p.pairs(root) {
+		switch e.name {
+		case "resources":
+			list = e.val
+		case "cache":
+			defaults = p.cache(e, defaults)
+		default:
+			p.unknownKey(e, " at the top level", topKeys())
+		}
+	}
+	switch {
+	case list == nil:
+		p.errorf(p.pos(root), "missing-key", "a resource file needs a resources list")
+		return nil
+	case isNull(list) || list.Kind == yaml.SequenceNode && len(list.Content) == 0:
+		p.warnf(p.pos(list), "no-resources", "the resources list is empty")
+		return nil
+	case list.Kind != yaml.SequenceNode:
+		p.errorf(p.pos(list), "bad-type", "resources must be a list, not %s", typeName(list))
+		return nil
+	}
+	var out []*Resource
+	for _, item := range list.Content {
+		item = resolve(item)
+		if item.Kind != yaml.MappingNode {
+			p.errorf(p.pos(item), "bad-type", "each resource must be a mapping, not %s", typeName(item))
+			continue
+		}
+		if r := p.resource(item, defaults); r != nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// decodeDocs reads at most two YAML documents from src.
+func decodeDocs(src []byte) ([]*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	var docs []*yaml.Node
+	for len(docs) < 2 {
+		var n yaml.Node
+		if err := dec.Decode(&n); err != nil {
+			if errors.Is(err, io.EOF) {
+				return docs, nil
+			}
+			return docs, err
+		}
+		docs = append(docs, &n)
+	}
+	return docs, nil
+}
+
+// yamlError reports a YAML syntax error. yaml.v3 names the line where
+// the enclosing construct starts, so the line reported is the last one of
+// the shortest prefix of the file that fails the same way (found by
+// bisection), at its first non-blank character.
+func (p *parser) yamlError(src []byte, err error) {
+	full := err.Error()
+	msg := strings.TrimPrefix(full, "yaml: ")
+	hint := 1
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		hint, _ = strconv.Atoi(m[1])
+		msg = m[2]
+	}
+	lines := bytes.SplitAfter(src, []byte("\n"))
+	end := func(n int) int { // the offset after line n
+		off := 0
+		for _, l := range lines[:n] {
+			off += len(l)
+		}
+		return off
+	}
+	fails := func(n int) bool {
+		_, e := decodeDocs(src[:end(n)])
+		return e != nil && e.Error() == full
+	}
+	line := min(max(hint, 1), len(lines))
+	if lo, hi := line, len(lines); lo <= hi && fails(hi) {
+		for lo < hi {
+			if mid := lo + (hi-lo)/2; fails(mid) {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		}
+		line = lo
+	}
+	col := 1
+	if line >= 1 && line <= len(lines) {
+		text := string(lines[line-1])
+		col += utf8.RuneCountInString(text) - utf8.RuneCountInString(strings.TrimLeft(text, " \t"))
+	}
+	p.errorf(dsl.Pos{File: p.path, Line: max(line, 1), Col: col}, "bad-yaml", "%s", msg)
+}
+
+// resolve follows an alias to the node it names; an alias without one is
+// null.
+func resolve(n *yaml.Node) *yaml.Node {
+	for range 8 {
+		if n == nil || n.Kind != yaml.AliasNode {
+			break
+		}
+		n = n.Alias
+	}
+	if n == nil || n.Kind == yaml.AliasNode {
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}
+	}
+	return n
+}
+
+// pair is one key and value of a mapping; the value is resolved.
+type pair struct {
+	key  *yaml.Node
+	name string
+	val  *yaml.Node
+}
+
+// pairs returns the entries of a mapping in file order. Keys must be
+// strings and appear once; merge keys (<<) are not supported.
+func (p *parser) pairs(m *yaml.Node) []pair {
+	var out []pair
+	seen := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k := resolve(m.Content[i])
+		v := resolve(m.Content[i+1])
+		if k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge" {
+			p.errorf(p.pos(k), "bad-yaml", "merge keys (<<) are not supported in resource files; write the keys out")
+			continue
+		}
+		if !isString(k) {
+			p.errorf(p.pos(k), "bad-type", "mapping keys must be strings, not %s", typeName(k))
+			continue
+		}
+		if prev, dup := seen[k.Value]; dup {
+			p.errorf(p.pos(k), "duplicate-key", "duplicate key %q (first at line %d)", k.Value, prev.Line)
+			continue
+		}
+		seen[k.Value] = k
+		out = append(out, pair{key: k, name: k.Value, val: v})
+	}
+	return out
+}
+
+func (p *parser) unknownKey(e pair, where string, known []string) {
+	hint := ""
+	if s := dsl.Suggest(e.name, known); s != "" {
+		hint = fmt.Sprintf("; did you mean %q?", s)
+	}
+	p.errorf(p.pos(e.key), "unknown-key", "unknown key %q%s%s", e.name, where, hint)
+}
+
+// str reads a string scalar.
+func (p *parser) str(e pair) (string, bool) {
+	if !isString(e.val) {
+		p.errorf(p.pos(e.val), "bad-type", "%s must be a string, not %s", e.name, typeName(e.val))
+		return "", false
+	}
+	return e.val.Value, true
+}
+
+// resource reads one resource. It returns nil when the resource has
+// errors.
+func (p *parser) resource(m *yaml.Node, defaults Cache) *Resource {
+	before := len(p.diags)
+	r := &Resource{Pos: p.pos(m), Cache: defaults, dir: p.dir}
+	var uri, tmpl, text, file *pair
+	hasName, hasDescription := false, false
+	for _, kv := range p.pairs(m) {
+		switch kv.name {
+		case "uri":
+			uri = &kv
+		case "uriTemplate":
+			tmpl = &kv
+		case "text":
+			text = &kv
+		case "file":
+			file = &kv
+		case "cache":
+			r.Cache = p.cache(kv, defaults)
+		case "name":
+			if r.Name, hasName = p.str(kv); hasName && strings.TrimSpace(r.Name) == "" {
+				p.errorf(p.pos(kv.val), "bad-value", "name must not be empty")
+			}
+		case "title":
+			r.Title, _ = p.str(kv)
+		case "description":
+			r.Description, hasDescription = p.str(kv)
+		case "mimeType":
+			if mt, ok := p.str(kv); ok {
+				if t, _, err := mime.ParseMediaType(mt); err != nil || !strings.Contains(t, "/") {
+					p.errorf(p.pos(kv.val), "bad-value", "mimeType %q is not a media type such as text/plain or image/png", mt)
+				}
+				r.MIMEType = mt
+			}
+		default:
+			p.unknownKey(kv, " in a resource", entryKeys())
+		}
+	}
+	if !hasName {
+		p.errorf(p.pos(m), "missing-key", "a resource needs a name")
+	}
+	if !hasDescription {
+		p.warnf(p.pos(m), "missing-description", "the resource %s has no description, which clients show to users and models", orUnnamed(r.Name))
+	}
+	switch {
+	case uri != nil && tmpl != nil:
+		p.errorf(p.pos(later(uri, tmpl).key), "conflicting-keys", "a resource has a uri or a uriTemplate, not both")
+	case uri != nil:
+		p.uri(r, *uri)
+	case tmpl != nil:
+		p.uriTemplate(r, *tmpl)
+	default:
+		p.errorf(p.pos(m), "missing-key", "a resource needs a uri (a static resource) or a uriTemplate (a resource template)")
+	}
+	templated := tmpl != nil
+	switch {
+	case text != nil && file != nil:
+		p.errorf(p.pos(later(text, file).key), "conflicting-keys", "a resource's content is a text or a file, not both")
+	case text != nil:
+		p.text(r, *text, templated)
+	case file != nil:
+		p.fileContent(r, *file, templated)
+	default:
+		p.errorf(p.pos(m), "missing-key", "a resource needs its content: text (written here) or file (a file beside this one)")
+	}
+	if p.diags[before:].HasErrors() {
+		return nil
+	}
+	return r
+}
+
+// later returns the entry written after the other.
+func later(a, b *pair) *pair {
+	if b.key.Line > a.key.Line || b.key.Line == a.key.Line && b.key.Column > a.key.Column {
+		return b
+	}
+	return a
+}
+
+func orUnnamed(name string) string {
+	if name == "" {
+		return "(unnamed)"
+	}
+	return strconv.Quote(name)
+}
+
+// uri reads a static resource's URI.
+func (p *parser) uri(r *Resource, e pair) {
+	s, ok := p.str(e)
+	if !ok {
+		return
+	}
+	pos := p.pos(e.val)
+	u, err := url.Parse(s)
+	switch {
+	case s == "":
+		p.errorf(pos, "bad-uri", "uri must not be empty")
+		return
+	case strings.Contains(s, "{") && strings.Contains(s, "}"):
+		p.errorf(pos, "bad-uri", "uri %q has a {variable}: a URI with variables is written as a uriTemplate", s)
+		return
+	case err != nil:
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		p.errorf(pos, "bad-uri", "uri %q is not a valid URI: %v", s, err)
+		return
+	case !u.IsAbs():
+		p.errorf(pos, "bad-uri", "uri %q is not absolute: it needs a scheme such as test: or https:", s)
+		return
+	case strings.EqualFold(u.Scheme, FlowScheme):
+		p.errorf(pos, "reserved-scheme", "uri %q uses the flow: scheme, which is reserved for the served flows' own resources", s)
+		return
+	}
+	r.URI = s
+}
+
+// uriTemplate reads a resource template's URI template.
+func (p *parser) uriTemplate(r *Resource, e pair) {
+	s, ok := p.str(e)
+	if !ok {
+		return
+	}
+	if s == "" {
+		p.errorf(p.pos(e.val), "bad-uri-template", "uriTemplate must not be empty")
+		return
+	}
+	t, terr := parseURITemplate(s)
+	if terr != nil {
+		p.errorf(p.posIn(e.val, terr.offset), "bad-uri-template", "uriTemplate %q %s", s, terr.msg)
+		return
+	}
+	if m := scheme.FindString(s); strings.EqualFold(strings.TrimSuffix(m, ":"), FlowScheme) {
+		p.errorf(p.pos(e.val), "reserved-scheme", "uriTemplate %q uses the flow: scheme, which is reserved for the served flows' own resources", s)
+		return
+	}
+	if len(t.vars) == 0 {
+		p.warnf(p.pos(e.val), "no-variables", "uriTemplate %q has no {variable}; write it as a uri", s)
+	}
+	r.URITemplate = s
+	r.tmpl = t
+}
+
+// text reads inline content. A template's text has its variables
+// substituted; a static resource's is served as written.
+func (p *parser) text(r *Resource, e pair, templated bool) {
+	s, ok := p.str(e)
+	if !ok {
+		return
+	}
+	if s == "" {
+		p.warnf(p.pos(e.val), "empty-content", "the text is empty; clients get a resource with no text")
+	}
+	if r.MIMEType == "" {
+		r.MIMEType = TextPlain
+	}
+	if !templated {
+		r.text = literal(s)
+		return
+	}
+	r.text = p.substituted(r, e, s)
+}
+
+// substituted parses a text with {{ variable }} placeholders and checks
+// that each names a variable of the resource's URI template (when that
+// could be read).
+func (p *parser) substituted(r *Resource, e pair, s string) *textTemplate {
+	t, refs, terr := parseText(s)
+	if terr != nil {
+		p.errorf(p.posIn(e.val, terr.offset), "bad-template", "%s %s", e.name, terr.msg)
+		return nil
+	}
+	if r.tmpl == nil {
+		return t
+	}
+	for _, ref := range refs {
+		if !r.tmpl.Has(ref.name) {
+			hint := ""
+			if sug := dsl.Suggest(ref.name, r.tmpl.vars); sug != "" {
+				hint = fmt.Sprintf("; did you mean %q?", sug)
+			}
+			p.errorf(p.posIn(e.val, ref.offset), "unknown-variable", "{{ %s }} is not a variable of the uriTemplate %q%s", ref.name, r.URITemplate, hint)
+		}
+	}
+	return t
+}
+
+// fileContent reads a file path: relative to the declaration's directory
+// and confined to it. A static resource's file must exist now; its type,
+// unless declared, comes from its extension or else its first bytes.
+func (p *parser) fileContent(r *Resource, e pair, templated bool) {
+	s, ok := p.str(e)
+	if !ok {
+		return
+	}
+	pos := p.pos(e.val)
+	if s == "" {
+		p.errorf(pos, "bad-value", "file must not be empty")
+		return
+	}
+	if filepath.IsAbs(s) || strings.HasPrefix(s, "/") || strings.Contains(s, "\\") {
+		p.errorf(pos, "bad-file", "file %q must be a relative path with / separators, naming a file in %s or below", s, p.dirName())
+		return
+	}
+	if slices.Contains(strings.Split(s, "/"), "..") {
+		p.errorf(pos, "bad-file", "file %q leaves the directory of this file (..); resources serve files in %s or below", s, p.dirName())
+		return
+	}
+	if !templated {
+		r.file = literal(s)
+		p.checkFile(r, pos, s)
+		return
+	}
+	if r.file = p.substituted(r, e, s); r.file == nil {
+		return
+	}
+	if r.MIMEType == "" {
+		if last := r.file.parts[len(r.file.parts)-1]; last.name == "" {
+			r.MIMEType = typeByExtension(last.lit)
+		}
+	}
+}
+
+// dirName names the declaration's directory in messages.
+func (p *parser) dirName() string {
+	if p.dir == "." {
+		return "its directory"
+	}
+	return p.dir
+}
+
+// checkFile checks that a static resource's file can be served, and
+// settles its MIME type.
+func (p *parser) checkFile(r *Resource, pos dsl.Pos, name string) {
+	root, err := os.OpenRoot(p.dir)
+	if err != nil {
+		p.errorf(pos, "bad-file", "cannot open the directory %s: %v", p.dir, unwrapPath(err))
+		return
+	}
+	defer root.Close()
+	f, err := root.Open(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		p.errorf(pos, "file-not-found", "file %q does not exist in %s", name, p.dirName())
+		return
+	case err != nil && strings.Contains(err.Error(), "escapes"):
+		p.errorf(pos, "bad-file", "file %q leads out of %s (through a symbolic link); resources serve files in it or below", name, p.dirName())
+		return
+	case err != nil:
+		p.errorf(pos, "bad-file", "cannot read file %q: %v", name, unwrapPath(err))
+		return
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	switch {
+	case err != nil:
+		p.errorf(pos, "bad-file", "cannot read file %q: %v", name, unwrapPath(err))
+		return
+	case info.IsDir():
+		p.errorf(pos, "bad-file", "file %q is a directory; name a file", name)
+		return
+	case !info.Mode().IsRegular():
+		p.errorf(pos, "bad-file", "file %q is not a regular file", name)
+		return
+	case info.Size() > MaxFileSize:
+		p.errorf(pos, "bad-file", "file %q has %d bytes, more than the %d a resource may serve", name, info.Size(), MaxFileSize)
+		return
+	}
+	head := make([]byte, 512)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		p.errorf(pos, "bad-file", "cannot read file %q: %v", name, unwrapPath(err))
+		return
+	}
+	if n == 0 {
+		p.warnf(pos, "empty-content", "file %q is empty; clients get a resource with no content", name)
+	}
+	if r.MIMEType == "" {
+		if r.MIMEType = typeByExtension(name); r.MIMEType == "" {
+			r.MIMEType = sniff(head[:n])
+		}
+	}
+}
+
+// unwrapPath drops the operation and path an *fs.PathError repeats.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// cache reads a cache hint; keys it leaves out keep their value from
+// base.
+func (p *parser) cache(e pair, base Cache) Cache {
+	if isNull(e.val) {
+		return base
+	}
+	if e.val.Kind != yaml.MappingNode {
+		p.errorf(p.pos(e.val), "bad-type", "cache must be a mapping with ttl and scope, not %s", typeName(e.val))
+		return base
+	}
+	c := base
+	for _, kv := range p.pairs(e.val) {
+		switch kv.name {
+		case "ttl":
+			if kv.val.ShortTag() == "!!int" && kv.val.Value == "0" {
+				c.TTL = 0 // no unit needed for nothing
+				continue
+			}
+			if kv.val.ShortTag() == "!!int" || kv.val.ShortTag() == "!!float" {
+				p.errorf(p.pos(kv.val), "bad-type", "ttl must be a duration such as 30s, 5m or 1h, not the bare number %s", kv.val.Value)
+				continue
+			}
+			s, ok := p.str(kv)
+			if !ok {
+				continue
+			}
+			d, err := time.ParseDuration(s)
+			switch {
+			case err != nil:
+				p.errorf(p.pos(kv.val), "bad-value", "ttl %q is not a duration such as 30s, 5m or 1h", s)
+			case d < 0:
+				p.errorf(p.pos(kv.val), "bad-value", "ttl %s is negative", s)
+			default:
+				c.TTL = d
+			}
+		case "scope":
+			s, ok := p.str(kv)
+			if !ok {
+				continue
+			}
+			if s != Public && s != Private {
+				hint := ""
+				if sug := dsl.Suggest(s, []string{Public, Private}); sug != "" {
+					hint = fmt.Sprintf("; did you mean %q?", sug)
+				}
+				p.errorf(p.pos(kv.val), "bad-value", "scope must be public or private, not %q%s", s, hint)
+				continue
+			}
+			c.Scope = s
+		default:
+			p.unknownKey(kv, " in cache", cacheKeys())
+		}
+	}
+	return c
+}
+
+// isString reports whether n is a scalar whose value is a string.
+func isString(n *yaml.Node) bool {
+	if n.Kind != yaml.ScalarNode {
+		return false
+	}
+	switch n.ShortTag() {
+	case "!!str", "!!timestamp", "!!binary":
+		return true
+	}
+	return false
+}
+
+// isNull reports whether n is a null scalar.
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
+}
+
+// typeName names the YAML type of n for messages.
+func typeName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!str", "!!timestamp", "!!binary":
+			return "a string"
+		case "!!int":
+			return "an integer"
+		case "!!float":
+			return "a number"
+		case "!!bool":
+			return "a boolean"
+		case "!!null":
+			return "null"
+		}
+		return "a value tagged " + n.ShortTag()
+	}
+	return "an alias"
+}
