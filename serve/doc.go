@@ -7,6 +7,13 @@
 // prompt flow's invalid arguments are JSON-RPC -32602 and its failures
 // -32603.
 //
+// It also serves resources: the declared ones (package resources) and
+// each flow's source and Mermaid diagram (flow://<tool>/source and
+// flow://<tool>/diagram), kept current as flows are replaced. The SDK
+// answers resources/list, resources/templates/list and resources/read on
+// both eras, with the ttlMs and cacheScope hints of SEP-2549; a URI
+// nothing serves is JSON-RPC -32602 with data {"uri": …} (SEP-2164).
+//
 // One flow serves every client era:
 //
 //   - 2026-07-28 requests (recognised by the protocol version in their

@@ -17,6 +17,7 @@ import (
 	"github.com/flowserve/flowserve/actions"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/metrics"
+	"github.com/flowserve/flowserve/resources"
 )
 
 // Options configure a Server. The zero value is usable.
@@ -43,6 +44,13 @@ type Options struct {
 	// refused with JSON-RPC error -32000 and the server goes on serving
 	// the others. Default DefaultMaxLegacyCalls; negative means no cap.
 	MaxLegacyCalls int
+	// Resources are the declared resources to serve (see
+	// ReplaceResources).
+	Resources []*resources.Resource
+	// NoFlowResources stops the server from serving each flow's source
+	// and diagram as the resources flow://<tool>/source and
+	// flow://<tool>/diagram.
+	NoFlowResources bool
 }
 
 // DefaultRoundTimeout is Options.RoundTimeout when it is zero.
@@ -79,6 +87,11 @@ type Server struct {
 	mu      sync.RWMutex
 	tools   map[string]*flow.Program
 	prompts map[string]*flow.Program
+	// declared are the declared resources, served the resources (by
+	// servedKey), and flowRes the resources of each served program.
+	declared []*resources.Resource
+	served   map[string]*resources.Resource
+	flowRes  map[*flow.Program][]*resources.Resource
 }
 
 // New returns a server for the given programs: prompt flows (see
@@ -116,11 +129,16 @@ func New(progs []*flow.Program, opts Options) (*Server, error) {
 			// prompts/list anyway, and discover stays truthful.
 			Prompts:     &mcp.PromptCapabilities{ListChanged: true},
 			Completions: &mcp.CompletionCapabilities{},
+			Resources:   &mcp.ResourceCapabilities{ListChanged: true},
 		},
 		CompletionHandler: s.complete,
 	})
-	s.mcp.AddReceivingMiddleware(capInitializeVersion)
+	s.mcp.AddReceivingMiddleware(capInitializeVersion, resourceErrors)
 	s.mcp.AddSendingMiddleware(captureElicitResults)
+	if err := checkDeclared(opts.Resources); err != nil {
+		return nil, err
+	}
+	s.declared = slices.Clone(opts.Resources)
 	if err := s.Replace(progs); err != nil {
 		return nil, err
 	}
@@ -184,8 +202,9 @@ func flowKind(p *flow.Program) string {
 }
 
 // Replace makes progs the served tools and prompts: new and changed flows
-// are added, flows no longer present removed. Sessions that asked for it
-// are told that the tool or prompt list changed.
+// are added, flows no longer present removed, and so are their source and
+// diagram resources. Sessions that asked for it are told that the tool,
+// prompt or resource list changed.
 func (s *Server) Replace(progs []*flow.Program) error {
 	tools, prompts := map[string]*flow.Program{}, map[string]*flow.Program{}
 	for _, p := range progs {
@@ -217,6 +236,7 @@ func (s *Server) Replace(progs []*flow.Program) error {
 		s.mcp.AddPrompt(promptOf(prompts[name]), s.promptHandler(name))
 	}
 	s.tools, s.prompts = tools, prompts
+	s.syncResources()
 	return nil
 }
 
