@@ -17,16 +17,20 @@ import (
 	"github.com/flowserve/flowserve/flow/state"
 )
 
-// runLint checks flow files and prints their diagnostics.
+// runLint checks flow files and resource declarations and prints their
+// diagnostics.
 //
 // Behaviour:
-//   - PATH is a flow file (any name; it stands for itself) or a directory,
-//     searched recursively for *.yaml and *.yml files except tests
-//     (*_test.yaml, *_test.yml) and hidden directories.
+//   - PATH is a flow file (any name; it stands for itself), a resource
+//     declaration file (resources.yaml, *.resources.yaml) or a directory,
+//     searched recursively for both: *.yaml and *.yml files except tests
+//     (*_test.yaml, *_test.yml) and hidden directories. Declarations are
+//     checked with resources.Parse and, together, resources.Check.
 //   - Without a PATH it lints flows/, as serve does; when there is no
 //     flows/ directory that is a usage error.
-//   - A PATH that does not exist, or paths that hold no flow files, are
-//     usage errors (exit 2): nothing was linted.
+//   - A PATH that does not exist, or paths that hold neither flow files
+//     nor resource declarations, are usage errors (exit 2): nothing was
+//     linted.
 //   - Each file runs through dsl.Parse, dsl.Check and, when Parse found no
 //     errors, flow.Compile (which type-checks expressions). Tool names
 //     defined by more than one file are errors (serve refuses them too).
@@ -46,8 +50,9 @@ func runLint(ctx context.Context, env *Env) int {
 	format := fs.String("format", "text", "output format: text or json")
 	fs.Usage = func() {
 		fmt.Fprintln(env.Stderr, "usage: flowserve lint [--format text|json] [PATH...]")
-		fmt.Fprintln(env.Stderr, "\nChecks flow files (directories recursively; default: flows/) and prints one")
-		fmt.Fprintln(env.Stderr, "diagnostic per line, file:line:col: error|warning: message [code].")
+		fmt.Fprintln(env.Stderr, "\nChecks flow files and resource declarations (directories recursively; default:")
+		fmt.Fprintln(env.Stderr, "flows/) and prints one diagnostic per line, file:line:col: error|warning:")
+		fmt.Fprintln(env.Stderr, "message [code].")
 		fmt.Fprintln(env.Stderr, "Exits 1 when there are errors, 2 on usage errors.")
 		fs.PrintDefaults()
 	}
@@ -72,28 +77,40 @@ func runLint(ctx context.Context, env *Env) int {
 		fmt.Fprintf(env.Stderr, "flowserve lint: %v\n", err)
 		return exitUsage
 	}
-	if len(files) == 0 {
-		fmt.Fprintf(env.Stderr, "flowserve lint: no flow files (*.yaml, *.yml) in %s\n", strings.Join(paths, ", "))
+	resFiles, err := resourceFiles(paths)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "flowserve lint: %v\n", err)
+		return exitUsage
+	}
+	if len(files)+len(resFiles) == 0 {
+		fmt.Fprintf(env.Stderr, "flowserve lint: no flow files (*.yaml, *.yml) or resource declarations in %s\n", strings.Join(paths, ", "))
 		return exitUsage
 	}
 	var (
-		srcs     []lintSource
-		readErrs int
+		srcs, resSrcs []lintSource
+		readErrs      int
 	)
-	for _, path := range files {
-		src, err := os.ReadFile(path)
-		if err != nil {
-			fmt.Fprintf(env.Stderr, "flowserve lint: %v\n", err)
-			readErrs++
-			continue
+	read := func(files []string, into *[]lintSource) {
+		for _, path := range files {
+			src, err := os.ReadFile(path)
+			if err != nil {
+				fmt.Fprintf(env.Stderr, "flowserve lint: %v\n", err)
+				readErrs++
+				continue
+			}
+			*into = append(*into, lintSource{path: path, src: src})
 		}
-		srcs = append(srcs, lintSource{path: path, src: src})
 	}
+	read(files, &srcs)
+	read(resFiles, &resSrcs)
 	diags, err := lintSources(srcs, actions.Default())
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "flowserve lint: %v\n", err)
 		return exitFail
 	}
+	_, resDiags := parseResources(resSrcs)
+	diags = append(diags, resDiags...)
+	diags.Sort()
 	switch *format {
 	case "json":
 		if err := writeDiagnosticsJSON(env.Stdout, diags); err != nil {
@@ -102,7 +119,7 @@ func runLint(ctx context.Context, env *Env) int {
 		}
 	default:
 		printDiagnostics(env.Stdout, diags)
-		fmt.Fprintln(env.Stderr, summary(diags, len(files)))
+		fmt.Fprintln(env.Stderr, summary(diags, len(files)+len(resFiles)))
 	}
 	if diags.HasErrors() || readErrs > 0 {
 		return exitFail

@@ -11,12 +11,23 @@ import (
 
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/resources"
 )
 
-// flowFiles expands paths into flow files: a file stands for itself, a
-// directory for every *.yaml and *.yml below it except tests
-// (*_test.yaml). The result is sorted and without repeats.
+// flowFiles expands paths into flow files: a file stands for itself
+// (unless it is a resource declaration file), a directory for every
+// *.yaml and *.yml below it except tests (*_test.yaml) and resource
+// declarations (resources.yaml, *.resources.yaml). The result is sorted
+// and without repeats.
 func flowFiles(paths []string) ([]string, error) {
+	return findFiles(paths, func(path string) bool { return !resources.IsDeclarationFile(path) }, isFlowFile)
+}
+
+// findFiles expands paths into files: a file that explicit accepts stands
+// for itself, a directory for every file below it whose name match
+// accepts (hidden directories are skipped). The result is sorted and
+// without repeats.
+func findFiles(paths []string, explicit, match func(string) bool) ([]string, error) {
 	seen := map[string]bool{}
 	var out []string
 	add := func(p string) {
@@ -31,7 +42,9 @@ func flowFiles(paths []string) ([]string, error) {
 			return nil, fmt.Errorf("%s: %w", p, errNotFound(err))
 		}
 		if !info.IsDir() {
-			add(filepath.Clean(p))
+			if explicit(p) {
+				add(filepath.Clean(p))
+			}
 			continue
 		}
 		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
@@ -44,7 +57,7 @@ func flowFiles(paths []string) ([]string, error) {
 				}
 				return nil
 			}
-			if isFlowFile(d.Name()) {
+			if match(d.Name()) {
 				add(path)
 			}
 			return nil
@@ -62,7 +75,7 @@ func isFlowFile(name string) bool {
 	if ext != ".yaml" && ext != ".yml" {
 		return false
 	}
-	return !strings.HasSuffix(strings.TrimSuffix(name, ext), "_test")
+	return !strings.HasSuffix(strings.TrimSuffix(name, ext), "_test") && !resources.IsDeclarationFile(name)
 }
 
 func errNotFound(err error) error {

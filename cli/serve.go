@@ -60,6 +60,7 @@ type serveFlags struct {
 	shutdownTimeout time.Duration
 	replies         string
 	roundTimeout    time.Duration
+	flowResources   bool
 }
 
 // runServe serves flows over Streamable HTTP or stdio.
@@ -82,6 +83,7 @@ func runServe(ctx context.Context, env *Env) int {
 	fs.BoolVar(&f.metrics, "metrics", false, "serve Prometheus metrics at /metrics")
 	fs.StringVar(&f.replies, "replies", "", "keep final results in Redis at this URL (redis://host:port/db) so instances share them; default: in memory, per instance")
 	fs.DurationVar(&f.roundTimeout, "round-timeout", serve.DefaultRoundTimeout, "longest time one round may run (it goes on when the client goes away)")
+	fs.BoolVar(&f.flowResources, "flow-resources", true, "serve each flow's source and diagram as the resources flow://<tool>/source and flow://<tool>/diagram")
 	fs.Int64Var(&f.maxBody, "max-body", serve.DefaultMaxRequestBodyBytes, "longest request body in bytes")
 	fs.IntVar(&f.maxState, "max-state", state.DefaultMaxSize, "longest requestState in bytes")
 	fs.IntVar(&f.maxJournal, "max-journal", flow.DefaultJournalLimit, "journal entries per run")
@@ -186,18 +188,30 @@ func runServe(ctx context.Context, env *Env) int {
 		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
 		return exitFail
 	}
+	res, resDiags, err := loadResources(paths)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
+		return exitFail
+	}
 	printDiagnostics(env.Stderr, diags)
+	printDiagnostics(env.Stderr, resDiags)
 	if diags.HasErrors() {
 		fmt.Fprintln(env.Stderr, "flowserve serve: not starting: the flows have errors")
 		return exitFail
 	}
+	if resDiags.HasErrors() {
+		fmt.Fprintln(env.Stderr, "flowserve serve: not starting: the resource declarations have errors")
+		return exitFail
+	}
 	host := &actions.Host{FSRoot: f.fsRoot, Logger: logger}
 	srv, err := serve.New(progs, serve.Options{
-		Version:        Version,
-		Logger:         logger,
-		Host:           host,
-		MaxLegacyCalls: f.maxLegacyCalls,
-		RoundTimeout:   f.roundTimeout,
+		Version:         Version,
+		Logger:          logger,
+		Host:            host,
+		MaxLegacyCalls:  f.maxLegacyCalls,
+		RoundTimeout:    f.roundTimeout,
+		Resources:       res,
+		NoFlowResources: !f.flowResources,
 	})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)

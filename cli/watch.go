@@ -12,6 +12,7 @@ import (
 
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/resources"
 	"github.com/flowserve/flowserve/serve"
 	"github.com/flowserve/flowserve/watch"
 )
@@ -45,7 +46,7 @@ func newReloader(paths []string, opts flow.Options, srv *serve.Server, progs []*
 // change. It returns once the watch is in place.
 func (r *reloader) watchFlows(ctx context.Context) (stop func(), err error) {
 	w, err := watch.New(r.paths, watch.Options{Logger: r.log, Match: func(path string) bool {
-		return isFlowFile(path)
+		return isFlowFile(path) || resources.IsDeclarationFile(path)
 	}})
 	if err != nil {
 		return nil, err
@@ -83,11 +84,12 @@ func (r *reloader) reloadNow(ctx context.Context) ([]string, error) {
 	return r.srv.Tools(), nil
 }
 
-// apply loads every flow again, the way serve loads them at startup. If
-// any has errors, it logs the diagnostics and keeps serving the previous
-// version of every flow; otherwise it replaces the changed tools, which
-// tells sessions that the tool list changed. It reports whether a tool
-// changed.
+// apply loads every flow and resource declaration again, the way serve
+// loads them at startup. If any has errors, it logs the diagnostics and
+// keeps serving the previous version of every flow and resource;
+// otherwise it replaces the changed tools and resources (with the flows'
+// own source and diagram resources), which tells sessions that the lists
+// changed. It reports whether a tool changed.
 func (r *reloader) apply() (bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -116,6 +118,21 @@ func (r *reloader) apply() (bool, error) {
 		}
 		r.printDiagnostics(diags) // warnings
 		progs = ps
+	}
+	res, resDiags, err := loadResources(paths)
+	if err != nil {
+		r.log.Error("reload failed; still serving the previous flows and resources", "err", err)
+		return false, fmt.Errorf("reload: %w", err)
+	}
+	if resDiags.HasErrors() {
+		r.log.Error("reload failed: the resource declarations have errors; still serving the previous flows and resources")
+		r.printDiagnostics(resDiags)
+		return false, fmt.Errorf("reload: the resource declarations have errors; still serving the previous flows and resources: %w", resDiags.Err())
+	}
+	r.printDiagnostics(resDiags) // warnings
+	if err := r.srv.ReplaceResources(res); err != nil {
+		r.log.Error("reload failed; still serving the previous resources", "err", err)
+		return false, fmt.Errorf("reload: %w", err)
 	}
 
 	// Keep the programs whose source did not change, so their tools are

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/flowserve/flowserve/resources"
 )
 
 // Suite is a flow file and the test files that name it.
@@ -104,8 +106,8 @@ func Discover(paths []string) ([]*Suite, error) {
 }
 
 // isFlowFile reports whether name is a flow file's name: *.yaml or *.yml
-// but not a test file.
+// but not a test file or a resource declaration file.
 func isFlowFile(name string) bool {
 	ext := filepath.Ext(name)
-	return (ext == ".yaml" || ext == ".yml") && !IsTestFile(name)
+	return (ext == ".yaml" || ext == ".yml") && !IsTestFile(name) && !resources.IsDeclarationFile(name)
 }
