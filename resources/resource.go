@@ -115,6 +115,9 @@ func (r *Resource) Read(ctx context.Context, uri string) (*Contents, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if r.text == nil && r.file == nil {
+		return nil, fmt.Errorf("resource %s has no content: it was not made by Parse or ForFlow", r.Key())
+	}
 	if r.text != nil {
 		var escape func(string) string
 		if isJSON(r.MIMEType) {
