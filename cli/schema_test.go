@@ -29,6 +29,20 @@ func TestSchemaPrintsTheFile(t *testing.T) {
 	}
 }
 
+func TestSchemaResources(t *testing.T) {
+	out, errOut, code := run(t, "schema", "--resources")
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	file, err := os.ReadFile(filepath.Join("..", "schemas", "resources.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal([]byte(out), file) {
+		t.Fatal("flowserve schema --resources does not print schemas/resources.schema.json byte for byte")
+	}
+}
+
 func TestSchemaUsage(t *testing.T) {
 	tests := []struct {
 		args []string
