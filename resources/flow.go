@@ -11,20 +11,24 @@ import (
 // the flows it serves; declarations cannot use it.
 const FlowScheme = "flow"
 
-// ForFlow returns the resources of a served flow: its source,
-// flow://<tool>/source (application/yaml, the file as written), and its
-// diagram, flow://<tool>/diagram (text/vnd.mermaid, as `flowserve graph`
-// draws it). Tool names may hold "/" and ".", which keeps the URIs
-// distinct: only the last path element says which of the two it is.
+// ForFlow returns the resources of a served flow, a tool or a prompt: its
+// source, flow://<name>/source (application/yaml, the file as written),
+// and its diagram, flow://<name>/diagram (text/vnd.mermaid, as
+// `flowserve graph` draws it). Names may hold "/" and ".", which keeps the
+// URIs distinct: only the last path element says which of the two it is.
 func ForFlow(f *dsl.File) []*Resource {
 	tool := f.Name.Value
+	kind := "tool"
+	if f.IsPrompt() {
+		kind = "prompt"
+	}
 	pos := dsl.Pos{File: f.Path, Line: 1, Col: 1}
 	return []*Resource{
 		{
 			URI:         FlowScheme + "://" + tool + "/source",
 			Name:        tool + "/source",
 			Title:       fmt.Sprintf("Source of the %s flow", tool),
-			Description: fmt.Sprintf("The YAML source of the flow behind the %s tool.", tool),
+			Description: fmt.Sprintf("The YAML source of the flow behind the %s %s.", tool, kind),
 			MIMEType:    YAML,
 			Cache:       Cache{Scope: Public},
 			Pos:         pos,
@@ -34,7 +38,7 @@ func ForFlow(f *dsl.File) []*Resource {
 			URI:         FlowScheme + "://" + tool + "/diagram",
 			Name:        tool + "/diagram",
 			Title:       fmt.Sprintf("Diagram of the %s flow", tool),
-			Description: fmt.Sprintf("A Mermaid flowchart of the flow behind the %s tool.", tool),
+			Description: fmt.Sprintf("A Mermaid flowchart of the flow behind the %s %s.", tool, kind),
 			MIMEType:    Mermaid,
 			Cache:       Cache{Scope: Public},
 			Pos:         pos,

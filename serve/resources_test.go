@@ -376,3 +376,30 @@ func wait(t testing.TB, ch <-chan struct{}, what string) {
 		t.Fatalf("no %s", what)
 	}
 }
+
+// TestPromptFlowResources: prompt flows have their source and diagram
+// resources too.
+func TestPromptFlowResources(t *testing.T) {
+	p := compileFile(t, "../testdata/conformance/test_simple_prompt.yaml", flow.Options{})
+	srv, err := serve.New([]*flow.Program{p}, serve.Options{Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := testCtx(t)
+	cs := connect(t, ctx, srv, inMemory, v20251125, mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil), nil)
+	list, err := cs.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range list.Resources {
+		got = append(got, r.URI+" "+r.Description)
+	}
+	want := []string{
+		"flow://test_simple_prompt/diagram A Mermaid flowchart of the flow behind the test_simple_prompt prompt.",
+		"flow://test_simple_prompt/source The YAML source of the flow behind the test_simple_prompt prompt.",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("resources = %q; want %q", got, want)
+	}
+}
