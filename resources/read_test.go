@@ -64,6 +64,10 @@ resources:
     name: any
     description: Any file of docs.
     file: docs/{{ name }}
+  - uriTemplate: docs://versions/{version}/{page}
+    name: versioned
+    description: A page; the version is not part of the path.
+    file: docs/{{ page }}.md
 `
 
 // readFiles are the data files beside readDecl.
@@ -125,6 +129,7 @@ func TestRead(t *testing.T) {
 		{"template file", "pages", "docs://pages/intro", "text/markdown", "# Intro\n", nil},
 		{"template file of any type", "any", "docs://any/logo.png", "image/png", "", png},
 		{"template file sniffed", "any", "docs://any/README.md", "text/markdown", "# Read me\n", nil},
+		{"variable not in the path", "versioned", "docs://versions/../intro", "text/markdown", "# Intro\n", nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

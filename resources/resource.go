@@ -129,12 +129,12 @@ func (r *Resource) Read(ctx context.Context, uri string) (*Contents, error) {
 		}
 		return contents(uri, mt, []byte(r.text.expand(vars, escape)), true), nil
 	}
-	name := r.file.expand(vars, nil)
-	for _, v := range vars {
-		if !pathElement(v) {
+	for _, p := range r.file.parts {
+		if v, ok := vars[p.name]; p.name != "" && ok && !pathElement(v) {
 			return nil, fmt.Errorf("%q cannot be part of a file path: %w", v, ErrNotFound)
 		}
 	}
+	name := r.file.expand(vars, nil)
 	data, err := readFile(r.dir, name)
 	if err != nil {
 		return nil, err

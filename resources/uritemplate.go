@@ -12,7 +12,6 @@ import (
 // uriTemplate is an RFC 6570 level-1 URI template: literal text and
 // simple string expansions {name}. It is immutable once parsed.
 type uriTemplate struct {
-	raw   string
 	vars  []string       // variable names, in order
 	match *regexp.Regexp // the whole template; one group per variable
 }
@@ -43,7 +42,7 @@ func parseURITemplate(s string) (*uriTemplate, *templateError) {
 	if !scheme.MatchString(s) {
 		return nil, &templateError{0, "must be absolute: start with a scheme such as test: or https:"}
 	}
-	t := &uriTemplate{raw: s}
+	t := &uriTemplate{}
 	var re strings.Builder
 	re.WriteString("^")
 	seen := map[string]bool{}
