@@ -2,9 +2,9 @@
 # Runs the MCP conformance suite (@modelcontextprotocol/conformance, on
 # Node 22 fetched by npx) against flowserve serving the fixture flows in
 # testdata/conformance: every scenario required for 2026-07-28, and the
-# three 2025-11-25 elicitation scenarios. Failures listed in
-# scripts/conformance-expected-failures.yml are expected; any other failure,
-# or an expected one that now passes, fails this script.
+# 2025-11-25 elicitation scenarios with a few more over sessions. Failures
+# listed in scripts/conformance-expected-failures.yml are expected; any
+# other failure, or an expected one that now passes, fails this script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -51,7 +51,10 @@ run() {
 }
 
 run 2026-07-28 --requirements 2026-07-28
-for s in tools-call-elicitation elicitation-sep1034-defaults elicitation-sep1330-enums; do
+# The 2025-11-25 wire (sessions, server-to-client requests): the elicitation
+# scenarios, and sampling, prompts and resources over a session.
+for s in tools-call-elicitation elicitation-sep1034-defaults elicitation-sep1330-enums \
+  tools-call-sampling prompts-get-with-args prompts-get-embedded-resource resources-read-binary resources-templates-read; do
   run "$s" --scenario "$s" --spec-version 2025-11-25
 done
 
