@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net"
 	"net/http"
 	"net/netip"
@@ -106,7 +105,7 @@ func (s *Server) validateLean(h http.Header, req *leanRequest) (int, *jsonrpc.Er
 	headerVersion := h.Get("Mcp-Protocol-Version")
 	var metaVersion string
 	if raw, ok := req.Params.Meta[metaProtocolVersion]; ok {
-		_ = json.Unmarshal(raw, &metaVersion)
+		metaVersion = metaString(raw)
 	}
 	if metaVersion == "" {
 		return http.StatusBadRequest, &jsonrpc.Error{Code: codeInvalidParams,
@@ -172,16 +171,15 @@ func (s *Server) callLean(w http.ResponseWriter, r *http.Request, req *leanReque
 	if s.opts.Host != nil {
 		ctx = actions.WithHost(ctx, s.opts.Host)
 	}
-	meta := decodeMeta(req.Params.Meta)
 	fr := &flow.Request{
 		Arguments: req.Params.Arguments,
 		State:     req.Params.RequestState,
 		Responses: req.Params.InputResponses,
-		Client:    modernClient(meta, firstModernVersion),
+		Client:    leanClient(req.Params.Meta),
 		Principal: principalFromHeader(r.Header),
 	}
 	var sse *sseWriter
-	if token, ok := meta["progressToken"]; ok && token != nil && strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+	if token := leanProgressToken(req.Params.Meta); token != nil && strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
 		sse = &sseWriter{w: w}
 		fr.OnStep = s.progressHook(token, sse.notify)
 	}
@@ -276,19 +274,6 @@ func decodeLean(body []byte, req *leanRequest) error {
 // errNotLean marks a body the lean path leaves to the SDK.
 var errNotLean = errors.New("not a request the lean path serves")
 
-// decodeMeta decodes the _meta fields the call uses.
-func decodeMeta(raw map[string]json.RawMessage) mcp.Meta {
-	m := make(mcp.Meta, 4)
-	for _, k := range []string{metaClientInfo, metaClientCapabilities, "progressToken"} {
-		if v, ok := raw[k]; ok {
-			if x, err := jsonx.Parse(v); err == nil {
-				m[k] = x
-			}
-		}
-	}
-	return m
-}
-
 // statusOf is the HTTP status of a 2026-07-28 JSON-RPC error, as the SDK
 // sets it (SEP-2575).
 func statusOf(code int64) int {
@@ -303,16 +288,16 @@ func statusOf(code int64) int {
 
 // resultMessage encodes a round's reply.
 func (s *Server) resultMessage(id json.RawMessage, res *flow.Result) []byte {
-	type serverInfo struct {
-		Name    string `json:"name"`
-		Version string `json:"version"`
-	}
-	meta := map[string]any{"io.modelcontextprotocol/serverInfo": serverInfo{s.opts.Name, s.opts.Version}}
 	if res.Input != nil {
 		// The hot reply, written directly: most rounds end asking. The
 		// form's schema was encoded once, when the flow was compiled.
 		return s.inputRequiredMessage(id, res.Input)
 	}
+	type serverInfo struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	}
+	meta := map[string]any{"io.modelcontextprotocol/serverInfo": serverInfo{s.opts.Name, s.opts.Version}}
 	var result any
 	if pr := res.Prompt; pr != nil {
 		msgs := pr.Messages
@@ -476,24 +461,10 @@ func leanEligible(r *http.Request) bool {
 	if r.Method != http.MethodPost {
 		return false
 	}
-	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+	if mediaType(r.Header.Get("Content-Type")) != "application/json" {
 		return false
 	}
-	var jsonOK, streamOK bool
-	for _, v := range r.Header.Values("Accept") {
-		for _, part := range strings.Split(v, ",") {
-			mt, _, _ := mime.ParseMediaType(strings.TrimSpace(part))
-			switch mt {
-			case "application/json", "application/*", "*/*":
-				jsonOK = true
-			}
-			switch mt {
-			case "text/event-stream", "text/*", "*/*":
-				streamOK = true
-			}
-		}
-	}
-	return jsonOK && streamOK
+	return acceptsBoth(r.Header.Values("Accept"))
 }
 
 // isLoopback reports whether a host or host:port names the loopback

@@ -1,0 +1,144 @@
+package serve
+
+import (
+	"encoding/json"
+	"mime"
+	"strings"
+
+	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/internal/jsonx"
+)
+
+// The lean path's readers of _meta and headers. They read the raw JSON
+// members the request decoder kept, without building maps of interfaces,
+// and mean exactly what modernClient and the SDK's checks mean on decoded
+// values: each is the same decision, made on the bytes.
+
+// leanClient reads the client's name and capabilities from the raw _meta
+// of a 2026-07-28 request, as modernClient does from decoded _meta:
+// elicitation {} means form mode. A member that is not well-formed JSON
+// counts as absent, as it does when _meta is decoded.
+func leanClient(meta map[string]json.RawMessage) flow.Client {
+	c := flow.Client{Protocol: firstModernVersion}
+	if raw, ok := meta[metaClientInfo]; ok {
+		var name, version string
+		err := jsonx.Members(raw, func(k string, v []byte) error {
+			switch k {
+			case "name":
+				name = jsonString(v)
+			case "version":
+				version = jsonString(v)
+			}
+			return nil
+		})
+		if err == nil {
+			c.Name, c.Version = name, version
+		}
+	}
+	if raw, ok := meta[metaClientCapabilities]; ok {
+		var elicitation, form, url bool
+		err := jsonx.Members(raw, func(k string, v []byte) error {
+			if k != "elicitation" {
+				return nil
+			}
+			// A repeated member counts as its last value.
+			elicitation, form, url = false, false, false
+			if isObject(v) {
+				elicitation = true
+				return jsonx.Members(v, func(k string, _ []byte) error {
+					switch k {
+					case "form":
+						form = true
+					case "url":
+						url = true
+					}
+					return nil
+				})
+			}
+			return nil
+		})
+		if err == nil && elicitation {
+			c.Form = form || !url
+			c.URL = url
+		}
+	}
+	return c
+}
+
+// leanProgressToken returns the progressToken of a raw _meta, decoded,
+// or nil when there is none (or it is null).
+func leanProgressToken(meta map[string]json.RawMessage) any {
+	raw, ok := meta["progressToken"]
+	if !ok {
+		return nil
+	}
+	v, err := jsonx.Parse(raw)
+	if err != nil {
+		return nil
+	}
+	return v
+}
+
+// metaString decodes a raw JSON value as json.Unmarshal into a string
+// would leave it: the string, or "" for anything else (null, another
+// type, malformed JSON).
+func metaString(raw json.RawMessage) string {
+	// Every request names the same version: no need to decode it.
+	if string(raw) == `"`+firstModernVersion+`"` {
+		return firstModernVersion
+	}
+	return jsonString(raw)
+}
+
+// jsonString returns the string a raw JSON value holds, or "" when it
+// holds something else or is not valid.
+func jsonString(raw []byte) string {
+	if len(raw) == 0 || raw[0] != '"' {
+		return ""
+	}
+	v, err := jsonx.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	s, _ := v.(string)
+	return s
+}
+
+// isObject reports whether a raw value that jsonx has already checked is
+// an object.
+func isObject(raw []byte) bool {
+	return len(raw) > 0 && raw[0] == '{'
+}
+
+// mediaType returns the media type of a Content-Type or Accept entry, as
+// mime.ParseMediaType returns it ("" when it cannot be parsed), without
+// parsing the ones every client sends.
+func mediaType(v string) string {
+	switch v {
+	case "application/json", "text/event-stream", "application/*", "text/*", "*/*":
+		return v
+	}
+	mt, _, _ := mime.ParseMediaType(v)
+	return mt
+}
+
+// acceptsBoth reports whether Accept headers accept both a JSON reply and
+// an event stream (see leanEligible).
+func acceptsBoth(values []string) bool {
+	var jsonOK, streamOK bool
+	for _, v := range values {
+		for v != "" {
+			var part string
+			part, v, _ = strings.Cut(v, ",")
+			switch mediaType(strings.TrimSpace(part)) {
+			case "application/json", "application/*":
+				jsonOK = true
+			case "text/event-stream", "text/*":
+				streamOK = true
+			case "*/*":
+				jsonOK, streamOK = true, true
+			}
+		}
+	}
+	return jsonOK && streamOK
+}
