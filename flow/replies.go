@@ -5,7 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/flowserve/flowserve/internal/jsonx"
@@ -25,31 +25,33 @@ type ReplyStore interface {
 
 // replyKeyOf digests a round's state and answers. Answers are canonicalized
 // (keys sorted, values re-encoded), so the same answers sent with other
-// spacing or key order find the same reply.
+// spacing or key order find the same reply. The digest is SHA-256 over
+// the state, then each answer's id and canonical form (its raw bytes when
+// it is not JSON), each followed by a zero byte, ids in order.
 func replyKeyOf(stateToken string, responses map[string]json.RawMessage) [32]byte {
-	h := sha256.New()
-	h.Write([]byte(stateToken))
-	h.Write([]byte{0})
-	ids := make([]string, 0, len(responses))
-	for id := range responses {
+	size := len(stateToken) + 1
+	var small [4]string
+	ids := small[:0]
+	for id, raw := range responses {
 		ids = append(ids, id)
+		// Room for the canonical form to be built behind the answer's.
+		size += len(id) + 2 + 2*len(raw) + 16
 	}
-	sort.Strings(ids)
+	slices.Sort(ids)
+	b := make([]byte, 0, size)
+	b = append(b, stateToken...)
+	b = append(b, 0)
 	for _, id := range ids {
-		h.Write([]byte(id))
-		h.Write([]byte{0})
-		if v, err := jsonx.Parse(responses[id]); err == nil {
-			if b, err := marshal(v); err == nil {
-				h.Write(b)
-			}
+		b = append(b, id...)
+		b = append(b, 0)
+		if c, err := jsonx.AppendCanonical(b, responses[id]); err == nil {
+			b = c
 		} else {
-			h.Write(responses[id])
+			b = append(b, responses[id]...)
 		}
-		h.Write([]byte{0})
+		b = append(b, 0)
 	}
-	var k [32]byte
-	h.Sum(k[:0])
-	return k
+	return sha256.Sum256(b)
 }
 
 // storedReply is the encoding of a final result in a ReplyStore: a tool

@@ -2,10 +2,14 @@ package flow
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/flowserve/flowserve/internal/jsonx"
 	"github.com/flowserve/flowserve/replies"
 )
 
@@ -72,5 +76,77 @@ nodes:
 	clk.add(2 * time.Hour)
 	if _, err := p.Run(ctx, final); !IsInvalidParams(err) {
 		t.Fatalf("after expiry: %v, want an invalid-params error", err)
+	}
+}
+
+// replyKeyDecoded is replyKeyOf as it was first written: each answer
+// decoded and encoded again. Keys in reply stores must not change.
+func replyKeyDecoded(stateToken string, responses map[string]json.RawMessage) [32]byte {
+	h := sha256.New()
+	h.Write([]byte(stateToken))
+	h.Write([]byte{0})
+	ids := make([]string, 0, len(responses))
+	for id := range responses {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		h.Write([]byte(id))
+		h.Write([]byte{0})
+		if v, err := jsonx.Parse(responses[id]); err == nil {
+			if b, err := marshal(v); err == nil {
+				h.Write(b)
+			}
+		} else {
+			h.Write(responses[id])
+		}
+		h.Write([]byte{0})
+	}
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
+func TestReplyKeyUnchanged(t *testing.T) {
+	answers := []string{
+		`{"action":"accept","content":{"topic":"Planning","attendees":4,"day":"2026-01-02"}}`,
+		` {"content" : {"day":"2026-01-02", "attendees":4.0, "topic":"Plann\u0069ng"}, "action":"accept"}`,
+		`{"action":"decline"}`, `{"a":1,"a":2}`, `not json`, `{"x":"<&>\u2028"}`, `[1,2]`, ``,
+		`{"action":"accept","content":{"tags":["a","b"],"n":1e300,"f":0.5}}`,
+	}
+	for _, a := range answers {
+		for _, b := range answers {
+			for _, responses := range []map[string]json.RawMessage{
+				nil, {}, {"q": json.RawMessage(a)}, {"q": json.RawMessage(a), "p": json.RawMessage(b)},
+				{"q": json.RawMessage(a), "p": json.RawMessage(b), "z": json.RawMessage(a), "a": nil, "m": json.RawMessage(b)},
+			} {
+				if got, want := replyKeyOf("k1.state", responses), replyKeyDecoded("k1.state", responses); got != want {
+					t.Errorf("%v: key %x, want %x", responses, got, want)
+				}
+			}
+		}
+	}
+	same := replyKeyOf("s", map[string]json.RawMessage{"q": json.RawMessage(answers[0])})
+	if got := replyKeyOf("s", map[string]json.RawMessage{"q": json.RawMessage(answers[1])}); got != same {
+		t.Errorf("the same answer spaced and ordered otherwise has another key")
+	}
+}
+
+// BenchmarkReplyKey compares the reply key of a round's answer with the
+// key computed by decoding and encoding it again.
+func BenchmarkReplyKey(b *testing.B) {
+	state := strings.Repeat("k1.QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo", 30)
+	responses := map[string]json.RawMessage{"meeting": json.RawMessage(
+		`{"action":"accept","content":{"topic":"Planning the next quarter","attendees":4,"day":"2026-01-02"}}`)}
+	for _, impl := range []struct {
+		name string
+		fn   func(string, map[string]json.RawMessage) [32]byte
+	}{{"canonical", replyKeyOf}, {"decoded", replyKeyDecoded}} {
+		b.Run(impl.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				impl.fn(state, responses)
+			}
+		})
 	}
 }

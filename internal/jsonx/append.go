@@ -92,6 +92,11 @@ func appendFloat(b []byte, f float64) ([]byte, error) {
 // escapes it; html says whether <, > and & are escaped too (encoding/json's
 // default, SetEscapeHTML).
 func AppendString(b []byte, s string, html bool) []byte {
+	return appendString(b, s, html)
+}
+
+// appendString is AppendString for text held in a string or in bytes.
+func appendString[S string | []byte](b []byte, s S, html bool) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
 	start := 0
@@ -123,7 +128,9 @@ func AppendString(b []byte, s string, html bool) []byte {
 			start = i
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
+		// Converting at most utf8.UTFMax bytes to a string does not
+		// allocate.
+		r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
 		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
 			b = append(b, s[start:i]...)
 			if r == utf8.RuneError {

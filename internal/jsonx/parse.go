@@ -90,9 +90,9 @@ func (p *jsonParser) literal(word string) error {
 
 func (p *jsonParser) object(depth int) (any, error) {
 	m := map[string]any{}
-	err := p.members(func(k string) error {
+	err := p.members(func(k []byte) error {
 		v, err := p.value(depth + 1)
-		m[k] = v
+		m[validString(k)] = v
 		return err
 	})
 	if err != nil {
@@ -102,8 +102,9 @@ func (p *jsonParser) object(depth int) (any, error) {
 }
 
 // members reads an object at p.i, calling value for each member with its
-// key once p.i is at the member's value; value must consume the value.
-func (p *jsonParser) members(value func(key string) error) error {
+// key (unescaped, not yet checked as UTF-8: see validString) once p.i is at the
+// member's value; value must consume the value.
+func (p *jsonParser) members(value func(key []byte) error) error {
 	p.i++ // {
 	p.space()
 	if p.i < len(p.b) && p.b[p.i] == '}' {
@@ -115,7 +116,7 @@ func (p *jsonParser) members(value func(key string) error) error {
 		if p.i >= len(p.b) || p.b[p.i] != '"' {
 			return p.errorf("expected a string key")
 		}
-		k, err := p.str()
+		k, err := p.strBytes()
 		if err != nil {
 			return err
 		}
@@ -176,6 +177,27 @@ func (p *jsonParser) array(depth int) (any, error) {
 }
 
 func (p *jsonParser) str() (string, error) {
+	s, err := p.strBytes()
+	if err != nil {
+		return "", err
+	}
+	return validString(s), nil
+}
+
+// validString turns bytes strBytes read into a string, with each byte
+// that is not part of valid UTF-8 replaced by U+FFFD, as encoding/json
+// decodes it.
+func validString(s []byte) string {
+	if !utf8.Valid(s) {
+		return string([]rune(string(s)))
+	}
+	return string(s)
+}
+
+// strBytes reads a string and returns its bytes, unescaped but not
+// checked as UTF-8: a slice of the input when it has no escapes, a new
+// buffer when it has.
+func (p *jsonParser) strBytes() ([]byte, error) {
 	p.i++ // "
 	start := p.i
 	// Fast path: no escapes.
@@ -184,16 +206,13 @@ func (p *jsonParser) str() (string, error) {
 		if c == '"' {
 			s := p.b[start:p.i]
 			p.i++
-			if !utf8.Valid(s) {
-				return string([]rune(string(s))), nil
-			}
-			return string(s), nil
+			return s, nil
 		}
 		if c == '\\' {
 			break
 		}
 		if c < 0x20 {
-			return "", p.errorf("control character in string")
+			return nil, p.errorf("control character in string")
 		}
 		p.i++
 	}
@@ -203,12 +222,9 @@ func (p *jsonParser) str() (string, error) {
 		switch {
 		case c == '"':
 			p.i++
-			if !utf8.Valid(buf) {
-				return string([]rune(string(buf))), nil
-			}
-			return string(buf), nil
+			return buf, nil
 		case c < 0x20:
-			return "", p.errorf("control character in string")
+			return nil, p.errorf("control character in string")
 		case c != '\\':
 			buf = append(buf, c)
 			p.i++
@@ -236,7 +252,7 @@ func (p *jsonParser) str() (string, error) {
 		case 'u':
 			r, ok := p.hex4()
 			if !ok {
-				return "", p.errorf("bad \\u escape")
+				return nil, p.errorf("bad \\u escape")
 			}
 			if utf16.IsSurrogate(r) {
 				// A pair makes one rune; anything else is U+FFFD, as
@@ -254,10 +270,10 @@ func (p *jsonParser) str() (string, error) {
 			}
 			buf = utf8.AppendRune(buf, r)
 		default:
-			return "", p.errorf("bad escape \\%c", e)
+			return nil, p.errorf("bad escape \\%c", e)
 		}
 	}
-	return "", p.errorf("unterminated string")
+	return nil, p.errorf("unterminated string")
 }
 
 func (p *jsonParser) hex4() (rune, bool) {
@@ -285,6 +301,19 @@ func (p *jsonParser) hex4() (rune, bool) {
 var errBadNumber = errors.New("bad number")
 
 func (p *jsonParser) number() (any, error) {
+	n, f, isInt, err := p.num()
+	if err != nil {
+		return nil, err
+	}
+	if isInt {
+		return n, nil
+	}
+	return f, nil
+}
+
+// num reads a number: an int64 when it is an integer literal that fits,
+// else a float64 (isInt false).
+func (p *jsonParser) num() (n int64, f float64, isInt bool, err error) {
 	start := p.i
 	if p.b[p.i] == '-' {
 		p.i++
@@ -299,14 +328,14 @@ func (p *jsonParser) number() (any, error) {
 	}
 	intStart := p.i
 	if n := digits(); n == 0 || (n > 1 && p.b[intStart] == '0') {
-		return nil, p.errorf("%v", errBadNumber)
+		return 0, 0, false, p.errorf("%v", errBadNumber)
 	}
-	isInt := true
+	isInt = true
 	if p.i < len(p.b) && p.b[p.i] == '.' {
 		isInt = false
 		p.i++
 		if digits() == 0 {
-			return nil, p.errorf("%v", errBadNumber)
+			return 0, 0, false, p.errorf("%v", errBadNumber)
 		}
 	}
 	if p.i < len(p.b) && (p.b[p.i] == 'e' || p.b[p.i] == 'E') {
@@ -316,20 +345,22 @@ func (p *jsonParser) number() (any, error) {
 			p.i++
 		}
 		if digits() == 0 {
-			return nil, p.errorf("%v", errBadNumber)
+			return 0, 0, false, p.errorf("%v", errBadNumber)
 		}
 	}
-	text := string(p.b[start:p.i])
+	// Converted where it is used, so that the common case does not
+	// allocate the text.
+	text := p.b[start:p.i]
 	if isInt {
-		if n, err := strconv.ParseInt(text, 10, 64); err == nil {
-			return n, nil
+		if n, err := strconv.ParseInt(string(text), 10, 64); err == nil {
+			return n, 0, true, nil
 		}
 	}
-	f, err := strconv.ParseFloat(text, 64)
+	f, err = strconv.ParseFloat(string(text), 64)
 	if err != nil {
-		return nil, p.errorf("number %s is out of range", text)
+		return 0, 0, false, p.errorf("number %s is out of range", text)
 	}
-	return f, nil
+	return 0, f, false, nil
 }
 
 // Members calls fn with the key and the raw value (a slice of b) of each
@@ -341,12 +372,12 @@ func Members(b []byte, fn func(key string, raw []byte) error) error {
 	if p.i >= len(p.b) || p.b[p.i] != '{' {
 		return p.errorf("expected an object")
 	}
-	err := p.members(func(k string) error {
+	err := p.members(func(k []byte) error {
 		start := p.i
 		if err := p.skip(1); err != nil {
 			return err
 		}
-		return fn(k, p.b[start:p.i])
+		return fn(validString(k), p.b[start:p.i])
 	})
 	if err != nil {
 		return err
@@ -426,7 +457,7 @@ func (p *jsonParser) skip(depth int) error {
 	case c == 'n':
 		return p.literal("null")
 	case c == '-' || (c >= '0' && c <= '9'):
-		_, err := p.number()
+		_, _, _, err := p.num()
 		return err
 	}
 	return p.errorf("unexpected %q", p.b[p.i])
