@@ -57,7 +57,7 @@ func Compile(doc map[string]any) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bad schema: %s", strings.TrimPrefix(err.Error(), "jsonschema: "))
 	}
-	return &Schema{doc: doc, sch: s, fast: newFastForm(doc)}, nil
+	return &Schema{doc: doc, sch: s, fast: newFastForm(doc, s)}, nil
 }
 
 // Doc returns the schema document Compile was given. Callers must not

@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"unicode/utf8"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // fastForm validates values against a form schema made only of the
@@ -23,11 +25,15 @@ type fastProp struct {
 	hasMin, hasMax     bool
 	choices            []string // enum, oneOf consts, or the items' choices (arrays)
 	minItems, maxItems int      // -1: none
+	format             string   // a string's format, checked by check
+	check              func(any) error
 }
 
 // newFastForm returns a fast validator for doc, or nil when doc uses
-// anything beyond the primitive form shapes (a format, a pattern, nesting).
-func newFastForm(doc map[string]any) *fastForm {
+// anything beyond the primitive form shapes (a pattern, nesting). A
+// string's format is checked by the very function the compiled schema
+// sch asserts it with, so it must be sch's.
+func newFastForm(doc map[string]any, sch *jsonschema.Schema) *fastForm {
 	for k := range doc {
 		if k != "type" && k != "properties" && k != "required" {
 			return nil
@@ -63,6 +69,15 @@ func newFastForm(doc map[string]any) *fastForm {
 		if !ok {
 			return nil
 		}
+		if fp.format != "" {
+			// The compiled schema asserts the format (Compile turns
+			// assertions on): use its check, or leave the form to it.
+			sub := sch.Properties[name]
+			if sub == nil || sub.Format == nil || sub.Format.Name != fp.format || fp.format == "regex" {
+				return nil
+			}
+			fp.check = sub.Format.Validate
+		}
 		f.props[name] = fp
 	}
 	return f
@@ -80,6 +95,9 @@ func newFastProp(p map[string]any) (fastProp, bool) {
 			fp.minLen, ok = count(v)
 		case "maxLength":
 			fp.maxLen, ok = count(v)
+		case "format":
+			fp.format, ok = v.(string)
+			ok = ok && fp.typ == "string" && fp.format != ""
 		case "minItems":
 			fp.minItems, ok = count(v)
 		case "maxItems":
@@ -213,6 +231,9 @@ func (p fastProp) valid(v any) bool {
 			if p.minLen >= 0 && n < p.minLen || p.maxLen >= 0 && n > p.maxLen {
 				return false
 			}
+		}
+		if p.check != nil && p.check(v) != nil {
+			return false
 		}
 		return p.choices == nil || slices.Contains(p.choices, s)
 	case "integer", "number":
