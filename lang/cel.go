@@ -8,6 +8,7 @@ import (
 
 	"cel.dev/cel-go/cel"
 	"cel.dev/cel-go/common"
+	"cel.dev/cel-go/common/cost"
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
 	"cel.dev/cel-go/common/types/traits"
@@ -254,11 +255,43 @@ func (e *celEnv) Compile(src string, wantBool bool) (Program, []Error) {
 	if wantBool && !ast.OutputType().IsAssignableType(cel.BoolType) {
 		return nil, []Error{{Message: fmt.Sprintf("condition must be a bool, not %s", out)}}
 	}
-	prg, err := e.env.Program(ast, cel.CostLimit(e.costLimit), cel.EvalOptions(cel.OptOptimize))
+	opts := []cel.ProgramOption{cel.EvalOptions(cel.OptOptimize)}
+	if !e.cheap(ast) {
+		opts = append(opts, cel.CostLimit(e.costLimit))
+	}
+	prg, err := e.env.Program(ast, opts...)
 	if err != nil {
 		return nil, []Error{{Message: err.Error()}}
 	}
 	return &celProgram{prg: prg, wantBool: wantBool, out: out}, nil
+}
+
+// cheapShare is how small a share of the cost limit an expression's
+// worst case must be for its evaluations to go untracked.
+const cheapShare = 100
+
+// cheap reports whether the checker proves that every evaluation of ast
+// costs at most a hundredth of the cost limit, whatever the variables
+// hold: then the limit can never be reached, and tracking the cost of
+// each evaluation (a tracker and its bookkeeping per evaluation) buys
+// nothing. The margin covers the estimator's known slips (cel-go lists a
+// few ext functions whose tracked cost can pass their estimate). Anything
+// whose cost grows with the size of a value (a string, a list, a
+// comprehension over one) has an unbounded estimate here, since nothing
+// bounds the sizes of the variables, and stays tracked.
+func (e *celEnv) cheap(ast *cel.Ast) bool {
+	est, err := e.env.EstimateCost(ast, unknownSizes{})
+	return err == nil && est.Max <= e.costLimit/cheapShare
+}
+
+// unknownSizes leaves every size and call cost to cel-go's defaults: the
+// size of a variable's value is unbounded.
+type unknownSizes struct{}
+
+func (unknownSizes) EstimateSize(cost.AstNode) *cost.SizeEstimate { return nil }
+
+func (unknownSizes) EstimateCallCost(string, string, *cost.AstNode, []cost.AstNode) *cost.CallEstimate {
+	return nil
 }
 
 type celProgram struct {

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"cel.dev/cel-go/cel"
 )
 
 func TestCELSyntax(t *testing.T) {
@@ -121,5 +123,84 @@ func TestLookup(t *testing.T) {
 	}
 	if got := Names(); !reflect.DeepEqual(got, []string{"cel", "expr"}) {
 		t.Errorf("Names() = %v", got)
+	}
+}
+
+// TestCELCheapExpressionsUntracked checks which expressions go without
+// cost tracking: those whose worst case the checker bounds far below the
+// limit, and no others. For each cheap one, a tracked evaluation costs no
+// more than the estimate.
+func TestCELCheapExpressionsUntracked(t *testing.T) {
+	l, _ := Lookup("cel")
+	vars := []Var{
+		{Name: "meeting", Schema: map[string]any{"type": "object", "properties": map[string]any{
+			"accepted": map[string]any{"type": "boolean"},
+			"content": map[string]any{"type": "object", "properties": map[string]any{
+				"topic": map[string]any{"type": "string"}, "attendees": map[string]any{"type": "integer"},
+				"tags": map[string]any{"type": "array", "items": map[string]any{"type": "string"}}}}}}},
+		{Name: "i", Schema: map[string]any{"type": "integer"}},
+		{Name: "x", Schema: map[string]any{"type": "number"}},
+		{Name: "d"},
+	}
+	values := map[string]any{
+		"meeting": map[string]any{"accepted": true, "content": map[string]any{
+			"topic": strings.Repeat("long topic ", 1000), "attendees": int64(4), "tags": []any{"a", "b"}}},
+		"i": int64(7), "x": 2.5, "d": map[string]any{"k": []any{int64(1), int64(2)}},
+	}
+	env, err := l.NewEnv(vars, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		src   string
+		cheap bool
+	}{
+		{"meeting.accepted", true},
+		{"!meeting.accepted && meeting.content.attendees <= 4", true},
+		{"meeting.content.topic", true},
+		{"i + 1", true},
+		{"i < 1000 || x > 1.5", true},
+		{"size(meeting.content.tags)", true},
+		{"meeting.content.topic == 'small'", true}, // bounded by the literal's size
+		{"meeting.content.topic + '!'", false},
+		{"meeting.content.topic.contains('x')", false},
+		{"meeting.content.tags.exists(t, t == 'a')", false},
+		{"meeting.content.tags.map(t, t + t)", false},
+		{"[1,2,3].map(a, [1,2,3].map(b, a*b))", true},
+		{"d.k", true},
+	}
+	for _, tc := range tests {
+		prg, errs := env.Compile(tc.src, false)
+		if len(errs) > 0 {
+			t.Fatalf("%s: %v", tc.src, errs)
+		}
+		cp := prg.(*celProgram)
+		_, det, err := cp.prg.Eval(values)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.src, err)
+		}
+		if untracked := det.ActualCost() == nil; untracked != tc.cheap {
+			t.Errorf("%s: untracked %v, want %v", tc.src, untracked, tc.cheap)
+		}
+		if !tc.cheap {
+			continue
+		}
+		ce := env.(*celEnv)
+		ast, _ := ce.env.Compile(tc.src)
+		est, err := ce.env.EstimateCost(ast, unknownSizes{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tracked, err := ce.env.Program(ast, cel.CostLimit(ce.costLimit))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, det, err = tracked.Eval(values)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.src, err)
+		}
+		if got := *det.ActualCost(); got > est.Max {
+			t.Errorf("%s: cost %d, above its estimate %d", tc.src, got, est.Max)
+		}
 	}
 }
