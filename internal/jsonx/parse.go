@@ -201,6 +201,9 @@ func (p *jsonParser) strBytes() ([]byte, error) {
 	p.i++ // "
 	start := p.i
 	// Fast path: no escapes.
+	for p.i+8 <= len(p.b) && stringEnd(load64(p.b, p.i)) == 0 {
+		p.i += 8
+	}
 	for p.i < len(p.b) {
 		c := p.b[p.i]
 		if c == '"' {
@@ -467,6 +470,12 @@ func (p *jsonParser) skip(depth int) error {
 func (p *jsonParser) skipString() error {
 	p.i++ // "
 	for p.i < len(p.b) {
+		for p.i+8 <= len(p.b) && stringEnd(load64(p.b, p.i)) == 0 {
+			p.i += 8
+		}
+		if p.i >= len(p.b) {
+			break
+		}
 		switch c := p.b[p.i]; {
 		case c == '"':
 			p.i++
