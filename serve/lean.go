@@ -215,16 +215,15 @@ func (s *Server) callLean(w http.ResponseWriter, r *http.Request, req *leanReque
 // Anything it does not accept, it leaves to the SDK.
 func decodeLean(body []byte, req *leanRequest) error {
 	str := func(raw []byte, dst *string) error {
-		v, err := jsonx.Parse(raw)
-		s, ok := v.(string)
-		if err != nil || !ok {
+		s, ok := leanString(raw)
+		if !ok {
 			return errNotLean
 		}
 		*dst = s
 		return nil
 	}
-	return jsonx.Members(body, func(k string, raw []byte) error {
-		switch k {
+	return jsonx.Fields(body, func(k, raw []byte) error {
+		switch string(k) {
 		case "jsonrpc":
 			return str(raw, &req.JSONRPC)
 		case "id":
@@ -237,8 +236,8 @@ func decodeLean(body []byte, req *leanRequest) error {
 			}
 			p := &leanParams{}
 			req.Params = p
-			return jsonx.Members(raw, func(k string, raw []byte) error {
-				switch k {
+			return jsonx.Fields(raw, func(k, raw []byte) error {
+				switch string(k) {
 				case "_meta":
 					p.Meta = map[string]json.RawMessage{}
 					return jsonx.Members(raw, func(k string, raw []byte) error {

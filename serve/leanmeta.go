@@ -22,8 +22,8 @@ func leanClient(meta map[string]json.RawMessage) flow.Client {
 	c := flow.Client{Protocol: firstModernVersion}
 	if raw, ok := meta[metaClientInfo]; ok {
 		var name, version string
-		err := jsonx.Members(raw, func(k string, v []byte) error {
-			switch k {
+		err := jsonx.Fields(raw, func(k, v []byte) error {
+			switch string(k) {
 			case "name":
 				name = jsonString(v)
 			case "version":
@@ -37,16 +37,16 @@ func leanClient(meta map[string]json.RawMessage) flow.Client {
 	}
 	if raw, ok := meta[metaClientCapabilities]; ok {
 		var elicitation, form, url bool
-		err := jsonx.Members(raw, func(k string, v []byte) error {
-			if k != "elicitation" {
+		err := jsonx.Fields(raw, func(k, v []byte) error {
+			if string(k) != "elicitation" {
 				return nil
 			}
 			// A repeated member counts as its last value.
 			elicitation, form, url = false, false, false
 			if isObject(v) {
 				elicitation = true
-				return jsonx.Members(v, func(k string, _ []byte) error {
-					switch k {
+				return jsonx.Fields(v, func(k, _ []byte) error {
+					switch string(k) {
 					case "form":
 						form = true
 					case "url":
@@ -88,6 +88,21 @@ func metaString(raw json.RawMessage) string {
 		return firstModernVersion
 	}
 	return jsonString(raw)
+}
+
+// leanString returns the string a raw JSON value holds, and whether it
+// holds one; the members every request has the same values in are not
+// decoded.
+func leanString(raw []byte) (string, bool) {
+	switch string(raw) {
+	case `"2.0"`:
+		return "2.0", true
+	case `"tools/call"`:
+		return "tools/call", true
+	}
+	v, err := jsonx.Parse(raw)
+	s, ok := v.(string)
+	return s, err == nil && ok
 }
 
 // jsonString returns the string a raw JSON value holds, or "" when it

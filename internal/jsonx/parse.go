@@ -370,6 +370,17 @@ func (p *jsonParser) num() (n int64, f float64, isInt bool, err error) {
 // member of the JSON object b, in order. It fails, without calling fn
 // further, when b is not exactly one well-formed object or fn fails.
 func Members(b []byte, fn func(key string, raw []byte) error) error {
+	return Fields(b, func(k, raw []byte) error {
+		return fn(validString(k), raw)
+	})
+}
+
+// Fields is Members for callers that only compare keys (switch
+// string(key) does not allocate): fn gets each key unescaped but as
+// bytes, which it must not keep or modify, and not yet checked as UTF-8
+// (Members turns bytes that are not into U+FFFD; either way such a key
+// equals no string without U+FFFD).
+func Fields(b []byte, fn func(key, raw []byte) error) error {
 	p := jsonParser{b: b}
 	p.space()
 	if p.i >= len(p.b) || p.b[p.i] != '{' {
@@ -380,7 +391,7 @@ func Members(b []byte, fn func(key string, raw []byte) error) error {
 		if err := p.skip(1); err != nil {
 			return err
 		}
-		return fn(validString(k), p.b[start:p.i])
+		return fn(k, p.b[start:p.i])
 	})
 	if err != nil {
 		return err

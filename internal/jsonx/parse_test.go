@@ -174,5 +174,18 @@ func FuzzMembers(f *testing.F) {
 		if err == nil && len(got) != len(want) {
 			t.Fatalf("%q: %d members, encoding/json %d", b, len(got), len(want))
 		}
+		// Fields hands out the same members, keys as bytes.
+		var members, fields []string
+		errM := Members(b, func(k string, raw []byte) error {
+			members = append(members, k, string(raw))
+			return nil
+		})
+		errF := Fields(b, func(k, raw []byte) error {
+			fields = append(fields, validString(k), string(raw))
+			return nil
+		})
+		if (errM == nil) != (errF == nil) || !reflect.DeepEqual(members, fields) {
+			t.Fatalf("%q: Fields %q, %v; Members %q, %v", b, fields, errF, members, errM)
+		}
 	})
 }
