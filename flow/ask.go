@@ -557,6 +557,17 @@ func (r *runner) recordAnswer(cn *cnode, rec map[string]any) error {
 
 // decodeAnswer turns a journaled answer back into the question's value.
 func (r *runner) decodeAnswer(cn *cnode, raw []byte) (map[string]any, error) {
+	if cn.mode != ModeSampling && cn.mode != ModeRoots {
+		// An elicitation's record: its two members, without the record.
+		f, err := decodeAnswerFields(raw)
+		if err != nil {
+			return nil, err
+		}
+		if f.content != nil && cn.mode == ModeForm {
+			f.content = normalize(f.content, cn.formDoc).(map[string]any)
+		}
+		return askValue(f.action, f.content), nil
+	}
 	v, err := jsonx.Parse(raw)
 	if err != nil {
 		return nil, err

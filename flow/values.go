@@ -170,3 +170,57 @@ func fieldList(names []string) string {
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
+
+// answerFields are the members of an elicitation's journal record
+// ({"action": …, "content": {…}}) that the engine reads.
+type answerFields struct {
+	action  string         // "" unless it is a string
+	content map[string]any // nil unless it is an object
+}
+
+// decodeAnswerFields decodes an elicitation's journal record without
+// building the record itself: a repeated member counts as its last
+// value, as when the object is decoded whole, and a record that is not
+// an object has neither member. It fails only when raw is not JSON.
+func decodeAnswerFields(raw []byte) (answerFields, error) {
+	var f answerFields
+	err := jsonx.Fields(raw, func(k, v []byte) error {
+		switch string(k) {
+		case "action":
+			f.action = actionOf(v)
+		case "content":
+			x, err := jsonx.Parse(v)
+			if err != nil {
+				return err
+			}
+			f.content, _ = x.(map[string]any)
+		}
+		return nil
+	})
+	if err != nil {
+		// Not JSON, or not an object: Parse tells which.
+		if _, err := jsonx.Parse(raw); err != nil {
+			return answerFields{}, err
+		}
+		return answerFields{}, nil
+	}
+	return f, nil
+}
+
+// actionOf returns the string an answer's raw action holds, or "";
+// the actions there are need no decoding.
+func actionOf(raw []byte) string {
+	switch string(raw) {
+	case `"accept"`:
+		return "accept"
+	case `"decline"`:
+		return "decline"
+	case `"cancel"`:
+		return "cancel"
+	case `"unavailable"`:
+		return "unavailable"
+	}
+	v, _ := jsonx.Parse(raw)
+	s, _ := v.(string)
+	return s
+}
