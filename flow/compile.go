@@ -98,7 +98,8 @@ func (p *Program) OutputSchema() map[string]any {
 // cnode is a node with everything it needs at run time compiled.
 type cnode struct {
 	n    *dsl.Node
-	next int // index of the node that follows; len(nodes) = end of list
+	name string // n.Name(), for traces
+	next int    // index of the node that follows; len(nodes) = end of list
 	fp   uint64
 
 	// ask
@@ -266,7 +267,7 @@ func (c *compiler) target(r *dsl.Ref) int {
 }
 
 func (c *compiler) node(n *dsl.Node, reg *actions.Registry) *cnode {
-	cn := &cnode{n: n, next: n.Index + 1, unavailable: -1, onError: -1, orElse: -1}
+	cn := &cnode{n: n, name: n.Name(), next: n.Index + 1, unavailable: -1, onError: -1, orElse: -1}
 	if n.Next != nil {
 		if t := c.target(n.Next); t >= 0 {
 			cn.next = t

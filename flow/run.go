@@ -37,14 +37,16 @@ func (p *Program) Run(ctx context.Context, req *Request) (*Result, error) {
 	var (
 		replyKey [32]byte
 		storeErr error
+		runID    string // hex, once known
 	)
 	if req.State != "" {
 		st, err = p.codec.Open(req.State, state.Binding{Tool: p.Name(), ArgsDigest: digest, Principal: req.Principal})
 		if err != nil {
 			return nil, err
 		}
+		runID = hex.EncodeToString(st.RunID[:])
 		if req.Stats != nil {
-			req.Stats.RunID, req.Stats.Round = hex.EncodeToString(st.RunID[:]), st.Round+1
+			req.Stats.RunID, req.Stats.Round = runID, st.Round+1
 		}
 		if p.replies != nil {
 			replyKey = replyKeyOf(req.State, req.Responses)
@@ -63,16 +65,20 @@ func (p *Program) Run(ctx context.Context, req *Request) (*Result, error) {
 		}
 		st.Started = p.now().UTC().Truncate(time.Millisecond)
 	}
+	if runID == "" {
+		runID = hex.EncodeToString(st.RunID[:])
+	}
 	r := &runner{
 		ctx:     ctx,
 		p:       p,
 		req:     req,
 		st:      st,
 		round:   st.Round + 1,
+		runID:   runID,
 		journal: st.Journal,
 		used:    map[string]bool{},
+		trace:   make([]string, 0, 8),
 	}
-	r.runID = hex.EncodeToString(st.RunID[:])
 	r.vars = map[string]any{
 		varInput: args,
 		varRun: map[string]any{
@@ -185,7 +191,7 @@ func (r *runner) run() (*Result, error) {
 		if err := r.ctx.Err(); err != nil {
 			return r.fail(n, err)
 		}
-		r.trace = append(r.trace, n.Name())
+		r.trace = append(r.trace, cn.name)
 		var (
 			next int
 			res  *Result

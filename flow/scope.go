@@ -296,10 +296,26 @@ func askValue(action string, content map[string]any) map[string]any {
 		content = map[string]any{}
 	}
 	return map[string]any{
-		"action":   action,
+		"action":   actionValue(action),
 		"accepted": action == "accept",
 		"content":  content,
 	}
+}
+
+// actionValue returns action as a value. The actions there are are
+// constants, which become values without allocating.
+func actionValue(action string) any {
+	switch action {
+	case "accept":
+		return "accept"
+	case "decline":
+		return "decline"
+	case "cancel":
+		return "cancel"
+	case "unavailable":
+		return "unavailable"
+	}
+	return action
 }
 
 // clientValue is the value of `client` in expressions.

@@ -38,6 +38,7 @@ func (e *cexpr) test(vars map[string]any) (bool, error) {
 type ctemplate struct {
 	parts []cpart
 	whole *cexpr // set when the template is exactly one expression
+	size  int    // the length of its text parts, plus some for each expression
 }
 
 type cpart struct {
@@ -54,6 +55,7 @@ func (t *ctemplate) render(vars map[string]any) (string, error) {
 		return t.parts[0].text, nil
 	}
 	var b strings.Builder
+	b.Grow(t.size)
 	for _, p := range t.parts {
 		if p.expr == nil {
 			b.WriteString(p.text)
@@ -146,6 +148,12 @@ func (c *compiler) template(t *dsl.Template) *ctemplate {
 	}
 	if len(ct.parts) == 0 {
 		ct.parts = []cpart{{text: ""}}
+	}
+	for _, p := range ct.parts {
+		ct.size += len(p.text)
+		if p.expr != nil {
+			ct.size += 16
+		}
 	}
 	if w := t.Whole(); w != nil {
 		ct.whole = ct.parts[0].expr
