@@ -392,13 +392,13 @@ func (g *gate) wait() {
 // http.ResponseController features of the writer it wraps (Unwrap).
 type responseWriter struct {
 	http.ResponseWriter
-	rc      *http.ResponseController
+	rc      http.ResponseController // a value: no allocation of its own
 	timeout time.Duration
 	status  int
 }
 
 func newResponseWriter(w http.ResponseWriter, timeout time.Duration) *responseWriter {
-	return &responseWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: timeout}
+	return &responseWriter{ResponseWriter: w, rc: *http.NewResponseController(w), timeout: timeout}
 }
 
 // WriteHeader notes the status and sends it.

@@ -240,8 +240,8 @@ func decodeLean(body []byte, req *leanRequest) error {
 				switch string(k) {
 				case "_meta":
 					p.Meta = map[string]json.RawMessage{}
-					return jsonx.Members(raw, func(k string, raw []byte) error {
-						p.Meta[k] = raw
+					return jsonx.Fields(raw, func(k, raw []byte) error {
+						p.Meta[metaKey(k)] = raw
 						return nil
 					})
 				case "name":

@@ -90,6 +90,22 @@ func metaString(raw json.RawMessage) string {
 	return jsonString(raw)
 }
 
+// metaKey returns a key of _meta as a string; the keys the server reads
+// are not allocated.
+func metaKey(k []byte) string {
+	switch string(k) {
+	case metaProtocolVersion:
+		return metaProtocolVersion
+	case metaClientCapabilities:
+		return metaClientCapabilities
+	case metaClientInfo:
+		return metaClientInfo
+	case "progressToken":
+		return "progressToken"
+	}
+	return jsonx.Key(k)
+}
+
 // leanString returns the string a raw JSON value holds, and whether it
 // holds one; the members every request has the same values in are not
 // decoded.

@@ -113,3 +113,11 @@ func TestAcceptsBothMatchesParseMediaType(t *testing.T) {
 		}
 	}
 }
+
+func TestMetaKey(t *testing.T) {
+	for _, k := range []string{metaProtocolVersion, metaClientInfo, metaClientCapabilities, "progressToken", "other", "", "\xff"} {
+		if got, want := metaKey([]byte(k)), jsonx.Key([]byte(k)); got != want {
+			t.Errorf("metaKey(%q) = %q, want %q", k, got, want)
+		}
+	}
+}

@@ -399,6 +399,10 @@ func Fields(b []byte, fn func(key, raw []byte) error) error {
 	return p.end()
 }
 
+// Key returns a key Fields handed to its callback as the string Members
+// hands to its own.
+func Key(k []byte) string { return validString(k) }
+
 // end checks that only white space follows.
 func (p *jsonParser) end() error {
 	p.space()
