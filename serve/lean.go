@@ -129,10 +129,10 @@ func (s *Server) validateLean(h http.Header, req *leanRequest) (int, *jsonrpc.Er
 		return http.StatusBadRequest, &jsonrpc.Error{Code: codeHeaderMismatch,
 			Message: fmt.Sprintf("header mismatch: Mcp-Name header value '%s' does not match body value '%s'", n, req.Params.Name)}
 	}
-	if raw, ok := req.Params.Meta[metaClientInfo]; ok && !isJSONObject(raw) {
+	if raw, ok := req.Params.Meta[metaClientInfo]; ok && !isObject(raw) {
 		return http.StatusBadRequest, &jsonrpc.Error{Code: codeInvalidParams, Message: fmt.Sprintf("invalid _meta field %q", metaClientInfo)}
 	}
-	if raw, ok := req.Params.Meta[metaClientCapabilities]; !ok || !isJSONObject(raw) {
+	if raw, ok := req.Params.Meta[metaClientCapabilities]; !ok || !isObject(raw) {
 		return http.StatusBadRequest, &jsonrpc.Error{Code: codeInvalidParams,
 			Message: fmt.Sprintf("missing or invalid _meta field %q", metaClientCapabilities)}
 	}
@@ -147,11 +147,6 @@ func (s *Server) validateLean(h http.Header, req *leanRequest) (int, *jsonrpc.Er
 // supportedVersions lists the protocol versions this server speaks.
 func (s *Server) supportedVersions() []string {
 	return mcp.SupportedProtocolVersions()
-}
-
-func isJSONObject(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	return len(raw) > 0 && raw[0] == '{' && json.Valid(raw)
 }
 
 // callLean runs the round and writes the reply: JSON, or an SSE stream
@@ -345,7 +340,11 @@ func (s *Server) resultMessage(id json.RawMessage, res *flow.Result) []byte {
 // inputRequiredMessage encodes an input_required reply without
 // reflection.
 func (s *Server) inputRequiredMessage(id json.RawMessage, in *flow.InputRequired) []byte {
-	b := make([]byte, 0, 512+len(in.State))
+	size := 512 + len(in.State)
+	for _, q := range in.Requests {
+		size += len(q.Message) + len(q.SchemaJSON) + len(q.URL)
+	}
+	b := make([]byte, 0, size)
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = append(b, id...)
 	b = append(b, `,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":`...)
