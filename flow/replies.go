@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/flowserve/flowserve/internal/jsonx"
@@ -76,6 +77,46 @@ type storedMessage struct {
 	Content map[string]any `json:"content"`
 }
 
+// encodeReply encodes a tool's final result as a storedReply, without
+// reflection: the JSON encoding/json makes of it, less the escaping of
+// <, > and & (lookupReply decodes either the same).
+func encodeReply(round int, c *ToolResult) ([]byte, error) {
+	b := make([]byte, 0, 256)
+	b = append(b, `{"round":`...)
+	b = strconv.AppendInt(b, int64(round), 10)
+	b = append(b, `,"content":`...)
+	if c.Content == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, block := range c.Content {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if block == nil {
+				b = append(b, "null"...)
+				continue
+			}
+			var err error
+			if b, err = jsonx.Append(b, block); err != nil {
+				return nil, err
+			}
+		}
+		b = append(b, ']')
+	}
+	if c.Structured != nil {
+		b = append(b, `,"structured":`...)
+		var err error
+		if b, err = jsonx.Append(b, c.Structured); err != nil {
+			return nil, err
+		}
+	}
+	if c.IsError {
+		b = append(b, `,"isError":true`...)
+	}
+	return append(b, '}'), nil
+}
+
 // lookupReply returns the stored final result of this round, if any.
 func (p *Program) lookupReply(ctx context.Context, key [32]byte) (*Result, error) {
 	b, ok, err := p.replies.Get(ctx, key)
@@ -109,6 +150,14 @@ func (p *Program) storeReply(ctx context.Context, key [32]byte, res *Result, exp
 	ttl := expires.Sub(p.now())
 	if ttl <= 0 {
 		return nil
+	}
+	if res.Prompt == nil && res.Complete != nil {
+		// A tool's result, the common case: without reflection.
+		b, err := encodeReply(res.Round, res.Complete)
+		if err != nil {
+			return fmt.Errorf("encode reply: %w", err)
+		}
+		return p.replies.Put(ctx, key, b, ttl)
 	}
 	sr := storedReply{Round: res.Round}
 	switch {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -148,5 +149,40 @@ func BenchmarkReplyKey(b *testing.B) {
 				impl.fn(state, responses)
 			}
 		})
+	}
+}
+
+// TestEncodeReplyDecodesAsMarshal checks that a stored reply reads back
+// as the one encoding/json made of it.
+func TestEncodeReplyDecodesAsMarshal(t *testing.T) {
+	for _, c := range []*ToolResult{
+		{Content: []map[string]any{{"type": "text", "text": "Booked <the> \"small\" room & more\u2028"}}},
+		{Content: []map[string]any{}, IsError: true},
+		{Content: nil},
+		{Content: []map[string]any{nil, {"type": "image", "data": "AAAA", "mimeType": "image/png"}}},
+		{Content: []map[string]any{{"type": "text", "text": "{}"}}, Structured: map[string]any{
+			"n": int64(3), "x": 1.5, "l": []any{"a", nil, true}, "m": map[string]any{"k": "v"}}},
+		{Content: []map[string]any{{"type": "text", "text": "7"}}, Structured: int64(7)},
+	} {
+		for _, round := range []int{1, 12} {
+			want, err := json.Marshal(storedReply{Round: round, Content: c.Content, Structured: c.Structured, IsError: c.IsError})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := encodeReply(round, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var a, b storedReply
+			if err := json.Unmarshal(got, &a); err != nil {
+				t.Fatalf("%s: %v", got, err)
+			}
+			if err := json.Unmarshal(want, &b); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(a, b) {
+				t.Errorf("%s reads back as %+v, want %+v (from %s)", got, a, b, want)
+			}
+		}
 	}
 }
