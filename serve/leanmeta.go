@@ -36,30 +36,37 @@ func leanClient(meta map[string]json.RawMessage) flow.Client {
 		}
 	}
 	if raw, ok := meta[metaClientCapabilities]; ok {
-		var elicitation, form, url bool
+		// A repeated member counts as its last value.
+		var elicitation, form, url, sampling, roots bool
 		err := jsonx.Fields(raw, func(k, v []byte) error {
-			if string(k) != "elicitation" {
-				return nil
-			}
-			// A repeated member counts as its last value.
-			elicitation, form, url = false, false, false
-			if isObject(v) {
-				elicitation = true
-				return jsonx.Fields(v, func(k, _ []byte) error {
-					switch string(k) {
-					case "form":
-						form = true
-					case "url":
-						url = true
-					}
-					return nil
-				})
+			switch string(k) {
+			case "sampling":
+				sampling = isObject(v)
+			case "roots":
+				roots = isObject(v)
+			case "elicitation":
+				elicitation, form, url = false, false, false
+				if isObject(v) {
+					elicitation = true
+					return jsonx.Fields(v, func(k, _ []byte) error {
+						switch string(k) {
+						case "form":
+							form = true
+						case "url":
+							url = true
+						}
+						return nil
+					})
+				}
 			}
 			return nil
 		})
-		if err == nil && elicitation {
-			c.Form = form || !url
-			c.URL = url
+		if err == nil {
+			if elicitation {
+				c.Form = form || !url
+				c.URL = url
+			}
+			c.Sampling, c.Roots = sampling, roots
 		}
 	}
 	return c

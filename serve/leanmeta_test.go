@@ -31,7 +31,9 @@ func TestLeanClientMatchesDecodedMeta(t *testing.T) {
 	caps := []string{``, `{}`, `{"elicitation":{}}`, `{"elicitation":{"form":{}}}`, `{"elicitation":{"url":{}}}`,
 		`{"elicitation":{"form":{},"url":{}}}`, `{"elicitation":{"form":null}}`, `{"elicitation":true}`,
 		`{"elicitation":{"url":{}},"elicitation":{"form":{}}}`, `{"elicitation":{"url":{}},"elicitation":5}`,
-		`{"sampling":{},"elicitation":{"ur\u006c":{}}}`, `[]`, `{"elicitation":{"form":{}}`}
+		`{"sampling":{},"elicitation":{"ur\u006c":{}}}`, `[]`, `{"elicitation":{"form":{}}`,
+		`{"sampling":{},"roots":{"listChanged":true}}`, `{"sampling":true,"roots":null}`, `{"roots":{},"roots":5,"sampling":5,"sampling":{}}`,
+		`{"elicitation":{"form":{}},"sampling":{"tools":{}},"roots":{}}`}
 	tokens := []string{``, `null`, `"t"`, `7`, `1.5`, `{"a":1}`}
 	for _, info := range infos {
 		for _, cp := range caps {
