@@ -160,7 +160,7 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 		sessions = bindSessions(sessions)
 	}
 	g := newGuard(opts, s.metrics)
-	slots := newGate(opts.MaxSessions, s.metrics.Sessions)
+	slots := newSessionSlots(s.mcp, opts.MaxSessions, s.metrics.Sessions)
 	mux := http.NewServeMux()
 	mux.HandleFunc(EndpointPath, func(rw http.ResponseWriter, r *http.Request) {
 		w := newResponseWriter(rw, opts.WriteTimeout)
@@ -184,6 +184,7 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 			w := newResponseWriter(rw, opts.WriteTimeout)
 			defer w.finish(nil)
 			if g.check(w, r) {
+				slots.sweep() // the open-sessions gauge is exact when scraped
 				mh.ServeHTTP(w, r)
 			}
 		})
@@ -266,7 +267,7 @@ func (s *Server) closeSessions() {
 
 // serveSessions serves a session-era request, counting the sessions it
 // opens against the cap.
-func (s *Server) serveSessions(w http.ResponseWriter, r *http.Request, h http.Handler, slots *gate, maxBody int64) {
+func (s *Server) serveSessions(w http.ResponseWriter, r *http.Request, h http.Handler, slots *sessionSlots, maxBody int64) {
 	if r.Method != http.MethodPost {
 		h.ServeHTTP(w, r)
 		return
@@ -289,14 +290,8 @@ func (s *Server) serveSessions(w http.ResponseWriter, r *http.Request, h http.Ha
 		return
 	}
 	h.ServeHTTP(w, r)
-	if ss := s.session(w.Header().Get("Mcp-Session-Id")); ss != nil {
-		go func() {
-			ss.Wait()
-			slots.release()
-		}()
-		return
-	}
-	slots.release() // no session was opened, or it is closed already
+	// nil when no session was opened, or it is closed already.
+	slots.opened(s.session(w.Header().Get("Mcp-Session-Id")))
 }
 
 // session returns the open session with the given id, or nil.
@@ -385,6 +380,85 @@ func (g *gate) wait() {
 	ch := g.zero
 	g.mu.Unlock()
 	<-ch
+}
+
+// sessionSlots counts the open session-era sessions against
+// HTTPOptions.MaxSessions without a goroutine per session (a parked
+// session costs memory enough): a session counts from the initialize that
+// opens it until a sweep finds that the SDK has dropped it. Sweeps run
+// when the cap is reached, when the set of counted sessions has doubled,
+// and before the metrics are scraped.
+type sessionSlots struct {
+	srv   *mcp.Server
+	max   int // <= 0: no cap
+	gauge prometheus.Gauge
+
+	mu      sync.Mutex
+	pending int                             // initializes being served
+	open    map[*mcp.ServerSession]struct{} // sessions counted
+	next    int                             // sweep when open reaches it
+}
+
+func newSessionSlots(srv *mcp.Server, max int, gauge prometheus.Gauge) *sessionSlots {
+	return &sessionSlots{srv: srv, max: max, gauge: gauge, open: map[*mcp.ServerSession]struct{}{}, next: 64}
+}
+
+// acquire takes a place for a session being opened, if there is one.
+func (g *sessionSlots) acquire() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	full := func() bool { return g.max > 0 && g.pending+len(g.open) >= g.max }
+	if full() || len(g.open) >= g.next {
+		g.sweepLocked()
+	}
+	if full() {
+		return false
+	}
+	g.pending++
+	g.setGauge()
+	return true
+}
+
+// opened ends an acquire: ss is the session it opened, or nil.
+func (g *sessionSlots) opened(ss *mcp.ServerSession) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.pending--
+	if ss != nil {
+		g.open[ss] = struct{}{}
+	}
+	g.setGauge()
+}
+
+// sweep forgets the sessions the SDK no longer has.
+func (g *sessionSlots) sweep() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.sweepLocked()
+	g.setGauge()
+}
+
+func (g *sessionSlots) sweepLocked() {
+	if len(g.open) > 0 {
+		live := make(map[*mcp.ServerSession]bool, len(g.open))
+		for ss := range g.srv.Sessions() {
+			if _, ok := g.open[ss]; ok {
+				live[ss] = true
+			}
+		}
+		for ss := range g.open {
+			if !live[ss] {
+				delete(g.open, ss)
+			}
+		}
+	}
+	g.next = max(64, 2*len(g.open))
+}
+
+func (g *sessionSlots) setGauge() {
+	if g.gauge != nil {
+		g.gauge.Set(float64(g.pending + len(g.open)))
+	}
 }
 
 // responseWriter applies HTTPOptions.WriteTimeout to each write and
