@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/flowserve/flowserve/internal/yamlx"
 )
 
 // kinds returns the node kinds of DSL v1 in the order of their keys.
@@ -76,7 +78,7 @@ func article(k Kind) string {
 // not a mapping.
 func (p *parser) node(index int, y *yaml.Node) *Node {
 	if y.Kind != yaml.MappingNode {
-		p.errorf(p.pos(y), "bad-type", "a node must be a mapping, not %s", typeName(y))
+		p.errorf(p.pos(y), "bad-type", "a node must be a mapping, not %s", yamlx.TypeName(y))
 		return nil
 	}
 	n := &Node{Index: index, Pos: p.pos(y)}
@@ -155,8 +157,8 @@ func (p *parser) node(index int, y *yaml.Node) *Node {
 		n.Ask = &Ask{Sample: p.sample(fields["sample"]), Unavailable: p.optRef(fields, "unavailable")}
 	case KindRoots:
 		n.Ask = &Ask{Roots: true, Unavailable: p.optRef(fields, "unavailable")}
-		if e := fields["roots"]; !isNull(e.val) && !(e.val.Kind == yaml.MappingNode && len(e.val.Content) == 0) {
-			p.errorf(p.pos(e.val), "bad-type", "roots takes no options: write roots: {} (or leave it empty), not %s", typeName(e.val))
+		if e := fields["roots"]; !yamlx.IsNull(e.val) && !(e.val.Kind == yaml.MappingNode && len(e.val.Content) == 0) {
+			p.errorf(p.pos(e.val), "bad-type", "roots takes no options: write roots: {} (or leave it empty), not %s", yamlx.TypeName(e.val))
 		}
 	case KindAll:
 		n.All = p.all(n, fields["all"])
@@ -237,13 +239,13 @@ func (p *parser) form(e pair, req *pair) *Form {
 	fm := &Form{Pos: p.pos(e.val)}
 	props := map[string]any{}
 	switch {
-	case isNull(e.val):
+	case yamlx.IsNull(e.val):
 	case e.val.Kind != yaml.MappingNode:
-		p.errorf(p.pos(e.val), "bad-type", "form must be a mapping of property names to schemas, not %s", typeName(e.val))
+		p.errorf(p.pos(e.val), "bad-type", "form must be a mapping of property names to schemas, not %s", yamlx.TypeName(e.val))
 	default:
 		for _, pe := range p.pairs(e.val) {
 			if pe.val.Kind != yaml.MappingNode {
-				p.errorf(p.pos(pe.val), "bad-type", "form property %q must be a mapping (its schema), not %s", pe.name, typeName(pe.val))
+				p.errorf(p.pos(pe.val), "bad-type", "form property %q must be a mapping (its schema), not %s", pe.name, yamlx.TypeName(pe.val))
 				continue
 			}
 			schema, _ := p.json(pe.val).(map[string]any)
@@ -270,11 +272,11 @@ func (p *parser) form(e pair, req *pair) *Form {
 
 // required reads the required list of a form.
 func (p *parser) required(e pair, fm *Form) []String {
-	if isNull(e.val) {
+	if yamlx.IsNull(e.val) {
 		return nil
 	}
 	if e.val.Kind != yaml.SequenceNode {
-		p.errorf(p.pos(e.val), "bad-type", "required must be a list of property names, not %s", typeName(e.val))
+		p.errorf(p.pos(e.val), "bad-type", "required must be a list of property names, not %s", yamlx.TypeName(e.val))
 		return nil
 	}
 	var names []string
@@ -284,8 +286,8 @@ func (p *parser) required(e pair, fm *Form) []String {
 	var out []String
 	for _, c := range e.val.Content {
 		c = p.resolve(c)
-		if !isString(c) {
-			p.errorf(p.pos(c), "bad-type", "required lists property names (strings), not %s", typeName(c))
+		if !yamlx.IsString(c) {
+			p.errorf(p.pos(c), "bad-type", "required lists property names (strings), not %s", yamlx.TypeName(c))
 			continue
 		}
 		if slices.ContainsFunc(out, func(s String) bool { return s.Value == c.Value }) {
@@ -302,18 +304,18 @@ func (p *parser) required(e pair, fm *Form) []String {
 
 // validate reads the validate list of an ask.
 func (p *parser) validate(e pair) []*Rule {
-	if isNull(e.val) {
+	if yamlx.IsNull(e.val) {
 		return nil
 	}
 	if e.val.Kind != yaml.SequenceNode {
-		p.errorf(p.pos(e.val), "bad-type", "validate must be a list of {rule, message}, not %s", typeName(e.val))
+		p.errorf(p.pos(e.val), "bad-type", "validate must be a list of {rule, message}, not %s", yamlx.TypeName(e.val))
 		return nil
 	}
 	var rules []*Rule
 	for _, c := range e.val.Content {
 		c = p.resolve(c)
 		if c.Kind != yaml.MappingNode {
-			p.errorf(p.pos(c), "bad-type", "a validate entry must be a mapping {rule, message}, not %s", typeName(c))
+			p.errorf(p.pos(c), "bad-type", "a validate entry must be a mapping {rule, message}, not %s", yamlx.TypeName(c))
 			continue
 		}
 		r := &Rule{Pos: p.pos(c)}
@@ -352,11 +354,11 @@ func (p *parser) step(f map[string]pair) *Step {
 	}
 	if e, ok := f["with"]; ok {
 		switch {
-		case isNull(e.val):
+		case yamlx.IsNull(e.val):
 		case e.val.Kind == yaml.MappingNode:
 			s.With = p.value(e.val)
 		default:
-			p.errorf(p.pos(e.val), "bad-type", "with must be a mapping, not %s", typeName(e.val))
+			p.errorf(p.pos(e.val), "bad-type", "with must be a mapping, not %s", yamlx.TypeName(e.val))
 		}
 	}
 	if e, ok := f["timeout"]; ok {
@@ -379,8 +381,8 @@ func (p *parser) step(f map[string]pair) *Step {
 
 // duration reads a Go duration string such as "30s".
 func (p *parser) duration(e pair) (time.Duration, bool) {
-	if !isString(e.val) {
-		p.errorf(p.pos(e.val), "bad-type", `%s must be a duration such as "30s", not %s`, e.name, typeName(e.val))
+	if !yamlx.IsString(e.val) {
+		p.errorf(p.pos(e.val), "bad-type", `%s must be a duration such as "30s", not %s`, e.name, yamlx.TypeName(e.val))
 		return 0, false
 	}
 	d, err := time.ParseDuration(e.val.Value)
@@ -394,7 +396,7 @@ func (p *parser) duration(e pair) (time.Duration, bool) {
 // retry reads the retry mapping of a step.
 func (p *parser) retry(e pair) *Retry {
 	if e.val.Kind != yaml.MappingNode {
-		p.errorf(p.pos(e.val), "bad-type", "retry must be a mapping {attempts, backoff}, not %s", typeName(e.val))
+		p.errorf(p.pos(e.val), "bad-type", "retry must be a mapping {attempts, backoff}, not %s", yamlx.TypeName(e.val))
 		return nil
 	}
 	r := &Retry{Pos: p.pos(e.val)}
@@ -432,7 +434,7 @@ func (p *parser) retry(e pair) *Retry {
 func (p *parser) branch(e pair) *Branch {
 	b := &Branch{}
 	if e.val.Kind != yaml.SequenceNode {
-		p.errorf(p.pos(e.val), "bad-type", "branch must be a list of cases, not %s", typeName(e.val))
+		p.errorf(p.pos(e.val), "bad-type", "branch must be a list of cases, not %s", yamlx.TypeName(e.val))
 		return b
 	}
 	if len(e.val.Content) == 0 {
@@ -442,7 +444,7 @@ func (p *parser) branch(e pair) *Branch {
 	for i, c := range e.val.Content {
 		c = p.resolve(c)
 		if c.Kind != yaml.MappingNode {
-			p.errorf(p.pos(c), "bad-type", "a branch case must be a mapping, not %s", typeName(c))
+			p.errorf(p.pos(c), "bad-type", "a branch case must be a mapping, not %s", yamlx.TypeName(c))
 			continue
 		}
 		var ifE, thenE, elseE *pair
@@ -502,7 +504,7 @@ func (p *parser) branch(e pair) *Branch {
 func (p *parser) set(e pair) *Set {
 	s := &Set{}
 	if e.val.Kind != yaml.MappingNode {
-		p.errorf(p.pos(e.val), "bad-type", "set must be a mapping of names to values, not %s", typeName(e.val))
+		p.errorf(p.pos(e.val), "bad-type", "set must be a mapping of names to values, not %s", yamlx.TypeName(e.val))
 		return s
 	}
 	entries := p.pairs(e.val)
@@ -526,7 +528,7 @@ func contentTypes() []string {
 func (p *parser) ret(e pair) *Return {
 	r := &Return{Pos: p.pos(e.val)}
 	switch {
-	case isString(e.val):
+	case yamlx.IsString(e.val):
 		r.Text = p.template(e.val)
 	case e.val.Kind == yaml.MappingNode:
 		entries := p.pairs(e.val)
@@ -535,10 +537,10 @@ func (p *parser) ret(e pair) *Return {
 			case "text":
 				r.Text = p.templateOf(ce)
 			case "structured":
-				if ce.val.Kind == yaml.MappingNode || isString(ce.val) {
+				if ce.val.Kind == yaml.MappingNode || yamlx.IsString(ce.val) {
 					r.Structured = p.value(ce.val)
 				} else {
-					p.errorf(p.pos(ce.val), "bad-type", "structured must be a mapping or a template, not %s", typeName(ce.val))
+					p.errorf(p.pos(ce.val), "bad-type", "structured must be a mapping or a template, not %s", yamlx.TypeName(ce.val))
 				}
 			case "content":
 				r.Content = p.content(ce)
@@ -554,7 +556,7 @@ func (p *parser) ret(e pair) *Return {
 			p.errorf(r.Pos, "missing-key", "return needs %s", p.returnNeeds())
 		}
 	default:
-		p.errorf(p.pos(e.val), "bad-type", "return must be a text or a mapping {%s}, not %s", strings.Join(p.returnKeys(), ", "), typeName(e.val))
+		p.errorf(p.pos(e.val), "bad-type", "return must be a text or a mapping {%s}, not %s", strings.Join(p.returnKeys(), ", "), yamlx.TypeName(e.val))
 	}
 	return r
 }
@@ -562,14 +564,14 @@ func (p *parser) ret(e pair) *Return {
 // content reads the content blocks of a return.
 func (p *parser) content(e pair) []*Value {
 	if e.val.Kind != yaml.SequenceNode {
-		p.errorf(p.pos(e.val), "bad-type", "content must be a list of content blocks, not %s", typeName(e.val))
+		p.errorf(p.pos(e.val), "bad-type", "content must be a list of content blocks, not %s", yamlx.TypeName(e.val))
 		return nil
 	}
 	var out []*Value
 	for _, c := range e.val.Content {
 		c = p.resolve(c)
 		if c.Kind != yaml.MappingNode {
-			p.errorf(p.pos(c), "bad-type", "a content block must be a mapping, not %s", typeName(c))
+			p.errorf(p.pos(c), "bad-type", "a content block must be a mapping, not %s", yamlx.TypeName(c))
 			continue
 		}
 		hasType := false
@@ -607,7 +609,7 @@ func roles() []string { return []string{"user", "assistant"} }
 func (p *parser) sample(e pair) *Sample {
 	s := &Sample{Pos: p.pos(e.val), MaxTokens: DefaultMaxTokens}
 	if e.val.Kind != yaml.MappingNode {
-		p.errorf(p.pos(e.val), "bad-type", "sample must be a mapping {messages, system, max_tokens, temperature, stop, model}, not %s", typeName(e.val))
+		p.errorf(p.pos(e.val), "bad-type", "sample must be a mapping {messages, system, max_tokens, temperature, stop, model}, not %s", yamlx.TypeName(e.val))
 		return s
 	}
 	known := []string{"messages", "system", "max_tokens", "temperature", "stop", "model"}
@@ -629,7 +631,7 @@ func (p *parser) sample(e pair) *Sample {
 			}
 		case "temperature":
 			if ce.val.Kind != yaml.ScalarNode || (ce.val.ShortTag() != tagInt && ce.val.ShortTag() != tagFloat) {
-				p.errorf(p.pos(ce.val), "bad-type", "temperature must be a number, not %s", typeName(ce.val))
+				p.errorf(p.pos(ce.val), "bad-type", "temperature must be a number, not %s", yamlx.TypeName(ce.val))
 				continue
 			}
 			var v float64
@@ -640,13 +642,13 @@ func (p *parser) sample(e pair) *Sample {
 			s.Temperature = &v
 		case "stop":
 			if ce.val.Kind != yaml.SequenceNode {
-				p.errorf(p.pos(ce.val), "bad-type", "stop must be a list of strings, not %s", typeName(ce.val))
+				p.errorf(p.pos(ce.val), "bad-type", "stop must be a list of strings, not %s", yamlx.TypeName(ce.val))
 				continue
 			}
 			for _, c := range ce.val.Content {
 				c = p.resolve(c)
-				if !isString(c) {
-					p.errorf(p.pos(c), "bad-type", "stop lists strings, not %s", typeName(c))
+				if !yamlx.IsString(c) {
+					p.errorf(p.pos(c), "bad-type", "stop lists strings, not %s", yamlx.TypeName(c))
 					continue
 				}
 				s.Stop = append(s.Stop, String{Value: c.Value, Pos: p.pos(c)})
@@ -667,7 +669,7 @@ func (p *parser) sample(e pair) *Sample {
 // {hints: [names], cost, speed, intelligence}, priorities from 0 to 1.
 func (p *parser) modelPreferences(e pair) *Schema {
 	if e.val.Kind != yaml.MappingNode {
-		p.errorf(p.pos(e.val), "bad-type", "model must be a mapping {hints, cost, speed, intelligence}, not %s", typeName(e.val))
+		p.errorf(p.pos(e.val), "bad-type", "model must be a mapping {hints, cost, speed, intelligence}, not %s", yamlx.TypeName(e.val))
 		return nil
 	}
 	out := map[string]any{}
@@ -675,14 +677,14 @@ func (p *parser) modelPreferences(e pair) *Schema {
 		switch ce.name {
 		case "hints":
 			if ce.val.Kind != yaml.SequenceNode {
-				p.errorf(p.pos(ce.val), "bad-type", "hints must be a list of model names, not %s", typeName(ce.val))
+				p.errorf(p.pos(ce.val), "bad-type", "hints must be a list of model names, not %s", yamlx.TypeName(ce.val))
 				continue
 			}
 			var hints []any
 			for _, c := range ce.val.Content {
 				c = p.resolve(c)
-				if !isString(c) {
-					p.errorf(p.pos(c), "bad-type", "hints lists model names (strings), not %s", typeName(c))
+				if !yamlx.IsString(c) {
+					p.errorf(p.pos(c), "bad-type", "hints lists model names (strings), not %s", yamlx.TypeName(c))
 					continue
 				}
 				hints = append(hints, map[string]any{"name": c.Value})
@@ -691,7 +693,7 @@ func (p *parser) modelPreferences(e pair) *Schema {
 		case "cost", "speed", "intelligence":
 			var v float64
 			if ce.val.Kind != yaml.ScalarNode || (ce.val.ShortTag() != tagInt && ce.val.ShortTag() != tagFloat) || ce.val.Decode(&v) != nil {
-				p.errorf(p.pos(ce.val), "bad-type", "%s must be a number from 0 to 1, not %s", ce.name, typeName(ce.val))
+				p.errorf(p.pos(ce.val), "bad-type", "%s must be a number from 0 to 1, not %s", ce.name, yamlx.TypeName(ce.val))
 				continue
 			}
 			if v < 0 || v > 1 {
@@ -710,14 +712,14 @@ func (p *parser) modelPreferences(e pair) *Schema {
 // {role, content}.
 func (p *parser) messages(e pair) []*Message {
 	if e.val.Kind != yaml.SequenceNode || len(e.val.Content) == 0 {
-		p.errorf(p.pos(e.val), "bad-type", "messages must be a non-empty list of {role, text} or {role, content}, not %s", typeName(e.val))
+		p.errorf(p.pos(e.val), "bad-type", "messages must be a non-empty list of {role, text} or {role, content}, not %s", yamlx.TypeName(e.val))
 		return nil
 	}
 	var out []*Message
 	for _, c := range e.val.Content {
 		c = p.resolve(c)
 		if c.Kind != yaml.MappingNode {
-			p.errorf(p.pos(c), "bad-type", "a message must be a mapping {role, text} or {role, content}, not %s", typeName(c))
+			p.errorf(p.pos(c), "bad-type", "a message must be a mapping {role, text} or {role, content}, not %s", yamlx.TypeName(c))
 			continue
 		}
 		m := &Message{Pos: p.pos(c)}
@@ -766,7 +768,7 @@ func (p *parser) messages(e pair) []*Message {
 func (p *parser) all(n *Node, e pair) *All {
 	a := &All{Pos: p.pos(e.val)}
 	if e.val.Kind != yaml.SequenceNode {
-		p.errorf(p.pos(e.val), "bad-type", "all must be a list of ask, sample or roots nodes, not %s", typeName(e.val))
+		p.errorf(p.pos(e.val), "bad-type", "all must be a list of ask, sample or roots nodes, not %s", yamlx.TypeName(e.val))
 		return a
 	}
 	if len(e.val.Content) < 2 {

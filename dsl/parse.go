@@ -1,10 +1,7 @@
 package dsl
 
 import (
-	"bytes"
 	"crypto/sha256"
-	"errors"
-	"io"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -12,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/flowserve/flowserve/internal/yamlx"
 	"github.com/flowserve/flowserve/lang"
 	"go.yaml.in/yaml/v3"
 )
@@ -110,7 +108,7 @@ func DefaultName(path string) string {
 
 // file parses the whole file.
 func (p *parser) file() *File {
-	docs, err := decodeDocs(p.src)
+	docs, err := yamlx.DecodeDocs(p.src)
 	if err != nil {
 		p.yamlError(err)
 		return nil
@@ -126,7 +124,7 @@ func (p *parser) file() *File {
 	}
 	p.lang, _ = lang.Lookup("cel")
 	if len(docs) > 1 {
-		if d := docs[1]; len(d.Content) > 0 && !isNull(d.Content[0]) {
+		if d := docs[1]; len(d.Content) > 0 && !yamlx.IsNull(d.Content[0]) {
 			p.errorf(p.pos(d), "multiple-documents", "a flow file holds one YAML document; remove this second one")
 		}
 	}
@@ -136,33 +134,26 @@ func (p *parser) file() *File {
 	}
 	p.checkAliases(docs[0])
 	root := p.resolve(docs[0].Content[0])
-	if isNull(root) {
+	if yamlx.IsNull(root) {
 		p.errorf(p.pos(root), "empty-file", "the file is empty; a flow needs at least a nodes list")
 		return f
 	}
 	if root.Kind != yaml.MappingNode {
-		p.errorf(p.pos(root), "bad-type", "a flow file must be a mapping, not %s", typeName(root))
+		p.errorf(p.pos(root), "bad-type", "a flow file must be a mapping, not %s", yamlx.TypeName(root))
 		return f
 	}
 	p.top(f, root)
 	return f
 }
 
-// decodeDocs reads at most two YAML documents from src.
-func decodeDocs(src []byte) ([]*yaml.Node, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(src))
-	var docs []*yaml.Node
-	for len(docs) < 2 {
-		var n yaml.Node
-		if err := dec.Decode(&n); err != nil {
-			if errors.Is(err, io.EOF) {
-				return docs, nil
-			}
-			return docs, err
-		}
-		docs = append(docs, &n)
-	}
-	return docs, nil
+// YAMLError returns the diagnostic (code bad-yaml) for err, the error
+// yaml.v3 gave decoding src, the file at path: at the line and column of
+// the mistake, which the decoder does not always name. The packages that
+// read other YAML files with positions use it too.
+func YAMLError(path string, src []byte, err error) Diagnostic {
+	p := &parser{path: path, src: src}
+	p.yamlError(err)
+	return p.diags[0]
 }
 
 // yamlError turns an error of the YAML decoder into a diagnostic. yaml.v3
@@ -190,7 +181,7 @@ func (p *parser) yamlError(err error) {
 	// parses even for large or hostile files.
 	line := 0
 	fails := func(n int) bool {
-		_, e := decodeDocs(p.src[:src.end(n, len(p.src))])
+		_, e := yamlx.DecodeDocs(p.src[:src.end(n, len(p.src))])
 		return e != nil && e.Error() == full
 	}
 	if lo, hi := max(hint, 1), len(src.lines); lo <= hi && fails(hi) {
@@ -248,17 +239,17 @@ func (p *parser) top(f *File, root *yaml.Node) {
 	entries := p.pairs(root)
 	// The language comes first: every expression depends on it.
 	for _, e := range entries {
-		if e.name == "expressions" && !isNull(e.val) {
+		if e.name == "expressions" && !yamlx.IsNull(e.val) {
 			p.expressions(f, e)
 		}
 		// So is the kind: what a return holds depends on it.
-		if e.name == "kind" && !isNull(e.val) {
+		if e.name == "kind" && !yamlx.IsNull(e.val) {
 			p.flowKind(f, e)
 		}
 	}
 	var nodes *pair
 	for i, e := range entries {
-		if isNull(e.val) && e.name != "nodes" && slices.Contains(topKeys(), e.name) {
+		if yamlx.IsNull(e.val) && e.name != "nodes" && slices.Contains(topKeys(), e.name) {
 			continue // an empty optional key: its default applies
 		}
 		switch e.name {
@@ -333,11 +324,11 @@ func (p *parser) flowKind(f *File, e pair) {
 
 // schema reads a JSON Schema written in YAML; null means absent.
 func (p *parser) schema(e pair) *Schema {
-	if isNull(e.val) {
+	if yamlx.IsNull(e.val) {
 		return nil
 	}
 	if e.val.Kind != yaml.MappingNode {
-		p.errorf(p.pos(e.val), "bad-type", "%s must be a mapping (a JSON Schema), not %s", e.name, typeName(e.val))
+		p.errorf(p.pos(e.val), "bad-type", "%s must be a mapping (a JSON Schema), not %s", e.name, yamlx.TypeName(e.val))
 		return nil
 	}
 	m, _ := p.json(e.val).(map[string]any)
@@ -359,11 +350,11 @@ func (p *parser) schema(e pair) *Schema {
 // across nodes.
 func (p *parser) nodes(f *File, e pair) {
 	switch {
-	case isNull(e.val) || e.val.Kind == yaml.SequenceNode && len(e.val.Content) == 0:
+	case yamlx.IsNull(e.val) || e.val.Kind == yaml.SequenceNode && len(e.val.Content) == 0:
 		p.errorf(p.pos(e.val), "no-nodes", "the flow has no nodes")
 		return
 	case e.val.Kind != yaml.SequenceNode:
-		p.errorf(p.pos(e.val), "bad-type", "nodes must be a list, not %s", typeName(e.val))
+		p.errorf(p.pos(e.val), "bad-type", "nodes must be a list, not %s", yamlx.TypeName(e.val))
 		return
 	}
 	for _, c := range e.val.Content {
@@ -426,8 +417,8 @@ func (p *parser) unknownKey(e pair, where string, known []string) {
 
 // str reads a string scalar.
 func (p *parser) str(e pair) (String, bool) {
-	if !isString(e.val) {
-		p.errorf(p.pos(e.val), "bad-type", "%s must be a string, not %s", e.name, typeName(e.val))
+	if !yamlx.IsString(e.val) {
+		p.errorf(p.pos(e.val), "bad-type", "%s must be a string, not %s", e.name, yamlx.TypeName(e.val))
 		return String{}, false
 	}
 	return String{Value: e.val.Value, Pos: p.pos(e.val)}, true
@@ -436,7 +427,7 @@ func (p *parser) str(e pair) (String, bool) {
 // integer reads an integer scalar.
 func (p *parser) integer(e pair) (int, bool) {
 	if e.val.Kind != yaml.ScalarNode || e.val.ShortTag() != tagInt {
-		p.errorf(p.pos(e.val), "bad-type", "%s must be an integer, not %s", e.name, typeName(e.val))
+		p.errorf(p.pos(e.val), "bad-type", "%s must be an integer, not %s", e.name, yamlx.TypeName(e.val))
 		return 0, false
 	}
 	var v int64
@@ -449,8 +440,8 @@ func (p *parser) integer(e pair) (int, bool) {
 
 // ref reads a reference to a node; it is resolved by link.
 func (p *parser) ref(e pair) *Ref {
-	if !isString(e.val) {
-		p.errorf(p.pos(e.val), "bad-type", "%s must be a node id, not %s", e.name, typeName(e.val))
+	if !yamlx.IsString(e.val) {
+		p.errorf(p.pos(e.val), "bad-type", "%s must be a node id, not %s", e.name, yamlx.TypeName(e.val))
 		return nil
 	}
 	r := &Ref{ID: e.val.Value, Pos: p.pos(e.val), Target: -1}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/flowserve/flowserve/internal/yamlx"
 )
 
 // checkScalars decodes src with yaml.v3 and checks that the position of
@@ -55,7 +57,7 @@ func checkScalars(t *testing.T, src string) {
 func TestScalarPositionsGolden(t *testing.T) {
 	for _, file := range goldenFiles(t) {
 		_, src, _ := readGolden(t, file)
-		if _, err := decodeDocs(src); err != nil || strings.Contains(string(src), "---") {
+		if _, err := yamlx.DecodeDocs(src); err != nil || strings.Contains(string(src), "---") {
 			continue
 		}
 		checkScalars(t, string(src))

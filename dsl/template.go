@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/flowserve/flowserve/internal/yamlx"
 )
 
 // templateOf reads the template value of a key, which must be a string.
@@ -13,8 +15,8 @@ func (p *parser) templateOf(e pair) *Template {
 	if e.val == nil {
 		return nil
 	}
-	if !isString(e.val) {
-		p.errorf(p.pos(e.val), "bad-type", "%s must be a string, not %s", e.name, typeName(e.val))
+	if !yamlx.IsString(e.val) {
+		p.errorf(p.pos(e.val), "bad-type", "%s must be a string, not %s", e.name, yamlx.TypeName(e.val))
 		return nil
 	}
 	return p.template(e.val)
@@ -114,8 +116,8 @@ func trimSpace(vr []rune, s, e int) (int, int) {
 // condition reads a bare expression (`if`, `rule`).
 func (p *parser) condition(e pair) *Expr {
 	n := e.val
-	if n.Kind != yaml.ScalarNode || isNull(n) {
-		p.errorf(p.pos(n), "bad-type", "%s must be an expression, not %s", e.name, typeName(n))
+	if n.Kind != yaml.ScalarNode || yamlx.IsNull(n) {
+		p.errorf(p.pos(n), "bad-type", "%s must be an expression, not %s", e.name, yamlx.TypeName(n))
 		return nil
 	}
 	vr := []rune(n.Value)

@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/flowserve/flowserve/internal/yamlx"
 )
 
 // value converts a resolved YAML node into a Value tree whose strings are
@@ -25,7 +27,7 @@ func (p *parser) value(n *yaml.Node) *Value {
 			v.List = append(v.List, p.value(p.resolve(c)))
 		}
 	default:
-		if isString(n) {
+		if yamlx.IsString(n) {
 			v.Kind = ValueTemplate
 			v.Template = p.template(n)
 			return v
@@ -56,7 +58,7 @@ func (p *parser) json(n *yaml.Node) any {
 		}
 		return l
 	}
-	if isString(n) {
+	if yamlx.IsString(n) {
 		return n.Value
 	}
 	return p.literal(n)

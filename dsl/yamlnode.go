@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/flowserve/flowserve/internal/yamlx"
 )
 
 // maxExpandedNodes bounds the size of the document once its aliases are
@@ -13,13 +15,13 @@ const maxExpandedNodes = 100_000
 
 // The YAML tags Parse understands.
 const (
-	tagStr       = "!!str"
-	tagNull      = "!!null"
-	tagBool      = "!!bool"
-	tagInt       = "!!int"
-	tagFloat     = "!!float"
-	tagTimestamp = "!!timestamp"
-	tagBinary    = "!!binary"
+	tagStr       = yamlx.TagStr
+	tagNull      = yamlx.TagNull
+	tagBool      = yamlx.TagBool
+	tagInt       = yamlx.TagInt
+	tagFloat     = yamlx.TagFloat
+	tagTimestamp = yamlx.TagTimestamp
+	tagBinary    = yamlx.TagBinary
 	tagMerge     = "!!merge"
 	tagMap       = "!!map"
 	tagSeq       = "!!seq"
@@ -143,8 +145,8 @@ func (p *parser) mergedPairs(m *yaml.Node, depth int) []pair {
 			merged = append(merged, p.mergeSource(k, v, depth)...)
 			continue
 		}
-		if !isString(k) {
-			p.errorf(p.pos(k), "bad-type", "mapping keys must be strings, not %s", typeName(k))
+		if !yamlx.IsString(k) {
+			p.errorf(p.pos(k), "bad-type", "mapping keys must be strings, not %s", yamlx.TypeName(k))
 			continue
 		}
 		if prev, dup := seen[k.Value]; dup {
@@ -176,56 +178,13 @@ func (p *parser) mergeSource(k, v *yaml.Node, depth int) []pair {
 		for _, c := range v.Content {
 			c = p.resolve(c)
 			if c.Kind != yaml.MappingNode {
-				p.errorf(p.pos(c), "bad-type", "<< merges mappings, not %s", typeName(c))
+				p.errorf(p.pos(c), "bad-type", "<< merges mappings, not %s", yamlx.TypeName(c))
 				continue
 			}
 			out = append(out, p.mergedPairs(c, depth+1)...)
 		}
 		return out
 	}
-	p.errorf(p.pos(k), "bad-type", "<< merges a mapping or a list of mappings, not %s", typeName(v))
+	p.errorf(p.pos(k), "bad-type", "<< merges a mapping or a list of mappings, not %s", yamlx.TypeName(v))
 	return nil
-}
-
-// isString reports whether n is a scalar whose value is a string.
-// Timestamps count as strings, as they do when yaml.v3 decodes into any.
-func isString(n *yaml.Node) bool {
-	if n.Kind != yaml.ScalarNode {
-		return false
-	}
-	switch n.ShortTag() {
-	case tagStr, tagTimestamp, tagBinary:
-		return true
-	}
-	return false
-}
-
-// isNull reports whether n is a null scalar.
-func isNull(n *yaml.Node) bool {
-	return n.Kind == yaml.ScalarNode && n.ShortTag() == tagNull
-}
-
-// typeName names the YAML type of n for messages: "a string", "a list".
-func typeName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		switch n.ShortTag() {
-		case tagStr, tagTimestamp, tagBinary:
-			return "a string"
-		case tagInt:
-			return "an integer"
-		case tagFloat:
-			return "a number"
-		case tagBool:
-			return "a boolean"
-		case tagNull:
-			return "null"
-		}
-		return "a value tagged " + n.ShortTag()
-	}
-	return "an alias"
 }

@@ -148,7 +148,7 @@ func Parse(path string, src []byte) (*File, dsl.Diagnostics) {
 	f := &File{Path: path, Flow: defaultFlow(path)}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
-		d.diags = append(d.diags, dsl.Diagnostic{Pos: yamlErrorPos(path, err), Severity: dsl.Error, Code: "bad-yaml", Message: yamlErrorText(err)})
+		d.diags = append(d.diags, dsl.YAMLError(path, src, err))
 		return nil, d.diags
 	}
 	if len(doc.Content) == 0 {
@@ -840,18 +840,6 @@ func (d *decoder) scalar(n *yaml.Node) (any, bool) {
 	}
 	d.errorf(n, "bad-value", "unsupported YAML tag %s", n.Tag)
 	return nil, false
-}
-
-// yamlErrorPos finds the line in a YAML error ("yaml: line 3: …").
-func yamlErrorPos(path string, err error) dsl.Pos {
-	msg := err.Error()
-	if _, rest, ok := strings.Cut(msg, "line "); ok {
-		num, _, _ := strings.Cut(rest, ":")
-		if line, err := strconv.Atoi(num); err == nil {
-			return dsl.Pos{File: path, Line: line, Col: 1}
-		}
-	}
-	return dsl.Pos{File: path, Line: 1, Col: 1}
 }
 
 // yamlErrorText strips the "yaml: line N: " prefix of a YAML error.

@@ -1,7 +1,6 @@
 package resources
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +9,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,10 +18,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/internal/yamlx"
 )
-
-// yamlLine matches the "line N: " yaml.v3 puts before most errors.
-var yamlLine = regexp.MustCompile(`(?s)^line (\d+): (.*)$`)
 
 // topKeys are the keys of a declaration file's top-level mapping.
 func topKeys() []string { return []string{"resources", "cache"} }
@@ -108,23 +104,23 @@ func (p *parser) warnf(pos dsl.Pos, code, format string, args ...any) {
 
 // file parses the whole file.
 func (p *parser) file(src []byte) []*Resource {
-	docs, err := decodeDocs(src)
+	docs, err := yamlx.DecodeDocs(src)
 	if err != nil {
-		p.yamlError(src, err)
+		p.diags = append(p.diags, dsl.YAMLError(p.path, src, err))
 		return nil
 	}
 	if len(docs) > 1 {
-		if d := docs[1]; len(d.Content) > 0 && !isNull(d.Content[0]) {
+		if d := docs[1]; len(d.Content) > 0 && !yamlx.IsNull(d.Content[0]) {
 			p.errorf(p.pos(d), "multiple-documents", "a resource file holds one YAML document; remove this second one")
 		}
 	}
-	if len(docs) == 0 || len(docs[0].Content) == 0 || isNull(resolve(docs[0].Content[0])) {
+	if len(docs) == 0 || len(docs[0].Content) == 0 || yamlx.IsNull(resolve(docs[0].Content[0])) {
 		p.errorf(dsl.Pos{File: p.path, Line: 1, Col: 1}, "empty-file", "the file is empty; it needs a resources list")
 		return nil
 	}
 	root := resolve(docs[0].Content[0])
 	if root.Kind != yaml.MappingNode {
-		p.errorf(p.pos(root), "bad-type", "a resource file must be a mapping with a resources list, not %s", typeName(root))
+		p.errorf(p.pos(root), "bad-type", "a resource file must be a mapping with a resources list, not %s", yamlx.TypeName(root))
 		return nil
 	}
 	var list *yaml.Node
@@ -143,18 +139,18 @@ func (p *parser) file(src []byte) []*Resource {
 	case list == nil:
 		p.errorf(p.pos(root), "missing-key", "a resource file needs a resources list")
 		return nil
-	case isNull(list) || list.Kind == yaml.SequenceNode && len(list.Content) == 0:
+	case yamlx.IsNull(list) || list.Kind == yaml.SequenceNode && len(list.Content) == 0:
 		p.warnf(p.pos(list), "no-resources", "the resources list is empty")
 		return nil
 	case list.Kind != yaml.SequenceNode:
-		p.errorf(p.pos(list), "bad-type", "resources must be a list, not %s", typeName(list))
+		p.errorf(p.pos(list), "bad-type", "resources must be a list, not %s", yamlx.TypeName(list))
 		return nil
 	}
 	var out []*Resource
 	for _, item := range list.Content {
 		item = resolve(item)
 		if item.Kind != yaml.MappingNode {
-			p.errorf(p.pos(item), "bad-type", "each resource must be a mapping, not %s", typeName(item))
+			p.errorf(p.pos(item), "bad-type", "each resource must be a mapping, not %s", yamlx.TypeName(item))
 			continue
 		}
 		if r := p.resource(item, defaults); r != nil {
@@ -162,66 +158,6 @@ func (p *parser) file(src []byte) []*Resource {
 		}
 	}
 	return out
-}
-
-// decodeDocs reads at most two YAML documents from src.
-func decodeDocs(src []byte) ([]*yaml.Node, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(src))
-	var docs []*yaml.Node
-	for len(docs) < 2 {
-		var n yaml.Node
-		if err := dec.Decode(&n); err != nil {
-			if errors.Is(err, io.EOF) {
-				return docs, nil
-			}
-			return docs, err
-		}
-		docs = append(docs, &n)
-	}
-	return docs, nil
-}
-
-// yamlError reports a YAML syntax error. yaml.v3 names the line where
-// the enclosing construct starts, so the line reported is the last one of
-// the shortest prefix of the file that fails the same way (found by
-// bisection), at its first non-blank character.
-func (p *parser) yamlError(src []byte, err error) {
-	full := err.Error()
-	msg := strings.TrimPrefix(full, "yaml: ")
-	hint := 1
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		hint, _ = strconv.Atoi(m[1])
-		msg = m[2]
-	}
-	lines := bytes.SplitAfter(src, []byte("\n"))
-	end := func(n int) int { // the offset after line n
-		off := 0
-		for _, l := range lines[:n] {
-			off += len(l)
-		}
-		return off
-	}
-	fails := func(n int) bool {
-		_, e := decodeDocs(src[:end(n)])
-		return e != nil && e.Error() == full
-	}
-	line := min(max(hint, 1), len(lines))
-	if lo, hi := line, len(lines); lo <= hi && fails(hi) {
-		for lo < hi {
-			if mid := lo + (hi-lo)/2; fails(mid) {
-				hi = mid
-			} else {
-				lo = mid + 1
-			}
-		}
-		line = lo
-	}
-	col := 1
-	if line >= 1 && line <= len(lines) {
-		text := string(lines[line-1])
-		col += utf8.RuneCountInString(text) - utf8.RuneCountInString(strings.TrimLeft(text, " \t"))
-	}
-	p.errorf(dsl.Pos{File: p.path, Line: max(line, 1), Col: col}, "bad-yaml", "%s", msg)
 }
 
 // resolve follows an alias to the node it names; an alias without one is
@@ -258,8 +194,8 @@ func (p *parser) pairs(m *yaml.Node) []pair {
 			p.errorf(p.pos(k), "bad-yaml", "merge keys (<<) are not supported in resource files; write the keys out")
 			continue
 		}
-		if !isString(k) {
-			p.errorf(p.pos(k), "bad-type", "mapping keys must be strings, not %s", typeName(k))
+		if !yamlx.IsString(k) {
+			p.errorf(p.pos(k), "bad-type", "mapping keys must be strings, not %s", yamlx.TypeName(k))
 			continue
 		}
 		if prev, dup := seen[k.Value]; dup {
@@ -282,8 +218,8 @@ func (p *parser) unknownKey(e pair, where string, known []string) {
 
 // str reads a string scalar.
 func (p *parser) str(e pair) (string, bool) {
-	if !isString(e.val) {
-		p.errorf(p.pos(e.val), "bad-type", "%s must be a string, not %s", e.name, typeName(e.val))
+	if !yamlx.IsString(e.val) {
+		p.errorf(p.pos(e.val), "bad-type", "%s must be a string, not %s", e.name, yamlx.TypeName(e.val))
 		return "", false
 	}
 	return e.val.Value, true
@@ -586,11 +522,11 @@ func unwrapPath(err error) error {
 // cache reads a cache hint; keys it leaves out keep their value from
 // base.
 func (p *parser) cache(e pair, base Cache) Cache {
-	if isNull(e.val) {
+	if yamlx.IsNull(e.val) {
 		return base
 	}
 	if e.val.Kind != yaml.MappingNode {
-		p.errorf(p.pos(e.val), "bad-type", "cache must be a mapping with ttl and scope, not %s", typeName(e.val))
+		p.errorf(p.pos(e.val), "bad-type", "cache must be a mapping with ttl and scope, not %s", yamlx.TypeName(e.val))
 		return base
 	}
 	c := base
@@ -637,46 +573,4 @@ func (p *parser) cache(e pair, base Cache) Cache {
 		}
 	}
 	return c
-}
-
-// isString reports whether n is a scalar whose value is a string.
-func isString(n *yaml.Node) bool {
-	if n.Kind != yaml.ScalarNode {
-		return false
-	}
-	switch n.ShortTag() {
-	case "!!str", "!!timestamp", "!!binary":
-		return true
-	}
-	return false
-}
-
-// isNull reports whether n is a null scalar.
-func isNull(n *yaml.Node) bool {
-	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
-}
-
-// typeName names the YAML type of n for messages.
-func typeName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		switch n.ShortTag() {
-		case "!!str", "!!timestamp", "!!binary":
-			return "a string"
-		case "!!int":
-			return "an integer"
-		case "!!float":
-			return "a number"
-		case "!!bool":
-			return "a boolean"
-		case "!!null":
-			return "null"
-		}
-		return "a value tagged " + n.ShortTag()
-	}
-	return "an alias"
 }
