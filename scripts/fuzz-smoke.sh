@@ -5,6 +5,8 @@
 # in any *_test.go is picked up without editing this script. A failure
 # leaves the crashing input in <package>/testdata/fuzz/<FuzzX>/: commit it
 # with the fix, and it becomes a seed that `go test` runs every time.
+# Minimizing an input is capped at 2 s (Go's default is a minute, which
+# outlasts a short run and ends it with "context deadline exceeded").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,7 +23,7 @@ while read -r file name; do
   pkg=./$(dirname "$file")
   echo "fuzz-smoke: $name in $pkg for $fuzztime"
   log=$(mktemp)
-  if ! go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" -parallel 1 "$pkg" 2>&1 | tee "$log"; then
+  if ! go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" -fuzzminimizetime 2s -parallel 1 "$pkg" 2>&1 | tee "$log"; then
     # A real finding (a crash, a failed check) writes its input to
     # testdata/fuzz. Go's fuzzer can also fail with "context deadline
     # exceeded" when -fuzztime ends while a worker is busy (minimizing, or
@@ -31,7 +33,7 @@ while read -r file name; do
       exit 1
     fi
     echo "fuzz-smoke: $name stopped at its deadline without a finding; trying again"
-    go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" -parallel 1 "$pkg" 2>&1 | tee "$log" || {
+    go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" -fuzzminimizetime 2s -parallel 1 "$pkg" 2>&1 | tee "$log" || {
       if grep -q 'Failing input written to' "$log" || ! grep -q 'context deadline exceeded' "$log"; then
         rm -f "$log"
         exit 1
