@@ -415,3 +415,47 @@ func TestServeWatchStdio(t *testing.T) {
 		t.Fatal("serve did not exit when the client left")
 	}
 }
+
+const reloadFlow = `name: reload
+description: Reloads the served flows.
+nodes:
+  - id: r
+    step: server.reload
+    on_error: failed
+  - return: "tools: {{ r.tools.join(', ') }}"
+  - id: failed
+    fail: "{{ error }}"
+`
+
+// TestServeReloadStep: a flow's server.reload step reloads the served
+// flows and tells sessions that the tool list changed even when no file
+// did; flows with errors fail the step and keep the previous ones serving.
+func TestServeReloadStep(t *testing.T) {
+	ctx := cliCtx(t, 60*time.Second)
+	dir := t.TempDir()
+	writeTemp(t, dir, "reload.yaml", reloadFlow)
+	writeTemp(t, dir, "other.yaml", otherFlow)
+	s := startWatchServer(t, dir)
+	cs, changed := sessionClient(t, ctx, s)
+
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "reload", Arguments: map[string]any{}})
+	if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "tools: other, reload" {
+		t.Fatalf("reload: %+v, %v", res, err)
+	}
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no notifications/tools/list_changed after server.reload")
+	}
+
+	bad := strings.Replace(otherFlow, "return: hi", "return: \"{{ nope }}\"", 1)
+	writeTemp(t, dir, "other.yaml", bad)
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "reload", Arguments: map[string]any{}})
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "the flows have errors; still serving the previous flows") {
+		t.Fatalf("reload of a broken flow: %+v, %v", res, err)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "other", Arguments: map[string]any{}})
+	if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "hi" {
+		t.Fatalf("other after a failed reload: %+v, %v", res, err)
+	}
+}
