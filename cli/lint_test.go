@@ -18,6 +18,7 @@ import (
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/flow/state"
+	"github.com/flowserve/flowserve/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite the lint goldens (testdata/lint/*.txtar)")
@@ -49,12 +50,8 @@ func TestLintGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			var srcs []lintSource
-			diag := -1
-			for i, f := range a.Files {
-				switch {
-				case f.Name == "diagnostics":
-					diag = i
-				case isFlowFile(f.Name):
+			for _, f := range a.Files {
+				if f.Name != golden.Section && isFlowFile(f.Name) {
 					srcs = append(srcs, lintSource{path: f.Name, src: f.Data})
 				}
 			}
@@ -78,40 +75,13 @@ func TestLintGolden(t *testing.T) {
 					t.Errorf("message with a trailing period or space: %q", d.Message)
 				}
 			}
-			got := b.String()
-			if *update {
-				if diag < 0 {
-					a.Files = append(a.Files, txtar.File{Name: "diagnostics"})
-					diag = len(a.Files) - 1
-				}
-				a.Files[diag].Data = []byte(got)
-				if err := os.WriteFile(file, txtar.Format(a), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if diag < 0 {
-				t.Fatalf("%s has no diagnostics section", file)
-			}
-			if want := string(a.Files[diag].Data); got != want {
-				t.Errorf("diagnostics differ\n--- got\n%s--- want\n%s", got, want)
-			}
+			golden.Check(t, file, a, b.String(), *update)
 		})
 	}
 	if t.Failed() || *update {
 		return
 	}
-	documented := append(documentedCodes(t), extraCodes...)
-	for _, c := range documented {
-		if !seen[c] {
-			t.Errorf("code %s is not covered by any lint golden", c)
-		}
-	}
-	for c := range seen {
-		if !slices.Contains(documented, c) {
-			t.Errorf("code %s is not documented in dsl/doc.go", c)
-		}
-	}
+	golden.Coverage(t, append(documentedCodes(t), extraCodes...), seen, "lint golden", "dsl/doc.go")
 }
 
 // documentedCodes returns every code listed in dsl/doc.go (Parse's and
@@ -121,14 +91,7 @@ func documentedCodes(t testing.TB) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var codes []string
-	for _, m := range regexp.MustCompile(`(?m)^//\t([a-z]+(?:-[a-z]+)+) {2,}\S`).FindAllStringSubmatch(string(doc), -1) {
-		codes = append(codes, m[1])
-	}
-	if len(codes) < 40 {
-		t.Fatalf("found only %d codes in dsl/doc.go", len(codes))
-	}
-	return codes
+	return golden.DocumentedCodes(t, doc, 40)
 }
 
 // exampleSources returns the example flows and the conformance fixtures.

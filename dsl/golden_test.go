@@ -5,12 +5,12 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
 	"golang.org/x/tools/txtar"
+
+	"github.com/flowserve/flowserve/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -48,13 +48,14 @@ func readGolden(t testing.TB, file string) (*txtar.Archive, []byte, int) {
 }
 
 // TestGolden checks the diagnostics of each testdata/parse/*.txtar case;
-// -update rewrites them.
+// -update rewrites them. Every code of Parse that doc.go lists must be
+// covered by a golden, and every code seen must be listed.
 func TestGolden(t *testing.T) {
 	codes := map[string]bool{}
 	for _, file := range goldenFiles(t) {
 		name := strings.TrimSuffix(filepath.Base(file), ".txtar")
 		t.Run(name, func(t *testing.T) {
-			a, src, diag := readGolden(t, file)
+			a, src, _ := readGolden(t, file)
 			_, ds := Parse("flow.yaml", src)
 			var b strings.Builder
 			for _, d := range ds {
@@ -65,43 +66,13 @@ func TestGolden(t *testing.T) {
 					t.Errorf("diagnostic without position: %v", d)
 				}
 			}
-			got := b.String()
-			if *update {
-				if diag < 0 {
-					a.Files = append(a.Files, txtar.File{Name: "diagnostics"})
-					diag = len(a.Files) - 1
-				}
-				a.Files[diag].Data = []byte(got)
-				if err := os.WriteFile(file, txtar.Format(a), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want := ""
-			if diag >= 0 {
-				want = string(a.Files[diag].Data)
-			}
-			if got != want {
-				t.Errorf("diagnostics differ\n--- got\n%s--- want\n%s", got, want)
-			}
+			golden.Check(t, file, a, b.String(), *update)
 		})
 	}
 	if t.Failed() || *update {
 		return
 	}
-	// Every documented code is exercised by a golden file, and every code
-	// emitted is documented.
-	documented := documentedCodes(t)
-	for _, c := range documented {
-		if !codes[c] {
-			t.Errorf("code %s is not covered by any golden file", c)
-		}
-	}
-	for c := range codes {
-		if !slices.Contains(documented, c) {
-			t.Errorf("code %s is not documented in doc.go", c)
-		}
-	}
+	golden.Coverage(t, documentedCodes(t), codes, "golden file", "doc.go")
 }
 
 // documentedCodes returns the diagnostic codes of Parse listed in doc.go
@@ -114,12 +85,5 @@ func documentedCodes(t testing.TB) []string {
 	if i := bytes.Index(doc, []byte("// Check reports")); i >= 0 {
 		doc = doc[:i]
 	}
-	var codes []string
-	for _, m := range regexp.MustCompile(`(?m)^//\t([a-z]+(?:-[a-z]+)+) {2,}\S`).FindAllStringSubmatch(string(doc), -1) {
-		codes = append(codes, m[1])
-	}
-	if len(codes) < 20 {
-		t.Fatalf("found only %d codes in doc.go", len(codes))
-	}
-	return codes
+	return golden.DocumentedCodes(t, doc, 20)
 }

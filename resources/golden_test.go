@@ -4,8 +4,6 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"regexp"
-	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -13,6 +11,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/internal/golden"
 	"github.com/flowserve/flowserve/resources"
 )
 
@@ -38,11 +37,9 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			dir := t.TempDir()
-			diag := -1
 			var decls []string
-			for i, f := range a.Files {
-				if f.Name == "diagnostics" {
-					diag = i
+			for _, f := range a.Files {
+				if f.Name == golden.Section {
 					continue
 				}
 				writeFile(t, dir, f.Name, f.Data)
@@ -77,40 +74,13 @@ func TestGolden(t *testing.T) {
 					t.Errorf("message with a trailing period or space: %q", d.Message)
 				}
 			}
-			got := b.String()
-			if *update {
-				if diag < 0 {
-					a.Files = append(a.Files, txtar.File{Name: "diagnostics"})
-					diag = len(a.Files) - 1
-				}
-				a.Files[diag].Data = []byte(got)
-				if err := os.WriteFile(file, txtar.Format(a), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if diag < 0 {
-				t.Fatalf("%s has no diagnostics section", file)
-			}
-			if want := string(a.Files[diag].Data); got != want {
-				t.Errorf("diagnostics differ\n--- got\n%s--- want\n%s", got, want)
-			}
+			golden.Check(t, file, a, b.String(), *update)
 		})
 	}
 	if t.Failed() || *update {
 		return
 	}
-	documented := documentedCodes(t)
-	for _, c := range documented {
-		if !seen[c] {
-			t.Errorf("code %s is not covered by any golden file", c)
-		}
-	}
-	for c := range seen {
-		if !slices.Contains(documented, c) {
-			t.Errorf("code %s is not documented in doc.go", c)
-		}
-	}
+	golden.Coverage(t, documentedCodes(t), seen, "golden file", "doc.go")
 }
 
 // documentedCodes returns the codes doc.go lists.
@@ -119,14 +89,7 @@ func documentedCodes(t testing.TB) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var codes []string
-	for _, m := range regexp.MustCompile(`(?m)^//\t([a-z]+(?:-[a-z]+)+) {2,}\S`).FindAllStringSubmatch(string(doc), -1) {
-		codes = append(codes, m[1])
-	}
-	if len(codes) < 15 {
-		t.Fatalf("found only %d codes in doc.go", len(codes))
-	}
-	return codes
+	return golden.DocumentedCodes(t, doc, 15)
 }
 
 // writeFile writes a file below dir, making its directories.

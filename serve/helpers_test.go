@@ -426,17 +426,9 @@ func callTool(t testing.TB, ctx context.Context, cs *mcp.ClientSession, e era, s
 		if len(res.Content) > 0 {
 			t.Errorf("round %d: input_required result with content %v", round, res.Content)
 		}
-		responses := mcp.InputResponseMap{}
-		for _, key := range slices.Sorted(maps.Keys(res.InputRequests)) {
-			ep, ok := res.InputRequests[key].(*mcp.ElicitParams)
-			if !ok {
-				t.Fatalf("round %d: input request %q is a %T, want elicitation", round, key, res.InputRequests[key])
-			}
-			a, err := sc.answer(key, ep)
-			if err != nil {
-				return nil, round, err
-			}
-			responses[key] = a
+		responses, err := answerAll(t, round, sc, res.InputRequests)
+		if err != nil {
+			return nil, round, err
 		}
 		p = *params
 		p.Meta = maps.Clone(params.Meta) // keeps a progress token; the SDK adds its _meta keys in place
@@ -445,6 +437,24 @@ func callTool(t testing.TB, ctx context.Context, cs *mcp.ClientSession, e era, s
 	}
 	t.Fatalf("no result after %d rounds", roundsLimit)
 	return nil, 0, nil
+}
+
+// answerAll answers a round's input requests, all elicitations, from sc.
+func answerAll(t testing.TB, round int, sc *script, reqs mcp.InputRequestMap) (mcp.InputResponseMap, error) {
+	t.Helper()
+	responses := mcp.InputResponseMap{}
+	for _, key := range slices.Sorted(maps.Keys(reqs)) {
+		ep, ok := reqs[key].(*mcp.ElicitParams)
+		if !ok {
+			t.Fatalf("round %d: input request %q is a %T, want elicitation", round, key, reqs[key])
+		}
+		a, err := sc.answer(key, ep)
+		if err != nil {
+			return nil, err
+		}
+		responses[key] = a
+	}
+	return responses, nil
 }
 
 // resultText joins the text content of a result.

@@ -61,17 +61,9 @@ func getPrompt(t testing.TB, ctx context.Context, cs *mcp.ClientSession, e era, 
 		if len(res.InputRequests) == 0 || res.RequestState == "" || len(res.Messages) > 0 {
 			t.Fatalf("round %d: input_required with %d input requests, requestState %q and messages %v", round, len(res.InputRequests), res.RequestState, res.Messages)
 		}
-		responses := mcp.InputResponseMap{}
-		for _, key := range slices.Sorted(maps.Keys(res.InputRequests)) {
-			ep, ok := res.InputRequests[key].(*mcp.ElicitParams)
-			if !ok {
-				t.Fatalf("round %d: input request %q is a %T, want elicitation", round, key, res.InputRequests[key])
-			}
-			a, err := sc.answer(key, ep)
-			if err != nil {
-				return nil, round, err
-			}
-			responses[key] = a
+		responses, err := answerAll(t, round, sc, res.InputRequests)
+		if err != nil {
+			return nil, round, err
 		}
 		p = *params
 		p.Meta = maps.Clone(params.Meta)
