@@ -157,24 +157,14 @@ func (s *Server) Metrics() *metrics.Metrics { return s.metrics }
 func (s *Server) Tools() []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	names := make([]string, 0, len(s.tools))
-	for n := range s.tools {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(s.tools))
 }
 
 // Prompts returns the names of the served prompts, sorted.
 func (s *Server) Prompts() []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	names := make([]string, 0, len(s.prompts))
-	for n := range s.prompts {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(s.prompts))
 }
 
 // program returns the current program of a tool.
