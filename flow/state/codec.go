@@ -50,6 +50,11 @@ type Codec struct {
 	now      func() time.Time
 	b64      *base64.Encoding // strict base64url, no padding
 	tooLarge error
+
+	// fillNonce, when set, fills the nonce of each seal instead of
+	// crypto/rand. Only the known-answer tests set it, so that a sealed
+	// state is reproducible; a codec from NewCodec never has it.
+	fillNonce func(nonce []byte)
 }
 
 // NewCodec returns a codec using ring's first key to seal and all its keys
@@ -104,7 +109,11 @@ func (c *Codec) Seal(s *State) (string, error) {
 
 	raw := make([]byte, rawLen)
 	nonce := raw[:nonceSize]
-	rand.Read(nonce) // never fails (crypto/rand.Read crashes the program rather than return an error)
+	if c.fillNonce != nil {
+		c.fillNonce(nonce)
+	} else {
+		rand.Read(nonce) // never fails (crypto/rand.Read crashes the program rather than return an error)
+	}
 	plain := encode(raw[nonceSize:nonceSize], s)
 	if len(plain) != size {
 		panic("state: encoded length " + strconv.Itoa(len(plain)) + " differs from computed " + strconv.Itoa(size))

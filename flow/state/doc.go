@@ -58,6 +58,13 @@
 // state invalid. Only states this package sealed get that far, since they are
 // authenticated first.
 //
+// The known-answer vectors in testdata/vectors_v1.json pin this format: for
+// fixed keys, nonces and clocks, each state's exact plaintext and sealed
+// token, and the reason each altered or misbound token is refused. Any
+// change to the bytes fails TestVectors, because it would break every run in
+// flight; a deliberate change needs a new format version, and only then
+// `go test -run TestVectors -update` to rewrite the vectors.
+//
 // # Opening
 //
 // [Codec.Open] checks, in this order: the size limit ([ErrTooLarge]), the
