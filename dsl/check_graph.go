@@ -6,79 +6,35 @@ import (
 	"strings"
 )
 
-// flowGraph is the control flow of a file: for each node, the nodes that
-// may run after it. The index len(nodes) stands for "past the last node".
+// flowGraph is the control flow of a file as lint reads it: for each
+// node, the distinct nodes that may run after it (the targets of its CFG
+// edges). The index len(nodes) stands for "past the last node".
 type flowGraph struct {
 	nodes []*Node
 	succ  [][]int
 }
 
-// newFlowGraph builds the graph of f's nodes. It returns false when a
-// reference does not resolve (Parse reported it): the graph would be
-// wrong, and its warnings noise.
+// newFlowGraph builds the graph of f's nodes from its CFG. It returns
+// false when the CFG is not exact (a reference that does not resolve, a
+// node whose kind Parse could not read; Parse reported it): the graph
+// would be wrong, and its warnings noise.
 func newFlowGraph(f *File) (*flowGraph, bool) {
-	g := &flowGraph{nodes: f.Nodes, succ: make([][]int, len(f.Nodes))}
-	end := len(f.Nodes)
-	ok := true
-	target := func(r *Ref) int {
-		if r.Target < 0 || r.Target >= end {
-			ok = false
-			return -1
-		}
-		return r.Target
+	cfg := BuildCFG(f)
+	if !cfg.Resolved() {
+		return nil, false
 	}
-	for i, n := range f.Nodes {
-		if n.Index != i || n.Kind == 0 {
-			// Parse left out an entry, or could not read a node's kind:
-			// the graph would be a guess.
-			return nil, false
-		}
-		next := i + 1
-		if n.Next != nil {
-			next = target(n.Next)
-		}
-		var s []int
-		add := func(t int) {
-			if t >= 0 && !slices.Contains(s, t) {
-				s = append(s, t)
+	g := &flowGraph{nodes: f.Nodes, succ: make([][]int, cfg.Len())}
+	targets := make([]int, 0, len(cfg.Edges()))
+	for i := range g.succ {
+		from := len(targets)
+		for _, e := range cfg.Succ(i) {
+			if e.To >= 0 && !slices.Contains(targets[from:], e.To) {
+				targets = append(targets, e.To)
 			}
 		}
-		switch n.Kind {
-		case KindAsk, KindSample, KindRoots:
-			add(next)
-			if n.Ask != nil && n.Ask.Unavailable != nil {
-				add(target(n.Ask.Unavailable))
-			}
-		case KindAll:
-			add(next)
-			if n.All != nil && n.All.Unavailable != nil {
-				add(target(n.All.Unavailable))
-			}
-		case KindStep:
-			add(next)
-			if n.Step != nil && n.Step.OnError != nil {
-				add(target(n.Step.OnError))
-			}
-		case KindBranch:
-			if n.Branch != nil {
-				for _, c := range n.Branch.Cases {
-					if c.Then != nil {
-						add(target(c.Then))
-					}
-				}
-				if n.Branch.Else != nil {
-					add(target(n.Branch.Else))
-				} else {
-					add(i + 1)
-				}
-			}
-		case KindReturn, KindFail:
-		default: // set, or a node whose kind could not be read
-			add(next)
-		}
-		g.succ[i] = s
+		g.succ[i] = targets[from:len(targets):len(targets)]
 	}
-	return g, ok
+	return g, true
 }
 
 // reach returns which nodes can run when the flow starts at from.
