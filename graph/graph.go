@@ -11,12 +11,12 @@
 // an "end" node stands for running off the end of the node list (an
 // empty result), drawn only when some node can get there.
 //
-// Edges: fall-through to the next node and `next` jumps (labelled
-// "next"); each branch case to its target, labelled with its condition;
-// the branch's else (labelled "else") or, without one, its fall-through
-// (labelled "otherwise"); an ask's `unavailable` node and a step's
-// `on_error` node, dashed. Text is escaped for each format, so any
-// message or condition draws as written.
+// Edges, one per edge of the flow's dsl.CFG: fall-through to the next
+// node and `next` jumps (labelled "next"); each branch case to its
+// target, labelled with its condition; the branch's else (labelled
+// "else") or, without one, its fall-through (labelled "otherwise"); an
+// ask's `unavailable` node and a step's `on_error` node, dashed. Text is
+// escaped for each format, so any message or condition draws as written.
 package graph
 
 import (
@@ -85,101 +85,62 @@ const (
 	maxCondition = 60
 )
 
-// Build turns a parsed flow into a Graph. References to nodes that do not
-// exist (which dsl.Parse reports) are left out.
+// Build turns a parsed flow into a Graph, one edge per edge of its
+// dsl.CFG. References to nodes that do not exist (which dsl.Parse
+// reports) are left out.
 func Build(f *dsl.File) *Graph {
 	g := &Graph{Name: f.Name.Value}
 	if g.Name == "" {
 		g.Name = dsl.DefaultName(f.Path)
 	}
 	g.Nodes = append(g.Nodes, Node{Key: "start", Shape: ShapeStart, Title: "start"})
-	key := func(i int) string { return fmt.Sprintf("n%d", i) }
-	end := len(f.Nodes)
+	cfg := dsl.BuildCFG(f)
+	end := cfg.End()
 	reachesEnd := false
-	target := func(i int) string {
-		if i >= end {
+	key := func(i int) string {
+		if i == end {
 			reachesEnd = true
 			return "done"
 		}
-		return key(i)
+		return fmt.Sprintf("n%d", i)
 	}
-	ref := func(r *dsl.Ref) (string, bool) {
-		if r == nil || r.Target < 0 || r.Target >= end {
-			return "", false
-		}
-		return key(r.Target), true
-	}
-	if end == 0 {
-		reachesEnd = true
-		g.Edges = append(g.Edges, Edge{From: "start", To: "done", Kind: EdgeFlow})
-	} else {
-		g.Edges = append(g.Edges, Edge{From: "start", To: key(0), Kind: EdgeFlow})
-	}
+	g.Edges = append(g.Edges, Edge{From: "start", To: key(cfg.Entry()), Kind: EdgeFlow})
 	for i, n := range f.Nodes {
-		from := key(i)
-		g.Nodes = append(g.Nodes, Node{Key: from, Shape: shapeOf(n.Kind), Title: n.Name(), Kind: n.Kind.String(), Text: summary(n)})
-		// The node's own way on: next, or fall through.
-		onward := func() {
-			if to, ok := ref(n.Next); ok {
-				g.Edges = append(g.Edges, Edge{From: from, To: to, Kind: EdgeNext, Label: "next"})
-				return
+		g.Nodes = append(g.Nodes, Node{Key: key(i), Shape: shapeOf(n.Kind), Title: n.Name(), Kind: n.Kind.String(), Text: summary(n)})
+		for _, e := range cfg.Succ(i) {
+			if e.To < 0 {
+				continue
 			}
-			if n.Next == nil {
-				g.Edges = append(g.Edges, Edge{From: from, To: target(i + 1), Kind: EdgeFlow})
-			}
-		}
-		switch n.Kind {
-		case dsl.KindAsk, dsl.KindSample, dsl.KindRoots:
-			onward()
-			if n.Ask != nil {
-				if to, ok := ref(n.Ask.Unavailable); ok {
-					g.Edges = append(g.Edges, Edge{From: from, To: to, Kind: EdgeUnavailable, Label: "unavailable"})
-				}
-			}
-		case dsl.KindAll:
-			onward()
-			if n.All != nil {
-				if to, ok := ref(n.All.Unavailable); ok {
-					g.Edges = append(g.Edges, Edge{From: from, To: to, Kind: EdgeUnavailable, Label: "unavailable"})
-				}
-			}
-		case dsl.KindStep:
-			onward()
-			if n.Step != nil {
-				if to, ok := ref(n.Step.OnError); ok {
-					g.Edges = append(g.Edges, Edge{From: from, To: to, Kind: EdgeOnError, Label: "on_error"})
-				}
-			}
-		case dsl.KindBranch:
-			if n.Branch == nil {
-				break
-			}
-			for _, c := range n.Branch.Cases {
-				if to, ok := ref(c.Then); ok {
-					cond := ""
-					if c.If != nil {
-						cond = truncate(oneLine(c.If.Src), maxCondition)
-					}
-					g.Edges = append(g.Edges, Edge{From: from, To: to, Kind: EdgeCase, Label: cond})
-				}
-			}
-			if to, ok := ref(n.Branch.Else); ok {
-				g.Edges = append(g.Edges, Edge{From: from, To: to, Kind: EdgeElse, Label: "else"})
-			} else if n.Branch.Else == nil {
-				g.Edges = append(g.Edges, Edge{From: from, To: target(i + 1), Kind: EdgeOtherwise, Label: "otherwise"})
-			}
-		case dsl.KindSet:
-			onward()
-		case dsl.KindReturn, dsl.KindFail:
-			// Terminal.
-		default:
-			onward()
+			kind, label := edgeOf(e)
+			g.Edges = append(g.Edges, Edge{From: key(i), To: key(e.To), Kind: kind, Label: label})
 		}
 	}
 	if reachesEnd {
 		g.Nodes = append(g.Nodes, Node{Key: "done", Shape: ShapeEnd, Title: "end", Text: "empty result"})
 	}
 	return g
+}
+
+// edgeOf returns the kind and label a CFG edge is drawn with.
+func edgeOf(e dsl.Edge) (EdgeKind, string) {
+	switch e.Kind {
+	case dsl.EdgeNext:
+		return EdgeNext, "next"
+	case dsl.EdgeCase:
+		if e.Cond == nil {
+			return EdgeCase, ""
+		}
+		return EdgeCase, truncate(oneLine(e.Cond.Src), maxCondition)
+	case dsl.EdgeElse:
+		return EdgeElse, "else"
+	case dsl.EdgeOtherwise:
+		return EdgeOtherwise, "otherwise"
+	case dsl.EdgeUnavailable:
+		return EdgeUnavailable, "unavailable"
+	case dsl.EdgeOnError:
+		return EdgeOnError, "on_error"
+	}
+	return EdgeFlow, ""
 }
 
 func shapeOf(k dsl.Kind) Shape {
