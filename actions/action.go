@@ -7,7 +7,7 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/flowserve/flowserve/schemas"
 )
 
 // Func runs an action. in is the step's rendered `with` map, already valid
@@ -46,7 +46,7 @@ type Spec struct {
 // immutable and safe for concurrent use.
 type Action struct {
 	Spec
-	input, output *jsonschema.Schema
+	input, output *schemas.Schema
 }
 
 var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$`)
@@ -84,9 +84,10 @@ func NewAction(s Spec) (*Action, error) {
 	return a, nil
 }
 
-// compileSchema normalizes and compiles one schema. Schemas must be
-// self-contained: $ref to anything outside the schema does not load.
-func compileSchema(name, which string, schema map[string]any) (map[string]any, *jsonschema.Schema, error) {
+// compileSchema normalizes and compiles one schema through package
+// schemas, so its violations read as every other schema's do. Schemas must
+// be self-contained: $ref to anything outside the schema does not load.
+func compileSchema(name, which string, schema map[string]any) (map[string]any, *schemas.Schema, error) {
 	if schema == nil {
 		return nil, nil, fmt.Errorf("action %q: %s schema is required", name, which)
 	}
@@ -95,15 +96,7 @@ func compileSchema(name, which string, schema map[string]any) (map[string]any, *
 		return nil, nil, fmt.Errorf("action %q: %s schema: %w", name, which, err)
 	}
 	doc := n.(map[string]any)
-	url := "urn:flowserve:action:" + name + ":" + which
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.AssertFormat()
-	c.UseLoader(jsonschema.SchemeURLLoader{})
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, nil, fmt.Errorf("action %q: %s schema: %w", name, which, err)
-	}
-	sch, err := c.Compile(url)
+	sch, err := schemas.CompileWith(doc, &schemas.CompileOptions{SelfContained: true})
 	if err != nil {
 		return nil, nil, fmt.Errorf("action %q: %s schema does not compile: %w", name, which, err)
 	}
@@ -111,12 +104,13 @@ func compileSchema(name, which string, schema map[string]any) (map[string]any, *
 }
 
 // ValidateInput checks v against the action's input schema. It returns nil or
-// a *[ValidationError] listing every violation. Numbers may be any Go numeric
-// type: a float64 with an integral value (3.0) satisfies "type": "integer",
-// as JSON Schema says; NaN and infinities never validate.
+// a *[ValidationError] listing every violation, worded as package schemas
+// words them. Numbers may be any Go numeric type: a float64 with an integral
+// value (3.0) satisfies "type": "integer", as JSON Schema says; NaN and
+// infinities never validate.
 func (a *Action) ValidateInput(v map[string]any) error {
-	if err := a.input.Validate(v); err != nil {
-		return newValidationError(a.Name, false, v, err)
+	if vs := a.input.Validate(v); len(vs) > 0 {
+		return &ValidationError{Action: a.Name, Violations: vs}
 	}
 	return nil
 }
@@ -125,8 +119,8 @@ func (a *Action) ValidateInput(v map[string]any) error {
 // or a *[ValidationError]. v must be JSON-like (see [Normalize]); other Go
 // types are violations.
 func (a *Action) ValidateOutput(v any) error {
-	if err := a.output.Validate(v); err != nil {
-		return newValidationError(a.Name, true, v, err)
+	if vs := a.output.Validate(v); len(vs) > 0 {
+		return &ValidationError{Action: a.Name, Output: true, Violations: vs}
 	}
 	return nil
 }

@@ -54,5 +54,5 @@ func ExampleRegistry_Register() {
 	// Output:
 	// map[text:HELLO!!!] <nil>
 	// map[text:HI!] <nil>
-	// input of action "text.shout": loud: unknown property; marks: must be at most 5; text: missing required property
+	// input of action "text.shout": loud: is not allowed; marks: maximum: got 9, want 5; text: is required
 }

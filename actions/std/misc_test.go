@@ -27,7 +27,7 @@ func TestTimeNow(t *testing.T) {
 		{"paris summer", map[string]any{"timezone": "Europe/Paris"}, "2026-07-28T12:30:15+02:00", ""},
 		{"new york", map[string]any{"timezone": "America/New_York"}, "2026-07-28T06:30:15-04:00", ""},
 		{"unknown zone", map[string]any{"timezone": "Mars/Olympus"}, "", `unknown timezone "Mars/Olympus"`},
-		{"empty zone", map[string]any{"timezone": ""}, "", "timezone: must be at least 1 characters long"},
+		{"empty zone", map[string]any{"timezone": ""}, "", "timezone: minLength: got 0, want 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -108,8 +108,8 @@ func TestRandomInt(t *testing.T) {
 		{"integral floats", map[string]any{"min": 0.0, "max": 1.0}, 0, 1, "", 50},
 		{"full int64 range", map[string]any{"min": int64(-1 << 63), "max": int64(1<<63 - 1)}, -1 << 63, 1<<63 - 1, "", 20},
 		{"max below min", map[string]any{"min": int64(5), "max": int64(1)}, 0, 0, "max (1) is less than min (5)", 1},
-		{"missing max", map[string]any{"min": int64(5)}, 0, 0, `input of action "random.int": max: missing required property`, 1},
-		{"fraction", map[string]any{"min": 0.5, "max": int64(1)}, 0, 0, "min: want integer, got number", 1},
+		{"missing max", map[string]any{"min": int64(5)}, 0, 0, `input of action "random.int": max: is required`, 1},
+		{"fraction", map[string]any{"min": 0.5, "max": int64(1)}, 0, 0, "min: got number, want integer", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -185,5 +185,5 @@ func TestLog(t *testing.T) {
 	}
 
 	_, err = run(t, h, "log.info", map[string]any{"fields": map[string]any{}})
-	wantErr(t, err, "message: missing required property")
+	wantErr(t, err, "message: is required")
 }

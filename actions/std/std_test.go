@@ -92,5 +92,5 @@ func checkDescribed(t *testing.T, where string, s map[string]any) {
 
 func TestUnknownInputPropertyIsRejected(t *testing.T) {
 	_, err := run(t, nil, "uuid.new", map[string]any{"version": int64(7)})
-	wantErr(t, err, `input of action "uuid.new": version: unknown property`)
+	wantErr(t, err, `input of action "uuid.new": version: is not allowed`)
 }
