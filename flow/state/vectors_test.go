@@ -334,8 +334,8 @@ func TestVectors(t *testing.T) {
 				t.Fatalf("token %q does not start with %q.", sv.Token, key.ID)
 			}
 			raw, err := base64.RawURLEncoding.Strict().DecodeString(payload)
-			if err != nil {
-				t.Fatalf("token payload: %v", err)
+			if err != nil || len(raw) < nonceSize+tagSize {
+				t.Fatalf("token payload of %d bytes: %v", len(raw), err)
 			}
 			if !bytes.Equal(raw[:nonceSize], sv.Nonce) {
 				t.Errorf("token nonce %x, want %x", raw[:nonceSize], sv.Nonce)
@@ -352,8 +352,9 @@ func TestVectors(t *testing.T) {
 				t.Errorf("the token holds plaintext %x, want %x", opened, []byte(sv.Plaintext))
 			}
 
-			// (b) The token opens, with every key in the ring, to the state:
-			// at the moment of sealing and one millisecond before expiry.
+			// (b) The token opens to the state, with a ring of every key id
+			// the vectors have (the sealing key for its id), at the moment
+			// of sealing and one millisecond before expiry.
 			for _, now := range []time.Time{sv.Now, want.Expires.Add(-time.Millisecond)} {
 				oc := vectorCodec(t, ringOf(t, keys, openRing(v, sv.Key)...), now, 0, nil)
 				got, err := oc.Open(sv.Token, bindingOf(want))
