@@ -38,6 +38,10 @@ type Spec struct {
 	Output map[string]any
 	// Func runs the action, required.
 	Func Func
+
+	// err is a failure deriving the spec ([Typed], [Method]), reported by
+	// NewAction.
+	err error
 }
 
 // An Action is a registered, checked [Spec] with its schemas compiled. Its
@@ -59,6 +63,8 @@ func NewAction(s Spec) (*Action, error) {
 		return nil, fmt.Errorf("action %q: %s", s.Name, fmt.Sprintf(format, args...))
 	}
 	switch {
+	case s.err != nil:
+		return fail("%v", s.err)
 	case s.Name == "":
 		return fail("name is required")
 	case !nameRE.MatchString(s.Name):
