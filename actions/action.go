@@ -42,6 +42,10 @@ type Spec struct {
 	// err is a failure deriving the spec ([Typed], [Method]), reported by
 	// NewAction.
 	err error
+	// module and bind are a Method's: the module it runs on, and Func
+	// bound to one of the module's values.
+	module moduleRef
+	bind   func(value any) Func
 }
 
 // An Action is a registered, checked [Spec] with its schemas compiled. Its

@@ -14,6 +14,7 @@ import (
 type Registry struct {
 	mu   sync.Mutex // serializes writers
 	snap atomic.Pointer[snapshot]
+	prov *provisioned // set by Provision on the registry it returns; nil otherwise
 }
 
 type snapshot struct {
@@ -42,20 +43,30 @@ var defaultRegistry = NewRegistry()
 func Default() *Registry { return defaultRegistry }
 
 // Clone returns a new registry holding the same actions. Registering into
-// either afterwards does not affect the other.
+// either afterwards does not affect the other. A clone of a provisioned
+// registry shares its module values: Cleanup on either cleans them up.
 func (r *Registry) Clone() *Registry {
-	c := &Registry{}
+	c := &Registry{prov: r.prov}
 	c.snap.Store(r.load())
 	return c
 }
 
 // Register checks s, compiles its schemas and adds the action. An invalid
 // spec (see [NewAction]) or a name already registered is an error naming the
-// action.
+// action. On a registry [Registry.Provision] returned, a [Method] runs on
+// the value provisioned for its module; a module the registry did not
+// provision is an error.
 func (r *Registry) Register(s Spec) error {
 	a, err := NewAction(s)
 	if err != nil {
 		return fmt.Errorf("register %w", err)
+	}
+	if a.module != nil && r.prov != nil {
+		v, ok := r.prov.values[a.module]
+		if !ok {
+			return fmt.Errorf("register action %q: the registry is provisioned, and module %q is not in it; register its actions before Provision", a.Name, a.module.moduleName())
+		}
+		a.Func = a.bind(v)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
