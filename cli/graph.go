@@ -9,6 +9,7 @@ import (
 
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/graph"
+	"github.com/flowserve/flowserve/project"
 )
 
 // runGraph draws a flow as a Mermaid or Graphviz diagram.
@@ -45,13 +46,18 @@ func runGraph(ctx context.Context, env *Env) int {
 		return exitUsage
 	}
 	path := args[0]
-	src, err := os.ReadFile(path)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "flowserve graph: %s: %v\n", path, errNotFound(err))
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		fmt.Fprintf(env.Stderr, "flowserve graph: %s is a directory; name one flow file\n", path)
+		return exitUsage
+	}
+	// A flow with errors other than syntax errors is still drawn: the
+	// drawing helps find them.
+	set, diags := project.Load([]string{path}, project.Options{})
+	if msg, ok := usageError(diags); ok {
+		fmt.Fprintf(env.Stderr, "flowserve graph: %s\n", msg)
 		return exitFail
 	}
-	f, diags := dsl.Parse(path, src)
-	if diags.HasErrors() || f == nil {
+	if len(set.Parsed) != 1 || set.Parsed[0].Partial() {
 		for _, d := range diags {
 			if d.Severity == dsl.Error {
 				fmt.Fprintln(env.Stderr, d.String())
@@ -60,6 +66,7 @@ func runGraph(ctx context.Context, env *Env) int {
 		fmt.Fprintf(env.Stderr, "flowserve graph: %s has errors\n", path)
 		return exitFail
 	}
+	f := set.Parsed[0]
 	if _, err := io.WriteString(env.Stdout, draw(f)); err != nil {
 		fmt.Fprintf(env.Stderr, "flowserve graph: %v\n", err)
 		return exitFail

@@ -11,14 +11,14 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"golang.org/x/tools/txtar"
 
 	"github.com/flowserve/flowserve/actions"
 	"github.com/flowserve/flowserve/dsl"
-	"github.com/flowserve/flowserve/flow"
-	"github.com/flowserve/flowserve/flow/state"
 	"github.com/flowserve/flowserve/internal/golden"
+	"github.com/flowserve/flowserve/project"
 )
 
 var update = flag.Bool("update", false, "rewrite the lint goldens (testdata/lint/*.txtar)")
@@ -51,7 +51,7 @@ func TestLintGolden(t *testing.T) {
 			}
 			var srcs []lintSource
 			for _, f := range a.Files {
-				if f.Name != golden.Section && isFlowFile(f.Name) {
+				if f.Name != golden.Section && project.IsFlowFile(f.Name) {
 					srcs = append(srcs, lintSource{path: f.Name, src: f.Data})
 				}
 			}
@@ -96,10 +96,11 @@ func documentedCodes(t testing.TB) []string {
 
 // exampleSources returns the example flows and the conformance fixtures.
 func exampleSources(t testing.TB) []lintSource {
-	files, err := flowFiles([]string{"../flows", "../testdata/conformance"})
-	if err != nil {
+	found, diags := project.Discover([]string{"../flows", "../testdata/conformance"})
+	if err := diags.Err(); err != nil {
 		t.Fatal(err)
 	}
+	files := found.Flows
 	if len(files) < 10 {
 		t.Fatalf("found only %d example flows", len(files))
 	}
@@ -117,10 +118,7 @@ func exampleSources(t testing.TB) []lintSource {
 // TestExampleFlowsLintClean requires every example flow and conformance
 // fixture to lint without errors or warnings.
 func TestExampleFlowsLintClean(t *testing.T) {
-	ds, err := lintSources(exampleSources(t), actions.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, ds := project.Load([]string{"../flows", "../testdata/conformance"}, project.Options{})
 	for _, d := range ds {
 		t.Errorf("%v", d)
 	}
@@ -273,7 +271,7 @@ func TestLintUsage(t *testing.T) {
 	})
 }
 
-// TestServeRefusesWhatLintRejects checks that loadFlows (serve's loader)
+// TestServeRefusesWhatLintRejects checks that project.Load (serve's loader)
 // runs Check: a flow that parses and compiles but fails a Check is not
 // served.
 func TestServeRefusesWhatLintRejects(t *testing.T) {
@@ -289,10 +287,8 @@ nodes:
 `,
 		"dup.yaml": "name: ok\n" + cleanFlow,
 	})
-	progs, diags, err := loadFlows([]string{dir}, lintOptions(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	set, diags := project.Load([]string{dir}, project.Options{})
+	progs := set.Programs
 	var codes []string
 	for _, d := range diags {
 		codes = append(codes, d.Code)
@@ -307,28 +303,6 @@ nodes:
 	sort.Strings(names)
 	if want := []string{"ok", "ok"}; !slices.Equal(names, want) {
 		t.Errorf("programs %v, want %v", names, want)
-	}
-}
-
-// TestMergeDiagnostics checks how the stages' diagnostics are combined.
-func TestMergeDiagnostics(t *testing.T) {
-	pos := dsl.Pos{File: "f.yaml", Line: 3, Col: 5}
-	d := func(code, msg string, p dsl.Pos) dsl.Diagnostic {
-		return dsl.Diagnostic{Pos: p, Severity: dsl.Error, Code: code, Message: msg}
-	}
-	earlier := dsl.Diagnostics{d("unknown-action", `unknown action "x"; did you mean "y"?`, pos)}
-	later := dsl.Diagnostics{
-		d("unknown-action", `unknown action "x"`, pos),
-		d("bad-expression", "undeclared reference", pos),
-		d("unknown-action", `unknown action "z"`, dsl.Pos{File: "f.yaml", Line: 9, Col: 5}),
-	}
-	got := sortedUnique(mergeDiagnostics(earlier, later))
-	if len(got) != 3 || got[0].Code != "bad-expression" || got[1].Message != earlier[0].Message || got[2].Pos.Line != 9 {
-		t.Errorf("merged: %v", got)
-	}
-	dups := sortedUnique(dsl.Diagnostics{later[1], later[0], later[1]})
-	if len(dups) != 2 {
-		t.Errorf("exact repeats kept: %v", dups)
 	}
 }
 
@@ -370,11 +344,24 @@ func BenchmarkLint100(b *testing.B) {
 	}
 }
 
-// lintOptions returns compile options with an ephemeral codec.
-func lintOptions(t testing.TB) flow.Options {
-	ring, err := state.EphemeralKeyRing()
-	if err != nil {
-		t.Fatal(err)
+// lintSource is a flow file's path and content.
+type lintSource struct {
+	path string
+	src  []byte
+}
+
+// lintSources lints files held in memory the way lint lints files on
+// disk: with project.Load, over an fs.FS holding just them.
+func lintSources(srcs []lintSource, reg *actions.Registry) (dsl.Diagnostics, error) {
+	fsys := fstest.MapFS{}
+	var paths []string
+	for _, s := range srcs {
+		fsys[s.path] = &fstest.MapFile{Data: s.src}
+		paths = append(paths, s.path)
 	}
-	return flow.Options{Codec: state.NewCodec(ring, state.Options{})}
+	_, diags := project.Load(paths, project.Options{Actions: reg, FS: fsys})
+	if project.IsUsage(diags) {
+		return nil, diags.Err()
+	}
+	return diags, nil
 }

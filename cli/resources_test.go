@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/flowserve/flowserve/project"
 )
 
 const conformanceDir = "../testdata/conformance"
@@ -180,14 +182,11 @@ func TestFlowFilesSkipDeclarations(t *testing.T) {
 		"sub/b_test.yaml":     "cases: []",
 		"sub/resources2.yaml": cleanFlow,
 	})
-	flows, err := flowFiles([]string{dir, filepath.Join(dir, "resources.yaml")})
-	if err != nil {
+	found, diags := project.Discover([]string{dir, filepath.Join(dir, "resources.yaml"), filepath.Join(dir, "a.yaml")})
+	if err := diags.Err(); err != nil {
 		t.Fatal(err)
 	}
-	decls, err := resourceFiles([]string{dir, filepath.Join(dir, "a.yaml")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	flows, decls := found.Flows, found.Resources
 	rel := func(paths []string) []string {
 		var out []string
 		for _, p := range paths {
@@ -197,10 +196,10 @@ func TestFlowFilesSkipDeclarations(t *testing.T) {
 		return out
 	}
 	if got, want := rel(flows), []string{"a.yaml", "sub/b.yaml", "sub/resources2.yaml"}; !slices.Equal(got, want) {
-		t.Errorf("flowFiles = %v; want %v", got, want)
+		t.Errorf("flows = %v; want %v", got, want)
 	}
 	if got, want := rel(decls), []string{"more.resources.yml", "resources.yaml", "sub/resources.yaml"}; !slices.Equal(got, want) {
-		t.Errorf("resourceFiles = %v; want %v", got, want)
+		t.Errorf("declarations = %v; want %v", got, want)
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 
 	"github.com/flowserve/flowserve/actions"
 	"github.com/flowserve/flowserve/flow"
-	"github.com/flowserve/flowserve/flow/state"
+	"github.com/flowserve/flowserve/project"
 	"github.com/flowserve/flowserve/runui"
 )
 
@@ -197,30 +197,25 @@ func resolveFlow(name string) string {
 	return name
 }
 
-// loadOne loads and lints one flow file with an ephemeral state key, the
-// way serve loads flows. It prints the diagnostics; a nil program comes
-// with the exit status.
+// loadOne loads one flow file with project.LoadFile, the way serve loads
+// flows. It prints the diagnostics; a nil program comes with the exit
+// status.
 func loadOne(env *Env, path string) (*flow.Program, int) {
 	if info, err := os.Stat(path); err == nil && info.IsDir() {
 		fmt.Fprintf(env.Stderr, "flowserve run: %s is a directory; name one flow file\n", path)
 		return nil, exitUsage
 	}
-	ring, err := state.EphemeralKeyRing()
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "flowserve run: %v\n", err)
-		return nil, exitFail
-	}
-	progs, diags, err := loadFlows([]string{path}, flow.Options{Codec: state.NewCodec(ring, state.Options{})})
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "flowserve run: %v\n", err)
+	p, diags := project.LoadFile(path, project.Options{})
+	if msg, ok := usageError(diags); ok {
+		fmt.Fprintf(env.Stderr, "flowserve run: %s\n", msg)
 		return nil, exitFail
 	}
 	printDiagnostics(env.Stderr, diags)
-	if diags.HasErrors() || len(progs) != 1 {
+	if p == nil {
 		fmt.Fprintln(env.Stderr, "flowserve run: not running: the flow has errors")
 		return nil, exitFail
 	}
-	return progs[0], exitOK
+	return p, exitOK
 }
 
 // terminal returns the answerer for a person at the terminal: huh forms

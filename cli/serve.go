@@ -18,6 +18,7 @@ import (
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/flow/state"
 	"github.com/flowserve/flowserve/lang"
+	"github.com/flowserve/flowserve/project"
 	"github.com/flowserve/flowserve/replies"
 	"github.com/flowserve/flowserve/replies/redis"
 	"github.com/flowserve/flowserve/serve"
@@ -173,8 +174,13 @@ func runServe(ctx context.Context, env *Env) int {
 		}
 		store = rs
 	}
-	opts := flow.Options{Codec: codec, Replies: store,
-		Limits: flow.Limits{Journal: f.maxJournal, Visits: f.maxVisits, CostLimit: f.maxExprCost}}
+	engine, err := flow.NewEngine(flow.EngineOptions{Codec: codec, Replies: store,
+		Limits: flow.Limits{Journal: f.maxJournal, Visits: f.maxVisits}})
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
+		return exitFail
+	}
+	popts := project.Options{CostLimit: f.maxExprCost}
 	var tokens *serve.Tokens
 	if f.tokens != "" {
 		if tokens, err = serve.LoadTokens(f.tokens); err != nil {
@@ -183,44 +189,40 @@ func runServe(ctx context.Context, env *Env) int {
 		}
 		logger.Info("bearer tokens required", "tokens", tokens.Len())
 	}
-	progs, diags, err := loadFlows(paths, opts)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
-		return exitFail
-	}
-	res, resDiags, err := loadResources(paths)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
-		return exitFail
+	set, diags := project.Load(paths, popts)
+	if msg, ok := usageError(diags); ok {
+		fmt.Fprintf(env.Stderr, "flowserve serve: %s\n", msg)
+		fs.Usage()
+		return exitUsage
 	}
 	printDiagnostics(env.Stderr, diags)
-	printDiagnostics(env.Stderr, resDiags)
 	if diags.HasErrors() {
-		fmt.Fprintln(env.Stderr, "flowserve serve: not starting: the flows have errors")
+		fmt.Fprintf(env.Stderr, "flowserve serve: not starting: %s have errors\n", failedParts(diags))
 		return exitFail
 	}
-	if resDiags.HasErrors() {
-		fmt.Fprintln(env.Stderr, "flowserve serve: not starting: the resource declarations have errors")
+	if len(set.Files.Flows) == 0 {
+		fmt.Fprintf(env.Stderr, "flowserve serve: no flow files (*.yaml, *.yml) in %s\n", strings.Join(paths, ", "))
 		return exitFail
 	}
 	host := &actions.Host{FSRoot: f.fsRoot, Logger: logger}
-	srv, err := serve.New(progs, serve.Options{
+	srv, err := serve.New(set.Programs, serve.Options{
 		Version:         Version,
 		Logger:          logger,
 		Host:            host,
+		Engine:          engine,
 		MaxLegacyCalls:  f.maxLegacyCalls,
 		RoundTimeout:    f.roundTimeout,
-		Resources:       res,
+		Resources:       set.Resources,
 		NoFlowResources: !f.flowResources,
 	})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
 		return exitFail
 	}
-	// Reloaded flows are compiled with the same options: the same key
-	// ring opens the states of runs that started before a change, and the
-	// engine checks their journals against the new flow.
-	reloader := newReloader(paths, opts, srv, progs, logger, env.Stderr)
+	// Reloaded flows run on the same engine: its key ring opens the states
+	// of runs that started before a change, and it checks their journals
+	// against the new flow.
+	reloader := newReloader(project.NewReloader(paths, popts, srv, set), srv, logger, env.Stderr)
 	host.Reload = reloader.reloadNow
 	if f.watch {
 		stop, err := reloader.watchFlows(ctx)

@@ -288,8 +288,8 @@ func TestServeCommandLineErrors(t *testing.T) {
 		{"fs root not a directory", []string{"--stdio", "--fs-root", notDir, exampleFlowsDir}, 1, "is not a directory"},
 		{"missing key ring", []string{"--stdio", "--keys", filepath.Join(dir, "none.keys"), exampleFlowsDir}, 1, "key ring"},
 		{"bad key ring", []string{"--stdio", "--keys", badRing, exampleFlowsDir}, 1, "line 1"},
-		{"no such path", []string{"--stdio", filepath.Join(dir, "nowhere")}, 1, "no such file or directory"},
-		{"no flows", []string{"--stdio", empty}, 1, "no flow files"},
+		{"no such path", []string{"--stdio", filepath.Join(dir, "nowhere")}, 2, "no such file or directory"},
+		{"no flows", []string{"--stdio", empty}, 2, "no flow files"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

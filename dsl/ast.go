@@ -26,6 +26,9 @@ type File struct {
 
 	Nodes []*Node          // in file order
 	ByID  map[string]*Node // nodes that have an id
+
+	partial bool     // Parse found errors
+	checked *checked // what Check found, once it has run
 }
 
 // Walk yields every node in file order: each node of Nodes followed by

@@ -58,7 +58,9 @@ func (c *checker) warnf(pos Pos, code, format string, args ...any) {
 // against the output schema and content block shapes, and the control
 // flow (unreachable nodes, paths that run past the last node, loops).
 // It does not type-check expressions; flow.Compile does. The codes are
-// listed in the package documentation. The diagnostics are sorted.
+// listed in the package documentation. The diagnostics are sorted. Check
+// records them in f (see [File.CheckedWith]), so it is not safe to call
+// concurrently on one File.
 func Check(f *File, reg *actions.Registry) Diagnostics {
 	if f == nil {
 		return nil
@@ -85,10 +87,34 @@ func Check(f *File, reg *actions.Registry) Diagnostics {
 	ds.Sort()
 	ds = slices.Compact(ds)
 	if len(ds) == 0 {
-		return nil
+		ds = nil
 	}
+	f.checked = &checked{reg: reg, diags: ds}
 	return ds
 }
+
+// checked is what Check found in a file, with the registry it used.
+type checked struct {
+	reg   *actions.Registry
+	diags Diagnostics
+}
+
+// CheckedWith returns the diagnostics Check reported for f with reg (nil
+// means actions.Default()), and whether it has run. flow.Compile uses it
+// to check a file nobody has checked, and to report nothing twice.
+func (f *File) CheckedWith(reg *actions.Registry) (Diagnostics, bool) {
+	if reg == nil {
+		reg = actions.Default()
+	}
+	if f == nil || f.checked == nil || f.checked.reg != reg {
+		return nil, false
+	}
+	return f.checked.diags, true
+}
+
+// Partial reports whether Parse found errors, so that f is partial (see
+// [Parse]) and cannot be compiled.
+func (f *File) Partial() bool { return f != nil && f.partial }
 
 // rootPos returns the position of the top-level mapping.
 func (c *checker) rootPos() Pos {

@@ -68,7 +68,11 @@ func Parse(path string, src []byte) (*File, Diagnostics) {
 		badAlias: map[*yaml.Node]bool{},
 	}
 	f := p.file()
-	return f, p.finish()
+	ds := p.finish()
+	if f != nil {
+		f.partial = ds.HasErrors()
+	}
+	return f, ds
 }
 
 // finish removes repeated diagnostics (a mapping reached through several

@@ -341,7 +341,7 @@ func (r *runner) suspend(pos int, asks []asking) (*Result, error) {
 		requests[a.cn.n.ID] = q
 		st.Pending = append(st.Pending, state.Pending{Node: a.cn.n.ID, Position: pos, Fingerprint: a.cn.fp, Invalid: a.invalid})
 	}
-	token, err := r.p.codec.Seal(&st)
+	token, err := r.e.codec.Seal(&st)
 	if errors.Is(err, state.ErrTooLarge) {
 		// Not wrapped: this is the server's problem, not an invalid
 		// requestState from the client.

@@ -15,7 +15,7 @@ import (
 // receives (for round 1: produces).
 func BenchmarkRound(b *testing.B) {
 	clk := &clock{t: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}
-	opts := Options{Actions: testRegistry(b, &counters{}), Codec: testCodec(b, clk), Now: clk.now}
+	opts := testOptions{Actions: testRegistry(b, &counters{}), Codec: testCodec(b, clk), Now: clk.now}
 	answer := json.RawMessage(`{"action":"accept","content":{"v":"an answer of some thirty bytes"}}`)
 	cases := []struct {
 		name  string
@@ -90,7 +90,7 @@ nodes:
 // BenchmarkCompile measures compiling a 10-question flow.
 func BenchmarkCompile(b *testing.B) {
 	src := tenAsks()
-	opts := Options{Actions: testRegistry(b, &counters{})}
+	opts := testOptions{Actions: testRegistry(b, &counters{})}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		compile(b, fmt.Sprintf("f%d.yaml", i%2), src, opts)

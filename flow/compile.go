@@ -6,69 +6,36 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"strings"
 	"time"
 
 	"github.com/flowserve/flowserve/actions"
 	"github.com/flowserve/flowserve/dsl"
-	"github.com/flowserve/flowserve/flow/state"
 	"github.com/flowserve/flowserve/lang"
-	"github.com/flowserve/flowserve/replies"
 	"github.com/flowserve/flowserve/schemas"
 )
 
-// Limits bound what one run may do. Zero fields take the defaults.
-type Limits struct {
-	Journal   int    // journal entries per run; default 256
-	Visits    int    // node visits per round; default 10 000
-	CostLimit uint64 // cost of one expression evaluation; default lang.DefaultCostLimit
-}
-
-// The default limits.
-const (
-	DefaultJournalLimit = 256
-	DefaultVisitLimit   = 10_000
-)
-
-func (l Limits) withDefaults() Limits {
-	if l.Journal <= 0 {
-		l.Journal = DefaultJournalLimit
-	}
-	if l.Visits <= 0 {
-		l.Visits = DefaultVisitLimit
-	}
-	if l.CostLimit == 0 {
-		l.CostLimit = lang.DefaultCostLimit
-	}
-	return l
-}
-
-// Options configure Compile. The zero value is usable.
-type Options struct {
+// Env is what a flow is compiled against: the actions its steps may call
+// and the cost limit its expressions are checked under. The zero value is
+// usable. An Env holds nothing a run needs at run time; that belongs to the
+// [Engine].
+type Env struct {
 	// Actions resolves step actions; nil means actions.Default().
 	Actions *actions.Registry
-	// Codec seals and opens request states; nil means a codec with an
-	// ephemeral key, whose states die with the process.
-	Codec *state.Codec
-	// Limits bound each run.
-	Limits Limits
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
-	// Replies keeps final results for retried final rounds; nil means a
-	// store in memory for this program alone (replies.NewMemory). Share
-	// one store between programs, or a Redis one between instances.
-	Replies ReplyStore
+	// CostLimit bounds the cost of one expression evaluation; zero means
+	// lang.DefaultCostLimit.
+	CostLimit uint64
 }
 
-// Program is a compiled flow. It is immutable and safe for concurrent use.
+// Program is a compiled flow: pure data, immutable and safe for concurrent
+// use. An [Engine] runs it; a Program owns no key, store or clock, so any
+// number of Programs (and successive versions of one flow) run on one
+// Engine.
 type Program struct {
-	file    *dsl.File
-	nodes   []*cnode
-	input   *schemas.Schema
-	output  *schemas.Schema
-	codec   *state.Codec
-	limits  Limits
-	now     func() time.Time
-	replies ReplyStore
+	file   *dsl.File
+	nodes  []*cnode
+	input  *schemas.Schema
+	output *schemas.Schema
 }
 
 // File returns the parsed flow the program was compiled from.
@@ -127,7 +94,7 @@ type cnode struct {
 
 	// branch
 	cases  []ccase
-	orElse int // -1 when none
+	orElse int // the else target, or the node after the branch
 
 	// set
 	binds []cbind
@@ -175,60 +142,82 @@ type cbind struct {
 
 // compiler collects diagnostics while compiling one file.
 type compiler struct {
-	file  *dsl.File
-	env   lang.Env
-	diags dsl.Diagnostics
+	file    *dsl.File
+	env     lang.Env
+	diags   dsl.Diagnostics
+	flagged map[dsl.Pos]bool // forms Check found problems in
+	cfg     *dsl.CFG
 }
 
 func (c *compiler) errorf(pos dsl.Pos, code, format string, args ...any) {
 	c.diags = append(c.diags, dsl.Diagnostic{Pos: pos, Severity: dsl.Error, Code: code, Message: fmt.Sprintf(format, args...)})
 }
 
-// Compile compiles a parsed flow. Problems in the flow (an expression that
-// does not compile, an unknown action, a schema that is not valid) are
-// returned as a *dsl.DiagnosticsError with positions. Compile expects a
-// file that dsl.Parse returned without errors.
-func Compile(f *dsl.File, opts Options) (*Program, error) {
+// Compile compiles a parsed flow, like cel-go's Compile: the result is a
+// Program, or nil when the flow has errors, and the diagnostics of every
+// check the flow has not yet had. Compile is pure: it reads f and env and
+// nothing else, and the same input always gives the same Program.
+//
+// dsl.Check cannot be skipped: when f has not been checked with env's
+// registry, Compile checks it first and returns Check's diagnostics with
+// its own. Each finding is reported once, by the stage that owns it:
+// Compile reports expressions that do not compile or type-check, schemas
+// that do not compile and an unknown expression language; Check reports
+// structure, references and actions. project.Load is the usual caller.
+func Compile(f *dsl.File, env Env) (*Program, dsl.Diagnostics) {
 	if f == nil {
-		return nil, fmt.Errorf("compile: no flow")
+		return nil, dsl.Diagnostics{{Severity: dsl.Error, Code: dsl.CodeNoFlow, Message: "no flow to compile"}}
 	}
-	reg := opts.Actions
+	if f.Partial() {
+		return nil, dsl.Diagnostics{{Pos: dsl.Pos{File: f.Path, Line: 1, Col: 1}, Severity: dsl.Error, Code: dsl.CodePartial,
+			Message: "the flow has syntax errors (dsl.Parse reported them) and cannot be compiled"}}
+	}
+	reg := env.Actions
 	if reg == nil {
 		reg = actions.Default()
 	}
-	limits := opts.Limits.withDefaults()
-	codec := opts.Codec
-	if codec == nil {
-		ring, err := state.EphemeralKeyRing()
-		if err != nil {
-			return nil, fmt.Errorf("compile %s: %w", f.Path, err)
-		}
-		codec = state.NewCodec(ring, state.Options{Now: opts.Now})
-	}
-	now := opts.Now
-	if now == nil {
-		now = time.Now
-	}
 	c := &compiler{file: f}
+	checks, checked := f.CheckedWith(reg)
+	if !checked {
+		checks = dsl.Check(f, reg)
+		c.diags = append(c.diags, checks...)
+	}
+	c.flagged = flaggedForms(f, checks)
+	p, err := c.compile(reg, env)
+	if err != nil {
+		c.errorf(dsl.Pos{File: f.Path, Line: 1, Col: 1}, dsl.CodeCompile, "%v", err)
+		p = nil
+	}
+	c.diags.Sort()
+	if c.diags.HasErrors() || checks.HasErrors() {
+		p = nil
+	}
+	return p, c.diags
+}
+
+// compile compiles every part of the file, collecting diagnostics; err is
+// for failures that are not the flow's fault.
+func (c *compiler) compile(reg *actions.Registry, env Env) (*Program, error) {
+	f := c.file
 	l, ok := lang.Lookup(f.Expressions.Value)
 	if !ok {
-		c.errorf(f.Expressions.Pos, "unknown-language", "unknown expression language %q", f.Expressions.Value)
-		return nil, c.diags.Err()
+		c.errorf(f.Expressions.Pos, dsl.CodeUnknownLanguage, "unknown expression language %q", f.Expressions.Value)
+		return nil, nil
+	}
+	cost := env.CostLimit
+	if cost == 0 {
+		cost = lang.DefaultCostLimit
 	}
 	// Every expression is type-checked against the typed scope.
 	vars, diags := scope(f, reg)
 	c.diags = append(c.diags, diags...)
-	env, err := l.NewEnv(vars, lang.Options{CostLimit: limits.CostLimit})
+	lenv, err := l.NewEnv(vars, lang.Options{CostLimit: cost})
 	if err != nil {
 		return nil, fmt.Errorf("compile %s: %w", f.Path, err)
 	}
-	c.env = env
+	c.env = lenv
 
-	store := opts.Replies
-	if store == nil {
-		store = replies.NewMemory(0, now)
-	}
-	p := &Program{file: f, codec: codec, limits: limits, now: now, replies: store}
+	p := &Program{file: f}
 	inputDoc := map[string]any{"type": "object"}
 	inputPos := dsl.Pos{File: f.Path, Line: 1, Col: 1}
 	if f.Input != nil {
@@ -238,53 +227,70 @@ func Compile(f *dsl.File, opts Options) (*Program, error) {
 	if f.Output != nil {
 		p.output = c.schema(f.Output.Value, f.Output.Pos, "output")
 	}
-	for _, n := range f.Nodes {
-		p.nodes = append(p.nodes, c.node(n, reg))
-	}
-	if c.diags.HasErrors() {
-		return nil, c.diags.Err()
+	// Successors come from the one CFG lint and graph use too.
+	c.cfg = dsl.BuildCFG(f)
+	for i, n := range f.Nodes {
+		p.nodes = append(p.nodes, c.node(n, i, reg))
 	}
 	return p, nil
 }
 
+// flaggedForms returns the positions of the forms in which Check found a
+// form-* problem: Check says what is wrong there, at the property, so
+// Compile does not report the same form again as a schema that does not
+// compile.
+func flaggedForms(f *dsl.File, checks dsl.Diagnostics) map[dsl.Pos]bool {
+	flagged := map[dsl.Pos]bool{}
+	before := func(a, b dsl.Pos) bool { return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col }
+	for i, n := range f.Nodes {
+		if n.Ask == nil || n.Ask.Form == nil {
+			continue
+		}
+		for _, d := range checks {
+			if !strings.HasPrefix(d.Code, "form-") || before(d.Pos, n.Pos) {
+				continue
+			}
+			if i+1 < len(f.Nodes) && !before(d.Pos, f.Nodes[i+1].Pos) {
+				continue
+			}
+			flagged[n.Ask.Form.Pos] = true
+		}
+	}
+	return flagged
+}
+
 func (c *compiler) schema(doc map[string]any, pos dsl.Pos, what string) *schemas.Schema {
 	s, err := schemas.Compile(doc)
-	if err != nil {
-		c.errorf(pos, "bad-schema", "%s schema: %v", what, err)
+	if err != nil && !(what == "form" && c.flagged[pos]) {
+		c.errorf(pos, dsl.CodeBadSchema, "%s schema: %s", what, schemas.ErrorText(err))
 	}
 	return s
 }
 
-func (c *compiler) target(r *dsl.Ref) int {
-	if r == nil {
-		return -1
-	}
-	if r.Target < 0 || r.Target >= len(c.file.Nodes) {
-		c.errorf(r.Pos, "unknown-target", "no node has the id %q", r.ID)
-		return -1
-	}
-	return r.Target
-}
-
-func (c *compiler) node(n *dsl.Node, reg *actions.Registry) *cnode {
-	cn := &cnode{n: n, name: n.Name(), next: n.Index + 1, unavailable: -1, onError: -1, orElse: -1}
-	if n.Next != nil {
-		if t := c.target(n.Next); t >= 0 {
-			cn.next = t
+// node compiles the node at index i of the file's node list, or a
+// question of an all node (i < 0), whose successors are its group's.
+func (c *compiler) node(n *dsl.Node, i int, reg *actions.Registry) *cnode {
+	cn := &cnode{n: n, name: n.Name(), next: -1, unavailable: -1, onError: -1, orElse: -1}
+	if i >= 0 {
+		// Compile runs on files Parse read in full, whose references all
+		// resolve (Parse reports unknown-target).
+		cn.next = c.cfg.Next(i)
+		cn.unavailable = c.cfg.Target(i, dsl.EdgeUnavailable)
+		cn.onError = c.cfg.Target(i, dsl.EdgeOnError)
+		cn.orElse = c.cfg.Target(i, dsl.EdgeElse)
+		if cn.orElse < 0 {
+			cn.orElse = c.cfg.Target(i, dsl.EdgeOtherwise)
 		}
 	}
 	switch n.Kind {
 	case dsl.KindSample:
 		cn.mode = ModeSampling
-		cn.unavailable = c.target(n.Ask.Unavailable)
 		cn.sample = c.sample(n.Ask.Sample)
 	case dsl.KindRoots:
 		cn.mode = ModeRoots
-		cn.unavailable = c.target(n.Ask.Unavailable)
 	case dsl.KindAll:
-		cn.unavailable = c.target(n.All.Unavailable)
 		for _, q := range n.All.Questions {
-			cq := c.node(q, reg)
+			cq := c.node(q, -1, reg)
 			cq.next = cn.next
 			cn.group = append(cn.group, cq)
 		}
@@ -297,7 +303,6 @@ func (c *compiler) node(n *dsl.Node, reg *actions.Registry) *cnode {
 		cn.message = c.template(a.Message)
 		cn.url = c.template(a.URL)
 		cn.retries = a.Retries
-		cn.unavailable = c.target(a.Unavailable)
 		if a.Form != nil {
 			cn.formDoc = a.Form.Schema
 			cn.formJSON, _ = marshal(a.Form.Schema)
@@ -316,11 +321,9 @@ func (c *compiler) node(n *dsl.Node, reg *actions.Registry) *cnode {
 		}
 	case dsl.KindStep:
 		s := n.Step
-		act, ok := reg.Lookup(s.Action.Value)
-		if !ok {
-			c.errorf(s.Action.Pos, "unknown-action", "unknown action %q", s.Action.Value)
-		}
-		cn.action = act
+		// Check reports an unknown action (unknown-action); the Program is
+		// then not returned.
+		cn.action, _ = reg.Lookup(s.Action.Value)
 		cn.with = c.value(s.With)
 		cn.timeout = s.Timeout
 		if cn.timeout <= 0 {
@@ -330,12 +333,12 @@ func (c *compiler) node(n *dsl.Node, reg *actions.Registry) *cnode {
 		if s.Retry != nil && s.Retry.Attempts > 1 {
 			cn.retry = *s.Retry
 		}
-		cn.onError = c.target(s.OnError)
 	case dsl.KindBranch:
-		for _, cs := range n.Branch.Cases {
-			cn.cases = append(cn.cases, ccase{cond: c.cond(cs.If), target: c.target(cs.Then)})
+		for _, e := range c.cfg.Succ(i) {
+			if e.Kind == dsl.EdgeCase {
+				cn.cases = append(cn.cases, ccase{cond: c.cond(e.Cond), target: e.To})
+			}
 		}
-		cn.orElse = c.target(n.Branch.Else)
 	case dsl.KindSet:
 		for _, b := range n.Set.Bindings {
 			cn.binds = append(cn.binds, cbind{name: b.Name, value: c.value(b.Value)})

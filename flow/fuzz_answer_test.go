@@ -96,7 +96,7 @@ func FuzzInputResponses(f *testing.F) {
 	f.Add([]byte(`{"action":"accept","content":{"name":"Ada"}}`), "unknown", true)
 
 	clk := &clock{t: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}
-	p := compile(f, "answers.yaml", answersFlow, Options{Codec: testCodec(f, clk), Now: clk.now})
+	p := compile(f, "answers.yaml", answersFlow, testOptions{Codec: testCodec(f, clk), Now: clk.now})
 	ctx := context.Background()
 	client := Client{Form: true}
 	first, err := p.Run(ctx, &Request{Client: client})

@@ -149,16 +149,43 @@ func testCodec(t testing.TB, clk *clock) *state.Codec {
 	return state.NewCodec(ring, state.Options{Now: clk.now})
 }
 
-// compile parses and compiles src, failing the test on diagnostics.
-func compile(t testing.TB, name, src string, opts Options) *Program {
+// testOptions are what a test compiles a flow with (Actions, CostLimit)
+// and runs it on (the rest, for its Engine).
+type testOptions struct {
+	Actions   *actions.Registry
+	CostLimit uint64
+	Codec     *state.Codec
+	Now       func() time.Time
+	Replies   ReplyStore
+	Limits    Limits
+}
+
+// testProgram is a Program with the Engine a test runs it on.
+type testProgram struct {
+	*Program
+	e *Engine
+}
+
+// Run runs one round of p on its engine.
+func (p *testProgram) Run(ctx context.Context, req *Request) (*Result, error) {
+	return p.e.Run(ctx, p.Program, req)
+}
+
+// compile parses and compiles src, failing the test on diagnostics, and
+// makes the Engine it runs on from opts.
+func compile(t testing.TB, name, src string, opts testOptions) *testProgram {
 	t.Helper()
 	f, diags := dsl.Parse(name, []byte(src))
 	if err := diags.Err(); err != nil {
 		t.Fatalf("parse %s:\n%v", name, err)
 	}
-	p, err := Compile(f, opts)
-	if err != nil {
+	p, diags := Compile(f, Env{Actions: opts.Actions, CostLimit: opts.CostLimit})
+	if err := diags.Err(); err != nil || p == nil {
 		t.Fatalf("compile %s:\n%v", name, err)
 	}
-	return p
+	e, err := NewEngine(EngineOptions{Codec: opts.Codec, Now: opts.Now, Replies: opts.Replies, Limits: opts.Limits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &testProgram{Program: p, e: e}
 }

@@ -31,10 +31,11 @@ nodes:
 		name   string
 		src    string
 		limits Limits
+		cost   uint64
 		rounds []string // answers to q for each round after the first
 		want   string
 	}{
-		{"journal", loop, Limits{Journal: 4}, []string{`{"action":"accept","content":{"ok":true}}`, `{"action":"accept","content":{"ok":true}}`},
+		{"journal", loop, Limits{Journal: 4}, 0, []string{`{"action":"accept","content":{"ok":true}}`, `{"action":"accept","content":{"ok":true}}`},
 			"node tick: the run has reached the limit of 4 journal entries"},
 		{"visits", `
 name: spin
@@ -45,18 +46,18 @@ nodes:
   - branch:
       - if: "true"
         then: a
-`, Limits{Visits: 50}, nil, "node a: more than 50 node visits in one round"},
+`, Limits{Visits: 50}, 0, nil, "node a: more than 50 node visits in one round"},
 		{"cost", `
 name: costly
 description: An expensive expression.
 nodes:
   - return: "{{ [1,2,3,4,5,6,7,8,9,10].map(a, [1,2,3,4,5,6,7,8,9,10].map(b, [1,2,3,4,5,6,7,8,9,10].map(c, a*b*c))) }}"
-`, Limits{CostLimit: 100}, nil, "actual cost limit exceeded"},
+`, Limits{}, 100, nil, "actual cost limit exceeded"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			clk := &clock{t: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}
-			p := compile(t, "f.yaml", tc.src, Options{Actions: testRegistry(t, &counters{}), Codec: testCodec(t, clk), Now: clk.now, Limits: tc.limits})
+			p := compile(t, "f.yaml", tc.src, testOptions{Actions: testRegistry(t, &counters{}), Codec: testCodec(t, clk), Now: clk.now, Limits: tc.limits, CostLimit: tc.cost})
 			req := &Request{Client: Client{Form: true}}
 			var err error
 			for i := 0; ; i++ {
@@ -87,7 +88,7 @@ nodes:
     ask: "?"
     form: {v: {type: string}}
   - return: "{{ q.content.v }}"
-`, Options{})
+`, testOptions{})
 	_, err := p.Run(context.Background(), &Request{State: strings.Repeat("a", state.DefaultMaxSize+1), Client: Client{Form: true}})
 	if !errors.Is(err, state.ErrTooLarge) || !IsInvalidParams(err) {
 		t.Fatalf("got %v, want state.ErrTooLarge", err)
@@ -97,7 +98,7 @@ nodes:
 // TestContextCancelled checks that a cancelled call stops with the
 // context's error.
 func TestContextCancelled(t *testing.T) {
-	p := compile(t, "f.yaml", "name: s\ndescription: d\nnodes:\n  - return: hi\n", Options{})
+	p := compile(t, "f.yaml", "name: s\ndescription: d\nnodes:\n  - return: hi\n", testOptions{})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := p.Run(ctx, &Request{})
@@ -120,7 +121,7 @@ nodes:
     ask: "?"
     form: {v: {type: string}}
   - return: done
-`, Options{Actions: testRegistry(t, &counters{})})
+`, testOptions{Actions: testRegistry(t, &counters{})})
 	args, _ := json.Marshal(map[string]string{"blob": strings.Repeat("x", state.DefaultMaxSize)})
 	_, err := p.Run(context.Background(), &Request{Arguments: args, Client: Client{Form: true}})
 	var re *RunError

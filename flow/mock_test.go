@@ -99,7 +99,7 @@ func TestMock(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &counters{}
 			clk := &clock{t: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}
-			p := compile(t, "mocked.yaml", mockFlow, Options{Actions: testRegistry(t, c), Codec: testCodec(t, clk), Now: clk.now})
+			p := compile(t, "mocked.yaml", mockFlow, testOptions{Actions: testRegistry(t, c), Codec: testCodec(t, clk), Now: clk.now})
 			consulted := map[string]int{}
 			inputs := map[string]map[string]any{}
 			req := &Request{

@@ -46,7 +46,7 @@ nodes:
 // messages in order, a fail node as an error result, and invalid
 // arguments as an *ArgumentsError.
 func TestPromptRun(t *testing.T) {
-	p := compile(t, "review.yaml", reviewPrompt, Options{})
+	p := compile(t, "review.yaml", reviewPrompt, testOptions{})
 	if !p.IsPrompt() {
 		t.Fatal("IsPrompt is false for kind: prompt")
 	}
@@ -111,7 +111,7 @@ func TestPromptRun(t *testing.T) {
 // TestPromptArguments checks the arguments a prompt flow declares, in
 // file order.
 func TestPromptArguments(t *testing.T) {
-	p := compile(t, "review.yaml", reviewPrompt, Options{})
+	p := compile(t, "review.yaml", reviewPrompt, testOptions{})
 	want := []Argument{
 		{Name: "lang", Title: "Language", Description: "The code's language", Required: true, Values: []string{"go", "rust"}},
 		{Name: "code", Description: "The code", Required: true},
@@ -120,7 +120,7 @@ func TestPromptArguments(t *testing.T) {
 	if got := p.Arguments(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("arguments %+v, want %+v", got, want)
 	}
-	tool := compile(t, "tool.yaml", "description: A tool.\ninput: {type: object, properties: {a: {type: string}}}\nnodes: [{return: hi}]\n", Options{})
+	tool := compile(t, "tool.yaml", "description: A tool.\ninput: {type: object, properties: {a: {type: string}}}\nnodes: [{return: hi}]\n", testOptions{})
 	if tool.IsPrompt() || tool.Arguments() != nil {
 		t.Fatalf("a tool flow is a prompt (%v) or has arguments (%v)", tool.IsPrompt(), tool.Arguments())
 	}
@@ -147,7 +147,7 @@ nodes:
   - id: unused
     return: never
 `
-	p := compile(t, "ctx.yaml", src, Options{Actions: testRegistry(t, cnt), Codec: testCodec(t, clk), Now: clk.now, Replies: replies.NewMemory(0, clk.now)})
+	p := compile(t, "ctx.yaml", src, testOptions{Actions: testRegistry(t, cnt), Codec: testCodec(t, clk), Now: clk.now, Replies: replies.NewMemory(0, clk.now)})
 	ctx := context.Background()
 	first, err := p.Run(ctx, &Request{Client: Client{Form: true}})
 	if err != nil {
@@ -185,7 +185,7 @@ nodes:
 // TestPromptRunsOffTheEnd: a prompt flow whose path ends without a return
 // returns no messages.
 func TestPromptRunsOffTheEnd(t *testing.T) {
-	p := compile(t, "empty.yaml", "kind: prompt\ndescription: Nothing.\nnodes:\n  - set: {x: 1}\n", Options{})
+	p := compile(t, "empty.yaml", "kind: prompt\ndescription: Nothing.\nnodes:\n  - set: {x: 1}\n", testOptions{})
 	res, err := p.Run(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 // driver runs a flow to completion, answering each question with answer;
 // an empty answer leaves the question unanswered for that round.
 type driver struct {
-	p      *Program
+	p      *testProgram
 	args   string
 	answer func(id string, round int) string
 }
@@ -101,7 +101,7 @@ func TestReplayFromEveryRound(t *testing.T) {
 	for _, tc := range flows {
 		t.Run(tc.name, func(t *testing.T) {
 			clk := &clock{t: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}
-			p := compile(t, tc.name+".yaml", tc.src, Options{Actions: testRegistry(t, &counters{}), Codec: testCodec(t, clk), Now: clk.now})
+			p := compile(t, tc.name+".yaml", tc.src, testOptions{Actions: testRegistry(t, &counters{}), Codec: testCodec(t, clk), Now: clk.now})
 			d := &driver{p: p, args: tc.args, answer: tc.answer}
 			want, rounds := d.drive(t, round{})
 			if len(rounds) < 2 {
@@ -250,7 +250,7 @@ nodes:
       n: {type: number, default: 2}
   - return: "{{ input.tags }} {{ input.limits }} {{ q.content.many }} {{ q.content.n * 1.5 }}"
 `
-	p := compile(t, "defaults.yaml", src, Options{Codec: testCodec(t, clk), Now: clk.now})
+	p := compile(t, "defaults.yaml", src, testOptions{Codec: testCodec(t, clk), Now: clk.now})
 	d := &driver{p: p, args: `{}`, answer: func(string, int) string { return `{"action":"accept","content":{}}` }}
 	want, _ := d.drive(t, round{})
 	done := make(chan string, 8)

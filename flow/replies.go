@@ -118,8 +118,8 @@ func encodeReply(round int, c *ToolResult) ([]byte, error) {
 }
 
 // lookupReply returns the stored final result of this round, if any.
-func (p *Program) lookupReply(ctx context.Context, key [32]byte) (*Result, error) {
-	b, ok, err := p.replies.Get(ctx, key)
+func (e *Engine) lookupReply(ctx context.Context, key [32]byte) (*Result, error) {
+	b, ok, err := e.replies.Get(ctx, key)
 	if err != nil {
 		return nil, fmt.Errorf("reply store: %w", err)
 	}
@@ -146,8 +146,8 @@ func (p *Program) lookupReply(ctx context.Context, key [32]byte) (*Result, error
 
 // storeReply keeps a final result (a tool result or a prompt's messages)
 // until the state it answers expires.
-func (p *Program) storeReply(ctx context.Context, key [32]byte, res *Result, expires time.Time) error {
-	ttl := expires.Sub(p.now())
+func (e *Engine) storeReply(ctx context.Context, key [32]byte, res *Result, expires time.Time) error {
+	ttl := expires.Sub(e.now())
 	if ttl <= 0 {
 		return nil
 	}
@@ -157,7 +157,7 @@ func (p *Program) storeReply(ctx context.Context, key [32]byte, res *Result, exp
 		if err != nil {
 			return fmt.Errorf("encode reply: %w", err)
 		}
-		return p.replies.Put(ctx, key, b, ttl)
+		return e.replies.Put(ctx, key, b, ttl)
 	}
 	sr := storedReply{Round: res.Round}
 	switch {
@@ -175,5 +175,5 @@ func (p *Program) storeReply(ctx context.Context, key [32]byte, res *Result, exp
 	if err != nil {
 		return fmt.Errorf("encode reply: %w", err)
 	}
-	return p.replies.Put(ctx, key, b, ttl)
+	return e.replies.Put(ctx, key, b, ttl)
 }

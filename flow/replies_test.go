@@ -33,7 +33,7 @@ nodes:
   - return: "charged (call {{ charge.n }}, answer {{ ok.content.yes }})"
 `
 	store := replies.NewMemory(0, clk.now)
-	p := compile(t, "charge.yaml", src, Options{Actions: testRegistry(t, cnt), Codec: testCodec(t, clk), Now: clk.now, Replies: store})
+	p := compile(t, "charge.yaml", src, testOptions{Actions: testRegistry(t, cnt), Codec: testCodec(t, clk), Now: clk.now, Replies: store})
 	ctx := context.Background()
 	first, err := p.Run(ctx, &Request{Client: Client{Form: true}})
 	if err != nil {

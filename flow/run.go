@@ -13,9 +13,9 @@ import (
 	"github.com/flowserve/flowserve/flow/state"
 )
 
-// Run runs one round of a tool call. See the package documentation for
+// Run runs one round of a call of p. See the package documentation for
 // the meaning of its results and errors.
-func (p *Program) Run(ctx context.Context, req *Request) (*Result, error) {
+func (e *Engine) Run(ctx context.Context, p *Program, req *Request) (*Result, error) {
 	if req == nil {
 		req = &Request{}
 	}
@@ -40,7 +40,7 @@ func (p *Program) Run(ctx context.Context, req *Request) (*Result, error) {
 		runID    string // hex, once known
 	)
 	if req.State != "" {
-		st, err = p.codec.Open(req.State, state.Binding{Tool: p.Name(), ArgsDigest: digest, Principal: req.Principal})
+		st, err = e.codec.Open(req.State, state.Binding{Tool: p.Name(), ArgsDigest: digest, Principal: req.Principal})
 		if err != nil {
 			return nil, err
 		}
@@ -48,9 +48,9 @@ func (p *Program) Run(ctx context.Context, req *Request) (*Result, error) {
 		if req.Stats != nil {
 			req.Stats.RunID, req.Stats.Round = runID, st.Round+1
 		}
-		if p.replies != nil {
+		if e.replies != nil {
 			replyKey = replyKeyOf(req.State, req.Responses)
-			res, err := p.lookupReply(ctx, replyKey)
+			res, err := e.lookupReply(ctx, replyKey)
 			if res != nil {
 				return res, nil
 			}
@@ -63,13 +63,14 @@ func (p *Program) Run(ctx context.Context, req *Request) (*Result, error) {
 		if _, err := rand.Read(st.RunID[:]); err != nil {
 			return nil, fmt.Errorf("mint run id: %w", err)
 		}
-		st.Started = p.now().UTC().Truncate(time.Millisecond)
+		st.Started = e.now().UTC().Truncate(time.Millisecond)
 	}
 	if runID == "" {
 		runID = hex.EncodeToString(st.RunID[:])
 	}
 	r := &runner{
 		ctx:     ctx,
+		e:       e,
 		p:       p,
 		req:     req,
 		st:      st,
@@ -96,10 +97,10 @@ func (p *Program) Run(ctx context.Context, req *Request) (*Result, error) {
 	if req.Stats != nil && len(r.trace) > 0 {
 		req.Stats.Node = r.trace[len(r.trace)-1]
 	}
-	if err == nil && (res.Complete != nil || res.Prompt != nil) && req.State != "" && p.replies != nil {
+	if err == nil && (res.Complete != nil || res.Prompt != nil) && req.State != "" && e.replies != nil {
 		// A store that fails does not fail the call: the result exists and
 		// its effects happened. The server logs StoreErr.
-		if putErr := p.storeReply(ctx, replyKey, res, st.Expires); putErr != nil {
+		if putErr := e.storeReply(ctx, replyKey, res, st.Expires); putErr != nil {
 			storeErr = errors.Join(storeErr, putErr)
 		}
 	}
@@ -147,6 +148,7 @@ func (p *Program) arguments(raw json.RawMessage) (map[string]any, []violation, e
 // runner is the state of one round.
 type runner struct {
 	ctx     context.Context
+	e       *Engine
 	p       *Program
 	req     *Request
 	st      *state.State
@@ -185,8 +187,8 @@ func (r *runner) run() (*Result, error) {
 		cn := nodes[i]
 		n := cn.n
 		visits++
-		if visits > r.p.limits.Visits {
-			return r.fail(n, fmt.Errorf("more than %d node visits in one round; does a loop lack an ask or a step?", r.p.limits.Visits))
+		if visits > r.e.limits.Visits {
+			return r.fail(n, fmt.Errorf("more than %d node visits in one round; does a loop lack an ask or a step?", r.e.limits.Visits))
 		}
 		if err := r.ctx.Err(); err != nil {
 			return r.fail(n, err)
@@ -278,10 +280,7 @@ func (r *runner) branch(cn *cnode) (int, error) {
 			return c.target, nil
 		}
 	}
-	if cn.orElse >= 0 {
-		return cn.orElse, nil
-	}
-	return cn.n.Index + 1, nil
+	return cn.orElse, nil // the else target, or the next node
 }
 
 func (r *runner) ret(cn *cnode) (*Result, error) {
@@ -334,8 +333,8 @@ func (r *runner) ret(cn *cnode) (*Result, error) {
 // record appends an entry to the journal, copying on first write so the
 // opened state is never aliased.
 func (r *runner) record(e state.Entry) error {
-	if len(r.journal) >= r.p.limits.Journal {
-		return fmt.Errorf("the run has reached the limit of %d journal entries", r.p.limits.Journal)
+	if len(r.journal) >= r.e.limits.Journal {
+		return fmt.Errorf("the run has reached the limit of %d journal entries", r.e.limits.Journal)
 	}
 	if !r.owned {
 		j := make([]state.Entry, len(r.journal), len(r.journal)+4)

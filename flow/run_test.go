@@ -84,7 +84,7 @@ func runScript(t *testing.T, sections map[string]string) string {
 	t.Helper()
 	clk := &clock{t: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
 	cnt := &counters{}
-	opts := Options{Actions: testRegistry(t, cnt), Codec: testCodec(t, clk), Now: clk.now}
+	opts := testOptions{Actions: testRegistry(t, cnt), Codec: testCodec(t, clk), Now: clk.now}
 	prog := compile(t, "flow.yaml", sections["flow.yaml"], opts)
 	req := &Request{Client: Client{Name: "test", Version: "1", Protocol: "2026-07-28", Form: true, URL: true, Sampling: true, Roots: true}}
 	var out strings.Builder

@@ -201,7 +201,7 @@ func scope(f *dsl.File, reg *actions.Registry) ([]lang.Var, dsl.Diagnostics) {
 		} else {
 			msg = fmt.Sprintf("%s is %s here, but %s is %s", b.Name, lang.TypeName(s), b.Name, lang.TypeName(vars[i].Schema))
 		}
-		diags = append(diags, dsl.Diagnostic{Pos: valuePos(b), Severity: dsl.Error, Code: "type-error", Message: msg})
+		diags = append(diags, dsl.Diagnostic{Pos: valuePos(b), Severity: dsl.Error, Code: dsl.CodeTypeError, Message: msg})
 	}
 	return vars, diags
 }

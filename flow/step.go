@@ -90,7 +90,7 @@ func (r *runner) call(cn *cnode, pos int) ([]byte, error) {
 			return r.mocked(cn, in, m)
 		}
 	}
-	ctx := actions.WithCall(r.ctx, actions.Call{RunID: r.runID, Node: cn.n.ID, Position: pos})
+	ctx := actions.WithCall(r.e.hostContext(r.ctx), actions.Call{RunID: r.runID, Node: cn.n.ID, Position: pos})
 	backoff := cn.retry.Backoff
 	var lastErr error
 	for attempt := 1; attempt <= cn.retry.Attempts; attempt++ {

@@ -127,7 +127,7 @@ func (c *compiler) expr(e *dsl.Expr, wantBool bool) *cexpr {
 	}
 	prg, errs := c.env.Compile(e.Src, wantBool)
 	for _, le := range errs {
-		c.errorf(e.PosAt(le.Offset), "bad-expression", "%s", le.Message)
+		c.errorf(e.PosAt(le.Offset), dsl.CodeBadExpression, "%s", le.Message)
 	}
 	return &cexpr{src: e, prg: prg}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -16,6 +15,8 @@ import (
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/flow/state"
+	"github.com/flowserve/flowserve/project"
+	"github.com/flowserve/flowserve/replies"
 )
 
 // Options configure a test run. The zero value is usable.
@@ -117,6 +118,7 @@ func (s *Suite) Run(ctx context.Context, opts Options) *FlowReport {
 	if p == nil {
 		return fr
 	}
+	engine := testEngine()
 	names := map[string]string{}
 	for _, f := range files {
 		for _, c := range f.Cases {
@@ -129,7 +131,7 @@ func (s *Suite) Run(ctx context.Context, opts Options) *FlowReport {
 			if opts.Match != nil && !opts.Match(p.Name(), c.Name) {
 				continue
 			}
-			cr := runCase(ctx, p, c, fr.Coverage)
+			cr := runCase(ctx, engine, p, c, fr.Coverage)
 			fr.Cases = append(fr.Cases, cr)
 			switch cr.Status {
 			case StatusPass:
@@ -156,28 +158,28 @@ func testCodec() *state.Codec {
 	return state.NewCodec(ring, state.Options{Now: func() time.Time { return Clock }})
 }
 
-// loadFlow parses and compiles a flow file; missing reports that the
-// file does not exist.
+// loadFlow loads a flow file with project.LoadFile, the way lint and
+// serve load it; missing reports that the file does not exist.
 func loadFlow(path string, reg *actions.Registry) (p *flow.Program, missing bool, diags dsl.Diagnostics) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		if os.IsNotExist(err) {
+	p, diags = project.LoadFile(path, project.Options{Actions: reg})
+	for _, d := range diags {
+		if d.Code == dsl.CodeNoSuchPath {
 			return nil, true, nil
 		}
-		return nil, false, dsl.Diagnostics{{Pos: dsl.Pos{File: path, Line: 1, Col: 1}, Severity: dsl.Error, Code: "unreadable", Message: err.Error()}}
-	}
-	f, diags := dsl.Parse(path, src)
-	if diags.HasErrors() || f == nil {
-		return nil, false, diags
-	}
-	p, err = flow.Compile(f, flow.Options{Actions: reg, Codec: testCodec(), Now: func() time.Time { return Clock }})
-	if err != nil {
-		if cds, ok := dsl.AsDiagnostics(err); ok {
-			return nil, false, append(diags, cds...)
-		}
-		return nil, false, append(diags, dsl.Diagnostic{Pos: dsl.Pos{File: path, Line: 1, Col: 1}, Severity: dsl.Error, Code: "compile", Message: err.Error()})
 	}
 	return p, false, diags
+}
+
+// testEngine runs flows under test: states sealed with a fixed key, and
+// one clock, Clock, for the whole run (run.started, state lifetimes and
+// time.now in steps).
+func testEngine() *flow.Engine {
+	clock := func() time.Time { return Clock }
+	e, err := flow.NewEngine(flow.EngineOptions{Codec: testCodec(), Now: clock, Replies: replies.NewMemory(0, clock)})
+	if err != nil {
+		panic(err) // only an ephemeral key can fail, and the codec is given
+	}
+	return e
 }
 
 // checkRefs checks that the nodes a test file names exist and have the
@@ -382,7 +384,7 @@ type outcome struct {
 }
 
 // runCase runs one case through the engine round by round.
-func runCase(ctx context.Context, p *flow.Program, c *Case, cov *Coverage) *CaseReport {
+func runCase(ctx context.Context, engine *flow.Engine, p *flow.Program, c *Case, cov *Coverage) *CaseReport {
 	start := time.Now()
 	cr := &CaseReport{Name: c.Name, File: c.Pos.File, Line: c.Pos.Line, Col: c.Pos.Col, Path: []string{}, Asks: []string{}}
 	defer func() { cr.Elapsed = time.Since(start) }()
@@ -424,7 +426,7 @@ rounds:
 			break
 		}
 		o.rounds++
-		res, err := p.Run(ctx, req)
+		res, err := engine.Run(ctx, p, req)
 		if err != nil {
 			var re *flow.RunError
 			if errors.As(err, &re) {

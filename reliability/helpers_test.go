@@ -26,9 +26,9 @@ import (
 
 	"github.com/flowserve/flowserve/actions"
 	_ "github.com/flowserve/flowserve/actions/std" // the built-in actions the example flows use
-	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/flow/state"
+	"github.com/flowserve/flowserve/project"
 	"github.com/flowserve/flowserve/replies/redis"
 	"github.com/flowserve/flowserve/replies/redis/redistest"
 	"github.com/flowserve/flowserve/serve"
@@ -127,52 +127,45 @@ func startInstance(t testing.TB, name string, cfg config) *instance {
 // URL returns the instance's MCP endpoint.
 func (in *instance) URL() string { return "http://" + in.addr + serve.EndpointPath }
 
-// programs compiles the instance's flows as a fresh process would.
-func (in *instance) programs() ([]*flow.Program, *redis.Store, error) {
+// programs loads the instance's flows as a fresh process would, with the
+// engine that runs them.
+func (in *instance) programs() ([]*flow.Program, *flow.Engine, *redis.Store, error) {
 	r := in.cfg.ring
 	if r == nil {
 		var err error
 		if r, err = state.EphemeralKeyRing(); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
-	opts := flow.Options{Codec: state.NewCodec(r, state.Options{}), Actions: in.cfg.actions}
+	eopts := flow.EngineOptions{Codec: state.NewCodec(r, state.Options{})}
 	var store *redis.Store
 	if in.cfg.redisURL != "" {
 		var err error
 		if store, err = redis.Open(in.cfg.redisURL); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		opts.Replies = store
+		eopts.Replies = store
 	}
-	var progs []*flow.Program
-	for _, path := range in.cfg.files {
-		src, err := os.ReadFile(path)
-		if err != nil {
-			return nil, nil, err
-		}
-		f, diags := dsl.Parse(path, src)
-		if diags.HasErrors() || f == nil {
-			return nil, nil, fmt.Errorf("parse %s:\n%v", path, diags)
-		}
-		p, err := flow.Compile(f, opts)
-		if err != nil {
-			return nil, nil, fmt.Errorf("compile %s: %v", path, err)
-		}
-		progs = append(progs, p)
+	engine, err := flow.NewEngine(eopts)
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	return progs, store, nil
+	set, diags := project.Load(in.cfg.files, project.Options{Actions: in.cfg.actions})
+	if err := diags.Err(); err != nil {
+		return nil, nil, nil, fmt.Errorf("load flows:\n%v", err)
+	}
+	return set.Programs, engine, store, nil
 }
 
 // serve starts a fresh server on l.
 func (in *instance) serve(l net.Listener) error {
-	progs, store, err := in.programs()
+	progs, engine, store, err := in.programs()
 	if err != nil {
 		return err
 	}
 	srv, err := serve.New(progs, serve.Options{
 		Name: "flowserve-" + in.name, Version: "test", Logger: quietLogger(),
-		Host: &actions.Host{FSRoot: in.cfg.fsRoot},
+		Host: &actions.Host{FSRoot: in.cfg.fsRoot}, Engine: engine,
 	})
 	if err != nil {
 		return err

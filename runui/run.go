@@ -71,6 +71,9 @@ type Config struct {
 	// Out receives the transcript: each question, the answer used, each
 	// step run.
 	Out io.Writer
+	// Engine runs the rounds; nil means a new engine with an ephemeral
+	// key (a run in the terminal lives as long as the process).
+	Engine *flow.Engine
 }
 
 // rejectedMarker is what the engine appends to a question's message when
@@ -88,6 +91,14 @@ func Run(ctx context.Context, p *flow.Program, cfg Config) (*flow.Result, error)
 	if cfg.Out == nil {
 		cfg.Out = io.Discard
 	}
+	engine := cfg.Engine
+	if engine == nil {
+		e, err := flow.NewEngine(flow.EngineOptions{})
+		if err != nil {
+			return nil, err
+		}
+		engine = e
+	}
 	out := cfg.Out
 	onStep := func(node, action string, _ int, done bool) {
 		if done {
@@ -97,7 +108,7 @@ func Run(ctx context.Context, p *flow.Program, cfg Config) (*flow.Result, error)
 	req := &flow.Request{Arguments: cfg.Arguments, Client: cfg.Client, OnStep: onStep}
 	previous := map[string]*Answer{}
 	for {
-		res, err := p.Run(ctx, req)
+		res, err := engine.Run(ctx, p, req)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()

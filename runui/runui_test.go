@@ -22,7 +22,7 @@ func compile(t testing.TB, src string) *flow.Program {
 	if diags.HasErrors() || f == nil {
 		t.Fatalf("parse:\n%v", diags)
 	}
-	p, err := flow.Compile(f, flow.Options{})
+	p, err := flow.Compile(f, flow.Env{})
 	if err != nil {
 		t.Fatalf("compile: %v", err)
 	}

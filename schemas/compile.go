@@ -55,7 +55,7 @@ func Compile(doc map[string]any) (*Schema, error) {
 	}
 	s, err := c.Compile(loc)
 	if err != nil {
-		return nil, fmt.Errorf("bad schema: %s", strings.TrimPrefix(err.Error(), "jsonschema: "))
+		return nil, &CompileError{Err: err}
 	}
 	return &Schema{doc: doc, sch: s, fast: newFastForm(doc, s)}, nil
 }

@@ -28,8 +28,8 @@ func benchServer(b *testing.B, name string) *Server {
 	if err := diags.Err(); err != nil {
 		b.Fatal(err)
 	}
-	p, err := flow.Compile(f, flow.Options{})
-	if err != nil {
+	p, diags := flow.Compile(f, flow.Env{})
+	if err := diags.Err(); err != nil {
 		b.Fatal(err)
 	}
 	srv, err := New([]*flow.Program{p}, Options{Logger: slog.New(slog.DiscardHandler)})

@@ -173,7 +173,7 @@ func inputRequests(in *flow.InputRequired) (mcp.InputRequestMap, error) {
 func (s *Server) modernRound(ctx context.Context, p *flow.Program, fr *flow.Request, caller string) (*flow.Result, *jsonrpc.Error, error) {
 	rd := s.startRound(p, firstModernVersion, caller, fr)
 	rctx, cancel := s.roundContext(ctx)
-	res, err := p.Run(rctx, fr)
+	res, err := s.engine.Run(rctx, p, fr)
 	cancel()
 	s.logAnswers(p, rd, fr.Responses)
 	if err == nil {

@@ -31,7 +31,7 @@ var (
 // otherwise 2026-07-28 gets -32021 with data.requiredCapabilities and
 // sessions an error result saying what the client lacks.
 func TestMissingCapability(t *testing.T) {
-	progs := append(slices.Clone(exampleFlows(t)), testFlow(t, "url_only", flow.Options{}))
+	progs := append(slices.Clone(exampleFlows(t)), testFlow(t, "url_only", flow.Env{}))
 	tests := []struct {
 		name  string
 		tool  string

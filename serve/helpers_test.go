@@ -61,27 +61,37 @@ func quietLogger() *slog.Logger {
 
 // compileFile loads one flow file the way the CLI does: dsl.Parse, then
 // flow.Compile.
-func compileFile(t testing.TB, path string, opts flow.Options) *flow.Program {
+func compileFile(t testing.TB, path string, env flow.Env) *flow.Program {
 	t.Helper()
 	src, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return compileSource(t, path, src, opts)
+	return compileSource(t, path, src, env)
 }
 
 // compileSource compiles a flow from its source text.
-func compileSource(t testing.TB, path string, src []byte, opts flow.Options) *flow.Program {
+func compileSource(t testing.TB, path string, src []byte, env flow.Env) *flow.Program {
 	t.Helper()
 	f, diags := dsl.Parse(path, src)
 	if diags.HasErrors() || f == nil {
 		t.Fatalf("parse %s:\n%v", path, diags)
 	}
-	p, err := flow.Compile(f, opts)
-	if err != nil {
+	p, diags := flow.Compile(f, env)
+	if err := diags.Err(); err != nil {
 		t.Fatalf("compile %s: %v", path, err)
 	}
 	return p
+}
+
+// newEngine returns an engine with opts.
+func newEngine(t testing.TB, opts flow.EngineOptions) *flow.Engine {
+	t.Helper()
+	e, err := flow.NewEngine(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
 }
 
 // newCodec returns a codec with a fresh random key.
@@ -110,12 +120,6 @@ func exampleFlows(t testing.TB) []*flow.Program {
 			examplesErr = fmt.Errorf("no example flows: %v", err)
 			return
 		}
-		ring, err := state.EphemeralKeyRing()
-		if err != nil {
-			examplesErr = err
-			return
-		}
-		opts := flow.Options{Codec: state.NewCodec(ring, state.Options{})}
 		for _, path := range files {
 			src, err := os.ReadFile(path)
 			if err != nil {
@@ -127,8 +131,8 @@ func exampleFlows(t testing.TB) []*flow.Program {
 				examplesErr = fmt.Errorf("parse %s:\n%v", path, diags)
 				return
 			}
-			p, err := flow.Compile(f, opts)
-			if err != nil {
+			p, diags := flow.Compile(f, flow.Env{})
+			if err := diags.Err(); err != nil {
 				examplesErr = fmt.Errorf("compile %s: %v", path, err)
 				return
 			}
@@ -142,14 +146,21 @@ func exampleFlows(t testing.TB) []*flow.Program {
 }
 
 // testFlow compiles serve/testdata/<name>.yaml with opts.
-func testFlow(t testing.TB, name string, opts flow.Options) *flow.Program {
+func testFlow(t testing.TB, name string, env flow.Env) *flow.Program {
 	t.Helper()
-	return compileFile(t, filepath.Join("testdata", name+".yaml"), opts)
+	return compileFile(t, filepath.Join("testdata", name+".yaml"), env)
 }
 
 // newServer serves progs with the fs actions confined to root ("" for a
 // fresh temporary directory).
 func newServer(t testing.TB, progs []*flow.Program, root string) *serve.Server {
+	t.Helper()
+	return newServerOn(t, progs, root, nil)
+}
+
+// newServerOn is newServer running the programs on engine (nil: a new
+// one with an ephemeral key).
+func newServerOn(t testing.TB, progs []*flow.Program, root string, engine *flow.Engine) *serve.Server {
 	t.Helper()
 	if root == "" {
 		root = t.TempDir()
@@ -158,6 +169,7 @@ func newServer(t testing.TB, progs []*flow.Program, root string) *serve.Server {
 		Version: "test",
 		Logger:  quietLogger(),
 		Host:    &actions.Host{FSRoot: root},
+		Engine:  engine,
 	})
 	if err != nil {
 		t.Fatal(err)

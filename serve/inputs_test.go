@@ -61,11 +61,11 @@ func allCaps(version string) *mcp.ClientCapabilities {
 // requests.
 func TestSamplingRootsAndAll(t *testing.T) {
 	progs := []*flow.Program{
-		compileFile(t, "../testdata/conformance/test_input_required_result_multiple_inputs.yaml", flow.Options{}),
-		compileFile(t, "../testdata/conformance/test_input_required_result_sampling.yaml", flow.Options{}),
-		compileFile(t, "../testdata/conformance/test_input_required_result_list_roots.yaml", flow.Options{}),
-		compileFile(t, "../testdata/conformance/test_input_required_result_capabilities.yaml", flow.Options{}),
-		compileFile(t, "../testdata/conformance/test_missing_capability.yaml", flow.Options{}),
+		compileFile(t, "../testdata/conformance/test_input_required_result_multiple_inputs.yaml", flow.Env{}),
+		compileFile(t, "../testdata/conformance/test_input_required_result_sampling.yaml", flow.Env{}),
+		compileFile(t, "../testdata/conformance/test_input_required_result_list_roots.yaml", flow.Env{}),
+		compileFile(t, "../testdata/conformance/test_input_required_result_capabilities.yaml", flow.Env{}),
+		compileFile(t, "../testdata/conformance/test_missing_capability.yaml", flow.Env{}),
 	}
 	srv := newServer(t, progs, "")
 	noSampling := func(version string) *mcp.ClientCapabilities {
@@ -148,7 +148,7 @@ func TestSamplingRootsAndAll(t *testing.T) {
 // 2026-07-28 path: one input_required with the three input requests, and
 // a retry answering only some of them is asked the rest alone.
 func TestAllRoundOverHTTP(t *testing.T) {
-	p := compileFile(t, "../testdata/conformance/test_input_required_result_multiple_inputs.yaml", flow.Options{})
+	p := compileFile(t, "../testdata/conformance/test_input_required_result_multiple_inputs.yaml", flow.Env{})
 	url := startHTTP(t, newServer(t, []*flow.Program{p}, ""))
 	ctx := testCtx(t)
 	caps := map[string]any{"elicitation": map[string]any{}, "sampling": map[string]any{}, "roots": map[string]any{}}

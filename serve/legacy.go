@@ -91,7 +91,7 @@ func (s *Server) legacyRounds(ctx context.Context, p *flow.Program, req mcp.Requ
 		}
 		rd := s.startRound(p, era, caller, fr)
 		rctx, cancel := s.roundContext(ctx)
-		res, err := p.Run(rctx, fr)
+		res, err := s.engine.Run(rctx, p, fr)
 		cancel()
 		if err != nil {
 			return s.legacyError(ctx, p, rd, err)

@@ -26,7 +26,7 @@ import (
 // it is served.
 func TestBodyLimit(t *testing.T) {
 	const limit = 64 << 10
-	srv := serverWith(t, []*flow.Program{testFlow(t, "whoami", flow.Options{})}, serve.Options{})
+	srv := serverWith(t, []*flow.Program{testFlow(t, "whoami", flow.Env{})}, serve.Options{})
 	url := startHTTPWith(t, srv, serve.HTTPOptions{MaxRequestBodyBytes: limit})
 	defaultURL := startHTTPWith(t, srv, serve.HTTPOptions{})
 	modern := func(pad int) []byte {
@@ -100,10 +100,11 @@ func TestRunLimitsOverHTTP(t *testing.T) {
 		name   string
 		src    string
 		limits flow.Limits
+		cost   uint64 // the expression cost limit; 0 for the default
 		args   map[string]any
 		want   string
 	}{
-		{"journal", loopFlow, flow.Limits{Journal: 4}, nil, "node tick: the run has reached the limit of 4 journal entries"},
+		{"journal", loopFlow, flow.Limits{Journal: 4}, 0, nil, "node tick: the run has reached the limit of 4 journal entries"},
 		{"visits", `
 name: spin
 description: Spins.
@@ -113,13 +114,13 @@ nodes:
   - branch:
       - if: "true"
         then: a
-`, flow.Limits{Visits: 50}, nil, "node a: more than 50 node visits in one round"},
+`, flow.Limits{Visits: 50}, 0, nil, "node a: more than 50 node visits in one round"},
 		{"cost", `
 name: costly
 description: An expensive expression.
 nodes:
   - return: "{{ [1,2,3,4,5,6,7,8,9,10].map(a, [1,2,3,4,5,6,7,8,9,10].map(b, [1,2,3,4,5,6,7,8,9,10].map(c, a*b*c))) }}"
-`, flow.Limits{CostLimit: 100}, nil, "actual cost limit exceeded"},
+`, flow.Limits{}, 100, nil, "actual cost limit exceeded"},
 		{"step timeout", `
 name: slow
 description: A step that outlives its timeout.
@@ -128,7 +129,7 @@ nodes:
     step: test.block
     timeout: 50ms
   - return: unreachable
-`, flow.Limits{}, nil, "node wait: test.block failed: timed out after 50ms"},
+`, flow.Limits{}, 0, nil, "node wait: test.block failed: timed out after 50ms"},
 		{"state too large to send", `
 name: big
 description: A step result too big for the request state.
@@ -140,12 +141,12 @@ nodes:
     ask: "?"
     form: {v: {type: string}}
   - return: done
-`, flow.Limits{}, nil, "the run's state is too large to send"},
+`, flow.Limits{}, 0, nil, "the run's state is too large to send"},
 	}
 	yes := map[string]any{"action": "accept", "content": map[string]any{"ok": true}}
 	for _, tc := range tests {
-		p := compileSource(t, tc.name+".yaml", []byte(tc.src), flow.Options{Actions: reg, Limits: tc.limits})
-		srv := serverWith(t, []*flow.Program{p}, serve.Options{})
+		p := compileSource(t, tc.name+".yaml", []byte(tc.src), flow.Env{Actions: reg, CostLimit: tc.cost})
+		srv := serverWith(t, []*flow.Program{p}, serve.Options{Engine: newEngine(t, flow.EngineOptions{Limits: tc.limits})})
 		url := startHTTPWith(t, srv, serve.HTTPOptions{})
 		args := tc.args
 		if args == nil {
@@ -187,7 +188,7 @@ nodes:
 // session frees its place.
 func TestSessionCap(t *testing.T) {
 	ctx := testCtx(t)
-	srv := serverWith(t, []*flow.Program{testFlow(t, "whoami", flow.Options{})}, serve.Options{})
+	srv := serverWith(t, []*flow.Program{testFlow(t, "whoami", flow.Env{})}, serve.Options{})
 	url := startHTTPWith(t, srv, serve.HTTPOptions{MaxSessions: 2})
 	open := func() (*mcp.ClientSession, error) {
 		return connectURL(t, ctx, url, v20251125, sessionClient(nil), nil)
@@ -231,7 +232,7 @@ func TestSessionCap(t *testing.T) {
 // calls go on, and the place is free again when the parked call ends.
 func TestLegacyCallCap(t *testing.T) {
 	ctx := testCtx(t)
-	srv := serverWith(t, append(compileExamples(t, flow.Options{}), testFlow(t, "whoami", flow.Options{})), serve.Options{MaxLegacyCalls: 1})
+	srv := serverWith(t, append(compileExamples(t, flow.Env{}), testFlow(t, "whoami", flow.Env{})), serve.Options{MaxLegacyCalls: 1})
 	url := startHTTPWith(t, srv, serve.HTTPOptions{})
 	parked, answer := make(chan struct{}), make(chan struct{})
 	a, err := connectURL(t, ctx, url, v20251125, sessionClient(func(ctx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -282,7 +283,7 @@ nodes:
   - id: wait
     step: test.block
   - return: finished
-`), flow.Options{Actions: reg})
+`), flow.Env{Actions: reg})
 	big := compileSource(t, "big.yaml", []byte(`
 name: big
 description: Returns a large result.
@@ -291,8 +292,8 @@ nodes:
     step: test.big
     with: {n: 16000000}
   - return: "{{ big.blob }}"
-`), flow.Options{Actions: reg})
-	progs := append(compileExamples(t, flow.Options{}), slow, big, testFlow(t, "whoami", flow.Options{}))
+`), flow.Env{Actions: reg})
+	progs := append(compileExamples(t, flow.Env{}), slow, big, testFlow(t, "whoami", flow.Env{}))
 	srv := serverWith(t, progs, serve.Options{})
 	const short = 150 * time.Millisecond
 	hs, url := startServer(t, srv, serve.HTTPOptions{ReadHeaderTimeout: short, ReadTimeout: 2 * short, IdleTimeout: short, WriteTimeout: short})

@@ -26,8 +26,8 @@ nodes:
   - id: down
     step: test.fail
   - return: unreachable
-`), flow.Options{Actions: reg})
-	progs := append(compileExamples(t, flow.Options{}), failing)
+`), flow.Env{Actions: reg})
+	progs := append(compileExamples(t, flow.Env{}), failing)
 	srv := serverWith(t, progs, serve.Options{})
 	url := startHTTPWith(t, srv, serve.HTTPOptions{Metrics: true})
 	metricsURL := strings.TrimSuffix(url, serve.EndpointPath) + serve.MetricsPath
@@ -135,7 +135,7 @@ nodes:
 func TestRoundLogs(t *testing.T) {
 	ctx := testCtx(t)
 	var logs logBuffer
-	srv := serverWith(t, compileExamples(t, flow.Options{}), serve.Options{Logger: logs.logger(slog.LevelDebug)})
+	srv := serverWith(t, compileExamples(t, flow.Env{}), serve.Options{Logger: logs.logger(slog.LevelDebug)})
 	url := startHTTPWith(t, srv, serve.HTTPOptions{Tokens: testTokens(t)})
 	first := rawRound(t, ctx, url, bearer(aliceToken), callParams("signup", map[string]any{}, formCaps))
 	rawRound(t, ctx, url, bearer(aliceToken), retry("signup", map[string]any{}, first.RequestState, map[string]any{"details": adaAnswer}))
@@ -184,7 +184,7 @@ func TestAnswersInLogs(t *testing.T) {
 	run := func(t *testing.T, level slog.Level) []map[string]any {
 		ctx := testCtx(t)
 		var logs logBuffer
-		srv := serverWith(t, compileExamples(t, flow.Options{}), serve.Options{Logger: logs.logger(level)})
+		srv := serverWith(t, compileExamples(t, flow.Env{}), serve.Options{Logger: logs.logger(level)})
 		url := startHTTPWith(t, srv, serve.HTTPOptions{})
 		urlCaps := map[string]any{"elicitation": map[string]any{"form": map[string]any{}, "url": map[string]any{}}}
 		// 2026-07-28: a form answer, and a URL answer.
@@ -253,7 +253,7 @@ func TestRunFailureLogged(t *testing.T) {
 	ctx := testCtx(t)
 	var logs logBuffer
 	reg := opsRegistry(t, nil)
-	p := compileSource(t, "failing.yaml", []byte("name: failing\ndescription: d\nnodes:\n  - id: down\n    step: test.fail\n  - return: x\n"), flow.Options{Actions: reg})
+	p := compileSource(t, "failing.yaml", []byte("name: failing\ndescription: d\nnodes:\n  - id: down\n    step: test.fail\n  - return: x\n"), flow.Env{Actions: reg})
 	srv := serverWith(t, []*flow.Program{p}, serve.Options{Logger: logs.logger(slog.LevelInfo)})
 	url := startHTTPWith(t, srv, serve.HTTPOptions{})
 	rawRound(t, ctx, url, nil, callParams("failing", map[string]any{}, formCaps))
@@ -278,7 +278,7 @@ func TestSDKLogsDemoted(t *testing.T) {
 	for _, level := range []slog.Level{slog.LevelInfo, slog.LevelDebug} {
 		ctx := testCtx(t)
 		var logs logBuffer
-		srv := serverWith(t, []*flow.Program{testFlow(t, "whoami", flow.Options{})}, serve.Options{Logger: logs.logger(level)})
+		srv := serverWith(t, []*flow.Program{testFlow(t, "whoami", flow.Env{})}, serve.Options{Logger: logs.logger(level)})
 		url := startHTTPWith(t, srv, serve.HTTPOptions{})
 		cs, err := connectURL(t, ctx, url, v20251125, sessionClient(nil), nil)
 		must(t, err)

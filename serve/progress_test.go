@@ -75,7 +75,7 @@ func progressMessages(ps []*mcp.ProgressNotificationParams) []string {
 // token (the notifications of a round go on its POST's SSE stream over
 // HTTP); replayed steps are not reported.
 func TestProgress(t *testing.T) {
-	steps := testFlow(t, "steps", flow.Options{})
+	steps := testFlow(t, "steps", flow.Env{})
 	type want struct {
 		token    any
 		progress float64
@@ -124,7 +124,7 @@ func TestProgress(t *testing.T) {
 // notification comes without a progress token.
 func TestProgressRaw2026(t *testing.T) {
 	ctx := testCtx(t)
-	url := startHTTP(t, newServer(t, []*flow.Program{testFlow(t, "steps", flow.Options{})}, ""))
+	url := startHTTP(t, newServer(t, []*flow.Program{testFlow(t, "steps", flow.Env{})}, ""))
 	for _, token := range []any{"tok", 7, nil} {
 		t.Run(fmt.Sprint(token), func(t *testing.T) {
 			params := callParams("steps", map[string]any{}, formCaps)

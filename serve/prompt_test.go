@@ -33,9 +33,9 @@ func promptFlows(t testing.TB) []*flow.Program {
 	t.Helper()
 	progs := slices.Clone(exampleFlows(t))
 	for _, name := range conformancePrompts {
-		progs = append(progs, compileFile(t, filepath.Join("..", "testdata", "conformance", name+".yaml"), flow.Options{}))
+		progs = append(progs, compileFile(t, filepath.Join("..", "testdata", "conformance", name+".yaml"), flow.Env{}))
 	}
-	return append(progs, testFlow(t, "review_prompt", flow.Options{}))
+	return append(progs, testFlow(t, "review_prompt", flow.Env{}))
 }
 
 // getPrompt gets a prompt as the era's client does: one GetPrompt, or for
@@ -381,7 +381,7 @@ func TestCompletion(t *testing.T) {
 		many += fmt.Sprintf("v%03d", i)
 	}
 	many += "]\nnodes:\n  - return: hi\n"
-	progs := append(promptFlows(t), compileSource(t, "many.yaml", []byte(many), flow.Options{}))
+	progs := append(promptFlows(t), compileSource(t, "many.yaml", []byte(many), flow.Env{}))
 	srv := newServer(t, progs, "")
 	tests := []struct {
 		name    string
@@ -472,7 +472,7 @@ func TestReplacePrompts(t *testing.T) {
 	if got := list(); len(got) != 0 {
 		t.Fatalf("prompts before: %v", got)
 	}
-	review := testFlow(t, "review_prompt", flow.Options{})
+	review := testFlow(t, "review_prompt", flow.Env{})
 	if err := srv.Replace(append(slices.Clone(exampleFlows(t)), review)); err != nil {
 		t.Fatal(err)
 	}
@@ -487,7 +487,7 @@ func TestReplacePrompts(t *testing.T) {
 	if got := list(); len(got) != 0 {
 		t.Errorf("prompts after removing: %v", got)
 	}
-	clash := compileSource(t, "signup_prompt.yaml", []byte("name: signup\nkind: prompt\ndescription: x\nnodes: [{return: hi}]\n"), flow.Options{})
+	clash := compileSource(t, "signup_prompt.yaml", []byte("name: signup\nkind: prompt\ndescription: x\nnodes: [{return: hi}]\n"), flow.Env{})
 	if err := srv.Replace(append(slices.Clone(exampleFlows(t)), clash)); err == nil || !strings.Contains(err.Error(), `"signup" is defined twice`) {
 		t.Errorf("Replace with a prompt named like a tool: %v", err)
 	}

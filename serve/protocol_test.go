@@ -35,7 +35,7 @@ func (c *clock) advance(d time.Duration) {
 }
 
 // compileExamples compiles the example flows afresh with opts.
-func compileExamples(t testing.TB, opts flow.Options) []*flow.Program {
+func compileExamples(t testing.TB, env flow.Env) []*flow.Program {
 	t.Helper()
 	files, err := exampleFlowFiles()
 	if err != nil || len(files) == 0 {
@@ -43,7 +43,7 @@ func compileExamples(t testing.TB, opts flow.Options) []*flow.Program {
 	}
 	var progs []*flow.Program
 	for _, f := range files {
-		progs = append(progs, compileFile(t, f, opts))
+		progs = append(progs, compileFile(t, f, env))
 	}
 	return progs
 }
@@ -60,9 +60,9 @@ func rawServer(t testing.TB, clk *clock, ttl time.Duration) (url, root string) {
 func rawServerWith(t testing.TB, clk *clock, ttl time.Duration) (srv *serve.Server, url, root string) {
 	t.Helper()
 	codec := newCodec(t, state.Options{TTL: ttl, Now: clk.now})
-	progs := compileExamples(t, flow.Options{Codec: codec})
+	progs := compileExamples(t, flow.Env{})
 	root = t.TempDir()
-	srv = newServer(t, progs, root)
+	srv = newServerOn(t, progs, root, newEngine(t, flow.EngineOptions{Codec: codec}))
 	return srv, startHTTP(t, srv), root
 }
 

@@ -75,7 +75,7 @@ func checkSessionResult(t testing.TB, resp *rpcMessage, isError bool, has string
 // session client: elicitation/create, and no input_required result.
 func TestLegacyInitializeAt2026(t *testing.T) {
 	ctx := testCtx(t)
-	srv := newServer(t, []*flow.Program{testFlow(t, "two_questions", flow.Options{})}, "")
+	srv := newServer(t, []*flow.Program{testFlow(t, "two_questions", flow.Env{})}, "")
 	s := newRawSession(t, ctx, srv)
 	init := s.initialize(v20260728, map[string]any{"elicitation": map[string]any{}})
 	if init["protocolVersion"] != v20251125 {
@@ -94,7 +94,7 @@ func TestLegacyInitializeAt2026(t *testing.T) {
 // elicitation/create per question; flowserve does not rely on the SDK's
 // shim, which re-invokes a handler once only.
 func TestSessionRunsEveryRoundInOneCall(t *testing.T) {
-	progs := append(slices.Clone(exampleFlows(t)), testFlow(t, "two_questions", flow.Options{}))
+	progs := append(slices.Clone(exampleFlows(t)), testFlow(t, "two_questions", flow.Env{}))
 	tests := []struct {
 		tool    string
 		args    map[string]any
@@ -199,8 +199,8 @@ func TestToolErrorsAreResults(t *testing.T) {
 	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
 	t.Cleanup(hang.Close)
 	progs := append(slices.Clone(exampleFlows(t)),
-		testFlow(t, "failing", flow.Options{Actions: failingRegistry(t)}),
-		testFlow(t, "slow_http", flow.Options{}))
+		testFlow(t, "failing", flow.Env{Actions: failingRegistry(t)}),
+		testFlow(t, "slow_http", flow.Env{}))
 	invalid := formAnswer(with(ada, "plan", "team", "seats", 2))
 	tests := []struct {
 		name    string

@@ -44,7 +44,7 @@ func parseResources(t testing.TB, path string) []*resources.Resource {
 // test_simple_text flow.
 func resourceServer(t testing.TB, opts serve.Options) (*serve.Server, *flow.Program) {
 	t.Helper()
-	p := compileFile(t, "../testdata/conformance/test_simple_text.yaml", flow.Options{})
+	p := compileFile(t, "../testdata/conformance/test_simple_text.yaml", flow.Env{})
 	opts.Version = "test"
 	opts.Logger = quietLogger()
 	if opts.Resources == nil {
@@ -279,7 +279,7 @@ func TestReplaceUpdatesResources(t *testing.T) {
 	}
 
 	// Another flow brings its resources; the declarations go.
-	other := compileFile(t, "../testdata/conformance/test_error_handling.yaml", flow.Options{})
+	other := compileFile(t, "../testdata/conformance/test_error_handling.yaml", flow.Env{})
 	if err := srv.Replace([]*flow.Program{other}); err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +291,7 @@ func TestReplaceUpdatesResources(t *testing.T) {
 
 	// A changed flow file serves its new source.
 	src := append(slices.Clone(other.File().Source), "# edited\n"...)
-	edited := compileSource(t, other.File().Path, src, flow.Options{})
+	edited := compileSource(t, other.File().Path, src, flow.Env{})
 	if err := srv.Replace([]*flow.Program{edited}); err != nil {
 		t.Fatal(err)
 	}
@@ -380,7 +380,7 @@ func wait(t testing.TB, ch <-chan struct{}, what string) {
 // TestPromptFlowResources: prompt flows have their source and diagram
 // resources too.
 func TestPromptFlowResources(t *testing.T) {
-	p := compileFile(t, "../testdata/conformance/test_simple_prompt.yaml", flow.Options{})
+	p := compileFile(t, "../testdata/conformance/test_simple_prompt.yaml", flow.Env{})
 	srv, err := serve.New([]*flow.Program{p}, serve.Options{Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)

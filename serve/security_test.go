@@ -68,7 +68,7 @@ func TestHostAndOrigin(t *testing.T) {
 		{name: "allowed origin, other scheme", opts: opts{AllowedOrigins: []string{"https://app.example.com"}}, local: loopback, host: "localhost", origin: "http://app.example.com"},
 		{name: "any origin", opts: opts{AllowedOrigins: []string{"*"}}, local: public, host: "10.0.0.5", origin: "https://evil.example", ok: true},
 	}
-	srv := serverWith(t, []*flow.Program{testFlow(t, "whoami", flow.Options{})}, serve.Options{})
+	srv := serverWith(t, []*flow.Program{testFlow(t, "whoami", flow.Env{})}, serve.Options{})
 	kinds := []struct {
 		name   string
 		header http.Header
@@ -112,7 +112,7 @@ func TestHostAndOrigin(t *testing.T) {
 // is 403 on both paths and the go-sdk client (which sends none) is served.
 func TestOriginOverHTTP(t *testing.T) {
 	ctx := testCtx(t)
-	srv := serverWith(t, []*flow.Program{testFlow(t, "whoami", flow.Options{})}, serve.Options{})
+	srv := serverWith(t, []*flow.Program{testFlow(t, "whoami", flow.Env{})}, serve.Options{})
 	url := startHTTPWith(t, srv, serve.HTTPOptions{})
 	evil := http.Header{"Origin": {"http://evil.example"}}
 	for name, req := range map[string]struct {
@@ -210,7 +210,7 @@ func TestParseTokens(t *testing.T) {
 // stays bound to the token that opened it.
 func TestBearerAuth(t *testing.T) {
 	ctx := testCtx(t)
-	srv := serverWith(t, []*flow.Program{testFlow(t, "whoami", flow.Options{})}, serve.Options{})
+	srv := serverWith(t, []*flow.Program{testFlow(t, "whoami", flow.Env{})}, serve.Options{})
 	url := startHTTPWith(t, srv, serve.HTTPOptions{Tokens: testTokens(t), Metrics: true})
 	with := func(h http.Header, kv ...string) http.Header {
 		h = h.Clone()
@@ -282,7 +282,7 @@ func TestBearerAuth(t *testing.T) {
 // token does not continue with another valid one.
 func TestPrincipalFromTokens(t *testing.T) {
 	ctx := testCtx(t)
-	srv := serverWith(t, compileExamples(t, flow.Options{}), serve.Options{})
+	srv := serverWith(t, compileExamples(t, flow.Env{}), serve.Options{})
 	url := startHTTPWith(t, srv, serve.HTTPOptions{Tokens: testTokens(t)})
 	first := rawRound(t, ctx, url, bearer(aliceToken), callParams("signup", map[string]any{}, formCaps))
 	wantInputRequired(t, first, "details")

@@ -29,6 +29,12 @@ type Options struct {
 	Logger *slog.Logger
 	// Host is given to actions (fs root, HTTP client); nil means none.
 	Host *actions.Host
+	// Engine runs the programs: it holds the key ring that seals request
+	// states, the reply store, the clock and the limits. Keep one Engine
+	// for the life of the process (across Replace) so that runs in flight
+	// survive reloads. Nil means flow.NewEngine with its defaults (an
+	// ephemeral key).
+	Engine *flow.Engine
 	// LegacyRounds bounds the rounds of one tools/call from a session
 	// client (2025-06-18, 2025-11-25); default 100.
 	LegacyRounds int
@@ -66,6 +72,7 @@ const codeServerBusy = -32000
 // Server serves flows as MCP tools. It is safe for concurrent use.
 type Server struct {
 	opts    Options
+	engine  *flow.Engine
 	log     *slog.Logger
 	sdkLog  *slog.Logger // for the go-sdk; nil when Options.Logger is
 	mcp     *mcp.Server
@@ -113,7 +120,14 @@ func New(progs []*flow.Program, opts Options) (*Server, error) {
 	if opts.MaxLegacyCalls == 0 {
 		opts.MaxLegacyCalls = DefaultMaxLegacyCalls
 	}
-	s := &Server{opts: opts, log: opts.Logger, tools: map[string]*flow.Program{}, prompts: map[string]*flow.Program{}, metrics: metrics.New()}
+	if opts.Engine == nil {
+		e, err := flow.NewEngine(flow.EngineOptions{})
+		if err != nil {
+			return nil, err
+		}
+		opts.Engine = e
+	}
+	s := &Server{opts: opts, engine: opts.Engine, log: opts.Logger, tools: map[string]*flow.Program{}, prompts: map[string]*flow.Program{}, metrics: metrics.New()}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -196,14 +210,45 @@ func flowKind(p *flow.Program) string {
 // diagram resources. Sessions that asked for it are told that the tool,
 // prompt or resource list changed.
 func (s *Server) Replace(progs []*flow.Program) error {
-	tools, prompts := map[string]*flow.Program{}, map[string]*flow.Program{}
+	tools, prompts, err := byKind(progs)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.swapLocked(tools, prompts)
+	return nil
+}
+
+// ReplaceAll replaces the served programs and the declared resources
+// together, as one change: a client never sees the new flows with the old
+// resources. Nothing changes when either is refused (a name defined
+// twice, a resource declared twice). project.Reloader calls it.
+func (s *Server) ReplaceAll(progs []*flow.Program, rs []*resources.Resource) error {
+	tools, prompts, err := byKind(progs)
+	if err != nil {
+		return err
+	}
+	if err := checkDeclared(rs); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.declared = slices.Clone(rs)
+	s.swapLocked(tools, prompts)
+	return nil
+}
+
+// byKind indexes progs by name: prompt flows and tools.
+func byKind(progs []*flow.Program) (tools, prompts map[string]*flow.Program, err error) {
+	tools, prompts = map[string]*flow.Program{}, map[string]*flow.Program{}
 	for _, p := range progs {
 		prev, dup := tools[p.Name()]
 		if !dup {
 			prev, dup = prompts[p.Name()]
 		}
 		if dup {
-			return fmt.Errorf("%s %q is defined twice: %s and %s", flowKind(p), p.Name(), prev.File().Path, p.File().Path)
+			return nil, nil, fmt.Errorf("%s %q is defined twice: %s and %s", flowKind(p), p.Name(), prev.File().Path, p.File().Path)
 		}
 		if p.IsPrompt() {
 			prompts[p.Name()] = p
@@ -211,8 +256,12 @@ func (s *Server) Replace(progs []*flow.Program) error {
 			tools[p.Name()] = p
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	return tools, prompts, nil
+}
+
+// swapLocked serves tools and prompts, telling the SDK what was removed
+// and what changed, and syncs the resources. s.mu must be held.
+func (s *Server) swapLocked(tools, prompts map[string]*flow.Program) {
 	if gone := removed(s.tools, tools); len(gone) > 0 {
 		s.mcp.RemoveTools(gone...)
 	}
@@ -227,7 +276,6 @@ func (s *Server) Replace(progs []*flow.Program) error {
 	}
 	s.tools, s.prompts = tools, prompts
 	s.syncResources()
-	return nil
 }
 
 // removed lists the names of cur that next does not have.

@@ -12,7 +12,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/flowserve/flowserve/flow"
-	"github.com/flowserve/flowserve/flow/state"
 	"github.com/flowserve/flowserve/serve"
 )
 
@@ -65,8 +64,8 @@ nodes:
 // in progress does not get the old question's answer; a removed tool is
 // unknown. Both are -32602.
 func TestFlowChangedBetweenRounds(t *testing.T) {
-	codec := newCodec(t, state.Options{})
-	opts := flow.Options{Codec: codec}
+	// The server's one engine opens states sealed before Replace.
+	opts := flow.Env{}
 	v1 := compileSource(t, "changing.yaml", []byte(changingV1), opts)
 	tests := []struct {
 		name string
@@ -121,7 +120,7 @@ func TestReplaceKeepsToolsSorted(t *testing.T) {
 	more := slices.DeleteFunc(slices.Clone(progs), func(p *flow.Program) bool {
 		return p.Name() != "expense_approval" && p.Name() != "github_signin" && p.Name() != "signup"
 	})
-	more = append(more, testFlow(t, "two_questions", flow.Options{}), testFlow(t, "url_only", flow.Options{}), testFlow(t, "steps", flow.Options{}))
+	more = append(more, testFlow(t, "two_questions", flow.Env{}), testFlow(t, "url_only", flow.Env{}), testFlow(t, "steps", flow.Env{}))
 	if err := srv.Replace(more); err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +144,7 @@ func TestReplaceKeepsToolsSorted(t *testing.T) {
 	if !slices.Equal(names, want) {
 		t.Errorf("tools/list = %v, want %v", names, want)
 	}
-	if err := srv.Replace(append(more, testFlow(t, "steps", flow.Options{}))); err == nil || !strings.Contains(err.Error(), `tool "steps" is defined twice`) {
+	if err := srv.Replace(append(more, testFlow(t, "steps", flow.Env{}))); err == nil || !strings.Contains(err.Error(), `tool "steps" is defined twice`) {
 		t.Errorf("Replace with a duplicate: %v", err)
 	}
 }
@@ -188,7 +187,7 @@ func TestConcurrentClients(t *testing.T) {
 // version the client gave, the protocol version in use, and whether it
 // can be asked in form and URL mode.
 func TestClientScope(t *testing.T) {
-	whoami := testFlow(t, "whoami", flow.Options{})
+	whoami := testFlow(t, "whoami", flow.Env{})
 	for _, e := range eras {
 		for _, kind := range transports {
 			for _, elicit := range []bool{true, false} {

@@ -39,7 +39,7 @@ func tamperServer(t testing.TB, clk *clock, keys ...state.Key) string {
 	ring, err := state.NewKeyRing(keys...)
 	must(t, err)
 	codec := state.NewCodec(ring, state.Options{TTL: 10 * time.Minute, Now: clk.now})
-	srv := serverWith(t, compileExamples(t, flow.Options{Codec: codec}), serve.Options{})
+	srv := serverWith(t, compileExamples(t, flow.Env{}), serve.Options{Engine: newEngine(t, flow.EngineOptions{Codec: codec})})
 	return startHTTPWith(t, srv, serve.HTTPOptions{Tokens: testTokens(t)})
 }
 

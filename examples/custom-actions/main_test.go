@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/flowserve/flowserve/actions"
 	"github.com/flowserve/flowserve/cli"
-	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/project"
 )
 
 // TestActionsListed checks that the custom build lists its actions next
@@ -31,21 +30,17 @@ func TestActionsListed(t *testing.T) {
 // TestTicketFlow runs the example flow through the engine with the
 // default registry, which this build's blank import filled.
 func TestTicketFlow(t *testing.T) {
-	src, err := os.ReadFile("flows/new_ticket.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, diags := dsl.Parse("flows/new_ticket.yaml", src)
+	p, diags := project.LoadFile("flows/new_ticket.yaml", project.Options{Actions: actions.Default()})
 	if err := diags.Err(); err != nil {
 		t.Fatal(err)
 	}
-	p, err := flow.Compile(f, flow.Options{Actions: actions.Default()})
+	engine, err := flow.NewEngine(flow.EngineOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
 	client := flow.Client{Form: true}
-	res, err := p.Run(ctx, &flow.Request{Client: client})
+	res, err := engine.Run(ctx, p, &flow.Request{Client: client})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +54,7 @@ func TestTicketFlow(t *testing.T) {
 	}
 	want := "Filed T-1 (high): Printer on fire"
 	for attempt := 1; attempt <= 2; attempt++ { // the second is a retry after a lost reply
-		res, err = p.Run(ctx, final)
+		res, err = engine.Run(ctx, p, final)
 		if err != nil {
 			t.Fatal(err)
 		}

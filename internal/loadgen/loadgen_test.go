@@ -4,13 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/project"
 	"github.com/flowserve/flowserve/schemas"
 	"github.com/flowserve/flowserve/serve"
 )
@@ -54,16 +53,8 @@ func TestAutoAnswerSatisfiesForms(t *testing.T) {
 // checks that every run completes without errors.
 func TestRunAgainstFlowserve(t *testing.T) {
 	path := filepath.Join("..", "..", "flows", "signup.yaml")
-	src, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, diags := dsl.Parse(path, src)
+	p, diags := project.LoadFile(path, project.Options{})
 	if err := diags.Err(); err != nil {
-		t.Fatal(err)
-	}
-	p, err := flow.Compile(f, flow.Options{})
-	if err != nil {
 		t.Fatal(err)
 	}
 	srv, err := serve.New([]*flow.Program{p}, serve.Options{})

@@ -286,24 +286,42 @@ func testCodec(t *testing.T) *state.Codec {
 	return state.NewCodec(ring, state.Options{})
 }
 
-func compileCharge(t *testing.T, opts flow.Options) *flow.Program {
+// instance is the charge flow compiled and running on an engine of its
+// own, as on one server instance.
+type instance struct {
+	p *flow.Program
+	e *flow.Engine
+}
+
+// Run runs one round on the instance.
+func (in *instance) Run(ctx context.Context, req *flow.Request) (*flow.Result, error) {
+	return in.e.Run(ctx, in.p, req)
+}
+
+// compileCharge compiles the charge flow with reg and makes it an
+// instance whose engine seals with codec and keeps replies in store.
+func compileCharge(t *testing.T, reg *actions.Registry, codec *state.Codec, store flow.ReplyStore) *instance {
 	t.Helper()
 	f, diags := dsl.Parse("charge.yaml", []byte(chargeFlow))
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	p, err := flow.Compile(f, opts)
+	p, diags := flow.Compile(f, flow.Env{Actions: reg})
+	if err := diags.Err(); err != nil {
+		t.Fatal(err)
+	}
+	e, err := flow.NewEngine(flow.EngineOptions{Codec: codec, Replies: store})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p
+	return &instance{p: p, e: e}
 }
 
 var formClient = flow.Client{Form: true}
 
 // finalRound runs the first round of p and returns the request of the
 // final round.
-func finalRound(t *testing.T, p *flow.Program) *flow.Request {
+func finalRound(t *testing.T, p *instance) *flow.Request {
 	t.Helper()
 	first, err := p.Run(context.Background(), &flow.Request{Client: formClient})
 	if err != nil || first.Input == nil {
@@ -324,17 +342,17 @@ func resultText(r *flow.Result) string {
 	return s
 }
 
-// TestEngineSharesReplies runs a final round on one program and retries it
-// on another, compiled apart but sharing the codec's key and the Redis
-// store, as two instances do: the retry gets the stored reply and the step
+// TestEngineSharesReplies runs a final round on one instance and retries
+// it on another, compiled apart with engines of their own that share the
+// codec's key and the Redis store, as two servers do: the retry gets the stored reply and the step
 // does not run again. The stored reply expires with the state.
 func TestEngineSharesReplies(t *testing.T) {
 	srv := redistest.Start(t)
 	raw := rawClient(t, srv)
 	eff := &effects{}
 	store := redis.New(raw, "engine:")
-	opts := flow.Options{Actions: eff.registry(t), Codec: testCodec(t), Replies: store}
-	a, b := compileCharge(t, opts), compileCharge(t, opts)
+	reg, codec := eff.registry(t), testCodec(t)
+	a, b := compileCharge(t, reg, codec, store), compileCharge(t, reg, codec, store)
 	ctx := context.Background()
 
 	final := finalRound(t, a)
@@ -342,7 +360,7 @@ func TestEngineSharesReplies(t *testing.T) {
 	if err != nil || first.Replayed || first.StoreErr != nil {
 		t.Fatalf("final round: %+v, %v", first, err)
 	}
-	for i, p := range []*flow.Program{b, a, b} {
+	for i, p := range []*instance{b, a, b} {
 		again, err := p.Run(ctx, final)
 		if err != nil {
 			t.Fatalf("retry %d: %v", i+1, err)
@@ -397,7 +415,7 @@ func TestEngineStoreFailures(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			eff := &effects{}
-			p := compileCharge(t, flow.Options{Actions: eff.registry(t), Codec: testCodec(t), Replies: redis.New(tc.client, "")})
+			p := compileCharge(t, eff.registry(t), testCodec(t), redis.New(tc.client, ""))
 			final := finalRound(t, p)
 			for i := range 2 {
 				res, err := p.Run(ctx, final)

@@ -1,0 +1,198 @@
+// Package project turns files into what a server serves: it is the one
+// way anything (the flowserve commands, `flowserve test`, embedders)
+// loads flows. [Load] runs discovery, dsl.Parse, dsl.Check, flow.Compile,
+// the check of names across files and the resource declarations, in that
+// order, so no path can serve or test a flow that lint would reject.
+// [Reloader] loads the same paths again and swaps flows and resources
+// together.
+package project
+
+import (
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/resources"
+)
+
+// Options configure Load. The zero value is usable.
+type Options struct {
+	// Actions resolves step actions; nil means actions.Default().
+	Actions *actions.Registry
+	// CostLimit bounds the cost of one expression evaluation; zero means
+	// the default (see flow.Env).
+	CostLimit uint64
+	// FS is where paths are read from; nil means the operating system's
+	// files. An embed.FS serves flows built into the binary; paths are then
+	// slash-separated names in it, like "flows".
+	FS fs.FS
+}
+
+// fsys returns the file system of opts.
+func (o Options) fsys() fs.FS {
+	if o.FS == nil {
+		return osFS{}
+	}
+	return o.FS
+}
+
+// env is the compile environment of opts.
+func (o Options) env() flow.Env { return flow.Env{Actions: o.Actions, CostLimit: o.CostLimit} }
+
+// Set is what a set of paths holds: the programs of the flows that have no
+// errors, and the declared resources.
+type Set struct {
+	// Files are the files that were read.
+	Files Files
+	// Programs are the compiled flows, in file order. A flow with errors
+	// has none; when the diagnostics of Load have errors, Programs may be
+	// fewer than Files.Flows.
+	Programs []*flow.Program
+	// Parsed are the flows that could be read (with or without errors), in
+	// file order, for tools that show a flow that does not compile.
+	Parsed []*dsl.File
+	// Resources are the declared resources, when their declarations have
+	// no errors.
+	Resources []*resources.Resource
+}
+
+// Program returns the program of the tool or prompt name.
+func (s *Set) Program(name string) (*flow.Program, bool) {
+	for _, p := range s.Programs {
+		if p.Name() == name {
+			return p, true
+		}
+	}
+	return nil, false
+}
+
+// Load reads every flow and resource declaration that paths stand for
+// (see [Discover]) and returns them with the diagnostics of every stage,
+// sorted, each reported once. The Set is never nil; it is servable when
+// the diagnostics have no errors (warnings are allowed). Paths that do
+// not exist, or that hold neither flows nor declarations, are errors
+// that [IsUsage] tells apart. A file that cannot be read is a
+// CodeUnreadable error.
+func Load(paths []string, opts Options) (*Set, dsl.Diagnostics) {
+	fsys := opts.fsys()
+	files, diags := discover(fsys, paths)
+	set := &Set{Files: files}
+	if diags.HasErrors() {
+		diags.Sort()
+		return set, diags
+	}
+	if len(files.Flows)+len(files.Resources) == 0 {
+		return set, dsl.Diagnostics{{Severity: dsl.Error, Code: dsl.CodeNoFlows,
+			Message: fmt.Sprintf("no flow files (*.yaml, *.yml) or resource declarations in %s", strings.Join(paths, ", "))}}
+	}
+	env := opts.env()
+	for _, path := range files.Flows {
+		f, p, ds := loadFlow(fsys, path, env)
+		diags = append(diags, ds...)
+		if f != nil {
+			set.Parsed = append(set.Parsed, f)
+		}
+		if p != nil {
+			set.Programs = append(set.Programs, p)
+		}
+	}
+	diags = append(diags, duplicateNames(set.Parsed)...)
+	rs, rds := loadResources(fsys, files.Resources)
+	diags = append(diags, rds...)
+	if !rds.HasErrors() {
+		set.Resources = rs
+	}
+	diags.Sort()
+	return set, slices.Compact(diags)
+}
+
+// LoadFile loads one flow file: Load of the file alone, giving its
+// program (nil when it has errors).
+func LoadFile(path string, opts Options) (*flow.Program, dsl.Diagnostics) {
+	set, diags := Load([]string{path}, opts)
+	if len(set.Programs) != 1 || diags.HasErrors() {
+		return nil, diags
+	}
+	return set.Programs[0], diags
+}
+
+// loadFlow parses, checks and compiles one flow file. The file is nil
+// when its YAML cannot be read at all, the program nil when there are
+// errors.
+func loadFlow(fsys fs.FS, path string, env flow.Env) (*dsl.File, *flow.Program, dsl.Diagnostics) {
+	src, err := fs.ReadFile(fsys, path)
+	if err != nil {
+		return nil, nil, dsl.Diagnostics{fileError(path, dsl.CodeUnreadable, err.Error())}
+	}
+	f, diags := dsl.Parse(path, src)
+	if f == nil {
+		return nil, nil, diags
+	}
+	checks := dsl.Check(f, env.Actions)
+	diags = append(diags, checks...)
+	if f.Partial() {
+		// Compile needs a complete file; Check has said what it could.
+		return f, nil, diags
+	}
+	p, cds := flow.Compile(f, env)
+	return f, p, append(diags, cds...)
+}
+
+// loadResources parses resource declaration files and checks them
+// together.
+func loadResources(fsys fs.FS, files []string) ([]*resources.Resource, dsl.Diagnostics) {
+	var (
+		all   []*resources.Resource
+		diags dsl.Diagnostics
+	)
+	for _, path := range files {
+		src, err := fs.ReadFile(fsys, path)
+		if err != nil {
+			diags = append(diags, fileError(path, dsl.CodeUnreadable, err.Error()))
+			continue
+		}
+		rs, ds := resources.Parse(path, src)
+		all = append(all, rs...)
+		diags = append(diags, ds...)
+	}
+	return all, append(diags, resources.Check(all)...)
+}
+
+// duplicateNames reports each file whose name an earlier file (in file
+// order) already uses: names are unique across tool and prompt flows.
+func duplicateNames(files []*dsl.File) dsl.Diagnostics {
+	var out dsl.Diagnostics
+	first := map[string]string{}
+	for _, f := range files {
+		if f.Name.Value == "" {
+			continue
+		}
+		if prev, dup := first[f.Name.Value]; dup {
+			kind := dsl.FlowTool
+			if f.IsPrompt() {
+				kind = dsl.FlowPrompt
+			}
+			out = append(out, dsl.Diagnostic{Pos: f.Name.Pos, Severity: dsl.Error, Code: dsl.CodeDuplicateTool,
+				Message: fmt.Sprintf("%s %q is also defined in %s", kind, f.Name.Value, prev)})
+			continue
+		}
+		first[f.Name.Value] = f.Path
+	}
+	return out
+}
+
+// IsUsage reports whether diags hold an error about the paths themselves
+// (one that does not exist, or paths with nothing to load) rather than
+// about what the files say: a command reports those as usage errors.
+func IsUsage(diags dsl.Diagnostics) bool {
+	for _, d := range diags {
+		if d.Code == dsl.CodeNoSuchPath || d.Code == dsl.CodeNoFlows {
+			return true
+		}
+	}
+	return false
+}
