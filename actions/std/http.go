@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/flowserve/flowserve/actions"
 )
 
@@ -26,110 +28,115 @@ const (
 
 var httpMethods = []any{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
 
-func init() {
-	actions.Register(actions.Spec{
-		Name:    "http.request",
-		Summary: "Sends an HTTP request and returns the response's status, headers and body.",
-		Description: "Sends one HTTP or HTTPS request. The body is `json` (any JSON value, sent with " +
-			"`Content-Type: application/json`) or `text` (sent as `text/plain; charset=utf-8`), never both; " +
-			"a `Content-Type` in `headers` wins. Redirects are followed, at most 10. A response body over " +
-			"10 MiB is an error. A response whose media type is `application/json` (or `*+json`) and " +
-			"whose body parses comes back as `json`; any other body comes back as `text`. " +
-			"A non-2xx status is not an error: branch on `status`. " +
-			"The step runs at least once: for a request with effects, send an idempotency key " +
-			"(for example `\"Idempotency-Key\": \"{{ run.id }}\"`).",
-		Input: object("", obj{
-			"method":  prop("string", "The HTTP method.", "enum", httpMethods, "default", "GET"),
-			"url":     prop("string", "The absolute http:// or https:// URL to request.", "minLength", 1),
-			"headers": stringMap("Request headers, name to value."),
-			"query":   stringMap("Query parameters added to the URL, name to value; a parameter already in the URL with the same name is replaced."),
-			"json":    prop("", "A request body of any JSON value, sent as application/json. Not together with text."),
-			"text":    prop("string", "A request body of plain text. Not together with json."),
-			"timeout": prop("string", "How long the whole request (redirects and body included) may take, as a Go duration like 10s or 1m30s; longer than 5m is capped to 5m.", "default", "30s", "minLength", 1),
-		}, "url"),
-		Output: object("", obj{
-			"status":  prop("integer", "The response's HTTP status code, like 200 or 404."),
-			"headers": stringMap("Response headers with lower-case names; the values of a repeated header are joined with \", \"."),
-			"json":    prop("", "The parsed body, when the response's media type is application/json (or *+json) and the body parses."),
-			"text":    prop("string", "The body as text, when it is not returned as json."),
-		}, "status", "headers"),
-		Func: httpRequest,
-	})
+type httpIn struct {
+	Method  string            `json:"method,omitempty" jsonschema:"The HTTP method."`
+	URL     string            `json:"url" jsonschema:"The absolute http:// or https:// URL to request."`
+	Headers map[string]string `json:"headers,omitempty" jsonschema:"Request headers, name to value."`
+	Query   map[string]string `json:"query,omitempty" jsonschema:"Query parameters added to the URL, name to value; a parameter already in the URL with the same name is replaced."`
+	JSON    json.RawMessage   `json:"json,omitempty" jsonschema:"A request body of any JSON value, sent as application/json. Not together with text."`
+	Text    *string           `json:"text,omitempty" jsonschema:"A request body of plain text. Not together with json."`
+	Timeout string            `json:"timeout,omitempty" jsonschema:"How long the whole request (redirects and body included) may take, as a Go duration like 10s or 1m30s; longer than 5m is capped to 5m."`
 }
 
-func httpRequest(ctx context.Context, in map[string]any) (any, error) {
-	method := strings.ToUpper(argString(in, "method", "GET"))
-	raw := argString(in, "url", "")
+type httpOut struct {
+	Status  int64             `json:"status" jsonschema:"The response's HTTP status code, like 200 or 404."`
+	Headers map[string]string `json:"headers" jsonschema:"Response headers with lower-case names; the values of a repeated header are joined with \", \"."`
+	JSON    json.RawMessage   `json:"json,omitempty" jsonschema:"The parsed body, when the response's media type is application/json (or *+json) and the body parses."`
+	Text    *string           `json:"text,omitempty" jsonschema:"The body as text, when it is not returned as json."`
+}
+
+// text makes a *string field's schema a string, not "string or null".
+func text(p *jsonschema.Schema) { p.Type, p.Types = "string", nil }
+
+func httpSpecs(m *actions.Module[*builtins]) []actions.Spec {
+	return []actions.Spec{actions.Method(m, "http.request", "Sends an HTTP request and returns the response's status, headers and body.", (*builtins).httpRequest,
+		actions.Describe("Sends one HTTP or HTTPS request. The body is `json` (any JSON value, sent with "+
+			"`Content-Type: application/json`) or `text` (sent as `text/plain; charset=utf-8`), never both; "+
+			"a `Content-Type` in `headers` wins. Redirects are followed, at most 10. A response body over "+
+			"10 MiB is an error. A response whose media type is `application/json` (or `*+json`) and "+
+			"whose body parses comes back as `json`; any other body comes back as `text`. "+
+			"A non-2xx status is not an error: branch on `status`. "+
+			"The step runs at least once: for a request with effects, send an idempotency key "+
+			"(for example `\"Idempotency-Key\": \"{{ run.id }}\"`)."),
+		actions.InputProperty("method", func(p *jsonschema.Schema) {
+			p.Enum = httpMethods
+			byDefault("GET")(p)
+		}),
+		actions.InputProperty("url", minLength(1)),
+		actions.InputProperty("json", anyJSON),
+		actions.InputProperty("text", text),
+		actions.InputProperty("timeout", func(p *jsonschema.Schema) {
+			byDefault("30s")(p)
+			minLength(1)(p)
+		}),
+		actions.OutputProperty("json", anyJSON),
+		actions.OutputProperty("text", text),
+	)}
+}
+
+func (b *builtins) httpRequest(ctx context.Context, in httpIn) (httpOut, error) {
+	method := in.Method
+	if method == "" { // absent: Run adds the default, a direct call may not
+		method = "GET"
+	}
+	method = strings.ToUpper(method)
+	raw := in.URL
 	u, err := url.Parse(raw)
 	if err != nil {
 		if strings.Contains(raw, "@") { // it may hold a password we cannot redact
-			return nil, fmt.Errorf("url is not valid: %w", errors.Unwrap(err))
+			return httpOut{}, fmt.Errorf("url is not valid: %w", errors.Unwrap(err))
 		}
-		return nil, fmt.Errorf("url %q is not valid: %w", raw, errors.Unwrap(err))
+		return httpOut{}, fmt.Errorf("url %q is not valid: %w", raw, errors.Unwrap(err))
 	}
 	shown := raw
 	if _, ok := u.User.Password(); ok {
 		shown = u.Redacted()
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("url %q: the scheme must be http or https", shown)
+		return httpOut{}, fmt.Errorf("url %q: the scheme must be http or https", shown)
 	}
 	if u.Host == "" {
-		return nil, fmt.Errorf("url %q has no host", shown)
+		return httpOut{}, fmt.Errorf("url %q has no host", shown)
 	}
-	headers, err := argStringMap(in, "headers")
-	if err != nil {
-		return nil, err
-	}
-	query, err := argStringMap(in, "query")
-	if err != nil {
-		return nil, err
-	}
-	if len(query) > 0 {
+	if len(in.Query) > 0 {
 		q := u.Query()
-		for k, v := range query {
+		for k, v := range in.Query {
 			q.Set(k, v)
 		}
 		u.RawQuery = q.Encode()
 	}
 	timeout := HTTPDefaultTimeout
-	if s := argString(in, "timeout", ""); s != "" {
+	if s := in.Timeout; s != "" {
 		if timeout, err = time.ParseDuration(s); err != nil {
-			return nil, fmt.Errorf("timeout %q is not a duration like 30s or 1m30s", s)
+			return httpOut{}, fmt.Errorf("timeout %q is not a duration like 30s or 1m30s", s)
 		}
 		if timeout <= 0 {
-			return nil, fmt.Errorf("timeout %q must be positive", s)
+			return httpOut{}, fmt.Errorf("timeout %q must be positive", s)
 		}
 		timeout = min(timeout, HTTPMaxTimeout)
 	}
 
 	var body io.Reader
 	var contentType string
-	jsonBody, hasJSON := in["json"]
-	textBody, hasText := in["text"].(string)
 	switch {
-	case hasJSON && hasText:
-		return nil, errors.New("give json or text as the request body, not both")
-	case hasJSON:
-		b, err := json.Marshal(jsonBody)
-		if err != nil {
-			return nil, fmt.Errorf("json body: %w", err)
-		}
-		body, contentType = bytes.NewReader(b), "application/json"
-	case hasText:
-		body, contentType = strings.NewReader(textBody), "text/plain; charset=utf-8"
+	case in.JSON != nil && in.Text != nil:
+		return httpOut{}, errors.New("give json or text as the request body, not both")
+	case in.JSON != nil: // a JSON null is sent as null
+		body, contentType = bytes.NewReader(in.JSON), "application/json"
+	case in.Text != nil:
+		body, contentType = strings.NewReader(*in.Text), "text/plain; charset=utf-8"
 	}
 
 	reqCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(reqCtx, method, u.String(), body)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", method, u.Redacted(), err)
+		return httpOut{}, fmt.Errorf("%s %s: %w", method, u.Redacted(), err)
 	}
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	for k, v := range headers {
+	for k, v := range in.Headers {
 		if strings.EqualFold(k, "host") {
 			req.Host = v
 			continue
@@ -147,28 +154,28 @@ func httpRequest(ctx context.Context, in map[string]any) (any, error) {
 		}
 		return fmt.Errorf("%s %s: %w", method, u.Redacted(), err)
 	}
-	resp, err := httpClient(actions.HostFrom(ctx)).Do(req)
+	resp, err := httpClient(b.hostOf(ctx)).Do(req)
 	if err != nil {
-		return nil, fail(err)
+		return httpOut{}, fail(err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, HTTPMaxBody+1))
 	if err != nil {
-		return nil, fail(err)
+		return httpOut{}, fail(err)
 	}
 	if len(data) > HTTPMaxBody {
-		return nil, fmt.Errorf("%s %s: response body exceeds 10 MiB", method, u.Redacted())
+		return httpOut{}, fmt.Errorf("%s %s: response body exceeds 10 MiB", method, u.Redacted())
 	}
 
-	outHeaders := make(map[string]any, len(resp.Header))
+	out := httpOut{Status: int64(resp.StatusCode), Headers: make(map[string]string, len(resp.Header))}
 	for k, vs := range resp.Header {
-		outHeaders[strings.ToLower(k)] = strings.Join(vs, ", ")
+		out.Headers[strings.ToLower(k)] = strings.Join(vs, ", ")
 	}
-	out := map[string]any{"status": int64(resp.StatusCode), "headers": outHeaders}
 	if v, ok := parseJSONBody(resp.Header.Get("Content-Type"), data); ok {
-		out["json"] = v
+		out.JSON = v
 	} else {
-		out["text"] = string(data)
+		t := string(data)
+		out.Text = &t
 	}
 	return out, nil
 }
@@ -197,9 +204,9 @@ func httpClient(h *actions.Host) *http.Client {
 	return &c
 }
 
-// parseJSONBody parses data when the media type is JSON and data is one
-// JSON value.
-func parseJSONBody(contentType string, data []byte) (any, bool) {
+// parseJSONBody returns data when the media type is JSON and data is one
+// JSON value that crosses the action API (see [actions.Normalize]).
+func parseJSONBody(contentType string, data []byte) (json.RawMessage, bool) {
 	mt, _, err := mime.ParseMediaType(contentType)
 	if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
 		return nil, false
@@ -213,6 +220,8 @@ func parseJSONBody(contentType string, data []byte) (any, bool) {
 	if _, err := d.Token(); err != io.EOF {
 		return nil, false // trailing data
 	}
-	v, err = actions.Normalize(v)
-	return v, err == nil
+	if _, err := actions.Normalize(v); err != nil {
+		return nil, false // a number JSON allows and the API does not, like 1e400
+	}
+	return bytes.TrimSpace(data), true
 }

@@ -47,6 +47,10 @@ func newServer(t *testing.T) *httptest.Server {
 		w.WriteHeader(http.StatusNotFound)
 		io.WriteString(w, `{"title":"not found"}`)
 	})
+	mux.HandleFunc("/json/{body}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, r.PathValue("body"))
+	})
 	mux.HandleFunc("/badjson", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"a":1} trailing`)
@@ -152,6 +156,21 @@ func TestHTTPRequest(t *testing.T) {
 			func(t *testing.T, out map[string]any) {
 				if out["status"] != int64(404) || out["json"].(map[string]any)["title"] != "not found" {
 					t.Errorf("out = %v", out)
+				}
+			}},
+		{"json null response", map[string]any{"url": srv.URL + "/json/null"},
+			func(t *testing.T, out map[string]any) {
+				if v, ok := out["json"]; !ok || v != nil {
+					t.Errorf("out = %#v", out)
+				}
+				if _, ok := out["text"]; ok {
+					t.Error("json null response has text")
+				}
+			}},
+		{"json number beyond float64 is text", map[string]any{"url": srv.URL + "/json/1e400"},
+			func(t *testing.T, out map[string]any) {
+				if out["text"] != "1e400" {
+					t.Errorf("out = %#v", out)
 				}
 			}},
 		{"json that does not parse is text", map[string]any{"url": srv.URL + "/badjson"},

@@ -10,103 +10,96 @@ import (
 	"time"
 	_ "time/tzdata" // IANA names work on hosts without a zoneinfo database
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/flowserve/flowserve/actions"
 )
 
-func init() {
-	actions.Register(actions.Spec{
-		Name:    "time.now",
-		Summary: "Returns the current time.",
-		Description: "Flow expressions have no clock; this step reads one. Its result is journaled, " +
-			"so the time is the one of the round that first ran the step.",
-		Input: object("", obj{
-			"timezone": prop("string", "The IANA time zone of rfc3339, like Europe/Paris; UTC when omitted.", "default", "UTC", "minLength", 1),
-		}),
-		Output: object("", obj{
-			"rfc3339": prop("string", "The time in RFC 3339 form with seconds and the zone's offset, like 2026-07-28T12:00:00+02:00."),
-			"unix":    prop("integer", "Seconds since 1970-01-01T00:00:00Z."),
-			"unix_ms": prop("integer", "Milliseconds since 1970-01-01T00:00:00Z."),
-		}, "rfc3339", "unix", "unix_ms"),
-		Func: timeNow,
-	})
-	actions.Register(actions.Spec{
-		Name:        "uuid.new",
-		Summary:     "Returns a new random UUID (version 4).",
-		Description: "Expressions have no randomness; this step supplies it. For an id that is stable across the rounds of a run, `run.id` is enough.",
-		Input:       object("", obj{}),
-		Output: object("", obj{
-			"uuid": prop("string", "A random version 4 UUID in lower-case 8-4-4-4-12 form.", "format", "uuid"),
-		}, "uuid"),
-		Func: uuidNew,
-	})
-	actions.Register(actions.Spec{
-		Name:    "random.int",
-		Summary: "Returns a uniformly random integer between min and max, both included.",
-		Description: "Uses a cryptographically secure source (crypto/rand), so it is fit for codes " +
-			"and tokens.",
-		Input: object("", obj{
-			"min": prop("integer", "The smallest value that may be returned."),
-			"max": prop("integer", "The largest value that may be returned; at least min."),
-		}, "min", "max"),
-		Output: object("", obj{
-			"value": prop("integer", "The random integer, min <= value <= max."),
-		}, "value"),
-		Func: randomInt,
-	})
+type timeIn struct {
+	Timezone string `json:"timezone,omitempty" jsonschema:"The IANA time zone of rfc3339, like Europe/Paris; UTC when omitted."`
 }
 
-func timeNow(ctx context.Context, in map[string]any) (any, error) {
-	name := argString(in, "timezone", "UTC")
-	loc, err := time.LoadLocation(name)
-	if err != nil || name == "" {
-		return nil, fmt.Errorf("unknown timezone %q; use an IANA name like UTC or Europe/Paris", name)
+type timeOut struct {
+	RFC3339 string `json:"rfc3339" jsonschema:"The time in RFC 3339 form with seconds and the zone's offset, like 2026-07-28T12:00:00+02:00."`
+	Unix    int64  `json:"unix" jsonschema:"Seconds since 1970-01-01T00:00:00Z."`
+	UnixMS  int64  `json:"unix_ms" jsonschema:"Milliseconds since 1970-01-01T00:00:00Z."`
+}
+
+type uuidOut struct {
+	UUID string `json:"uuid" jsonschema:"A random version 4 UUID in lower-case 8-4-4-4-12 form."`
+}
+
+type randomIn struct {
+	Min int64 `json:"min" jsonschema:"The smallest value that may be returned."`
+	Max int64 `json:"max" jsonschema:"The largest value that may be returned; at least min."`
+}
+
+type randomOut struct {
+	Value int64 `json:"value" jsonschema:"The random integer, min <= value <= max."`
+}
+
+func miscSpecs(m *actions.Module[*builtins]) []actions.Spec {
+	return []actions.Spec{
+		actions.Method(m, "time.now", "Returns the current time.", (*builtins).timeNow,
+			actions.Describe("Flow expressions have no clock; this step reads one. Its result is journaled, "+
+				"so the time is the one of the round that first ran the step."),
+			actions.InputProperty("timezone", func(p *jsonschema.Schema) {
+				byDefault("UTC")(p)
+				minLength(1)(p)
+			})),
+		actions.Method(m, "uuid.new", "Returns a new random UUID (version 4).", (*builtins).uuidNew,
+			actions.Describe("Expressions have no randomness; this step supplies it. For an id that is stable across the rounds of a run, `run.id` is enough."),
+			actions.OutputProperty("uuid", format("uuid"))),
+		actions.Method(m, "random.int", "Returns a uniformly random integer between min and max, both included.", (*builtins).randomInt,
+			actions.Describe("Uses a cryptographically secure source (crypto/rand), so it is fit for codes "+
+				"and tokens.")),
 	}
-	now := actions.HostFrom(ctx).Time()
-	return map[string]any{
-		"rfc3339": now.In(loc).Format(time.RFC3339),
-		"unix":    now.Unix(),
-		"unix_ms": now.UnixMilli(),
-	}, nil
 }
 
-func uuidNew(ctx context.Context, _ map[string]any) (any, error) {
+func (b *builtins) timeNow(ctx context.Context, in timeIn) (timeOut, error) {
+	name := in.Timezone
+	if name == "" { // absent: Run adds the default, a direct call may not
+		name = "UTC"
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return timeOut{}, fmt.Errorf("unknown timezone %q; use an IANA name like UTC or Europe/Paris", name)
+	}
+	now := b.hostOf(ctx).Time()
+	return timeOut{RFC3339: now.In(loc).Format(time.RFC3339), Unix: now.Unix(), UnixMS: now.UnixMilli()}, nil
+}
+
+func (b *builtins) uuidNew(ctx context.Context, _ nothing) (uuidOut, error) {
 	var u [16]byte
-	if _, err := io.ReadFull(actions.HostFrom(ctx).Entropy(), u[:]); err != nil {
-		return nil, fmt.Errorf("read random bytes: %w", err)
+	if _, err := io.ReadFull(b.hostOf(ctx).Entropy(), u[:]); err != nil {
+		return uuidOut{}, fmt.Errorf("read random bytes: %w", err)
 	}
 	u[6] = u[6]&0x0f | 0x40 // version 4
 	u[8] = u[8]&0x3f | 0x80 // RFC 9562 variant
-	var b [36]byte
-	hex.Encode(b[0:8], u[0:4])
-	b[8] = '-'
-	hex.Encode(b[9:13], u[4:6])
-	b[13] = '-'
-	hex.Encode(b[14:18], u[6:8])
-	b[18] = '-'
-	hex.Encode(b[19:23], u[8:10])
-	b[23] = '-'
-	hex.Encode(b[24:], u[10:])
-	return map[string]any{"uuid": string(b[:])}, nil
+	var s [36]byte
+	hex.Encode(s[0:8], u[0:4])
+	s[8] = '-'
+	hex.Encode(s[9:13], u[4:6])
+	s[13] = '-'
+	hex.Encode(s[14:18], u[6:8])
+	s[18] = '-'
+	hex.Encode(s[19:23], u[8:10])
+	s[23] = '-'
+	hex.Encode(s[24:], u[10:])
+	return uuidOut{UUID: string(s[:])}, nil
 }
 
-func randomInt(ctx context.Context, in map[string]any) (any, error) {
-	lo, err := argInt(in, "min", 0)
-	if err != nil {
-		return nil, err
-	}
-	hi, err := argInt(in, "max", 0)
-	if err != nil {
-		return nil, err
-	}
+func (b *builtins) randomInt(ctx context.Context, in randomIn) (randomOut, error) {
+	lo, hi := in.Min, in.Max
 	if hi < lo {
-		return nil, fmt.Errorf("max (%d) is less than min (%d)", hi, lo)
+		return randomOut{}, fmt.Errorf("max (%d) is less than min (%d)", hi, lo)
 	}
 	span := new(big.Int).Sub(big.NewInt(hi), big.NewInt(lo))
 	span.Add(span, big.NewInt(1))
-	n, err := rand.Int(actions.HostFrom(ctx).Entropy(), span)
+	n, err := rand.Int(b.hostOf(ctx).Entropy(), span)
 	if err != nil {
-		return nil, fmt.Errorf("read random bytes: %w", err)
+		return randomOut{}, fmt.Errorf("read random bytes: %w", err)
 	}
 	n.Add(n, big.NewInt(lo))
-	return map[string]any{"value": n.Int64()}, nil
+	return randomOut{Value: n.Int64()}, nil
 }
