@@ -57,6 +57,10 @@ type RoundStats struct {
 	// StepErrors counts the steps the round ran that failed, after their
 	// retries, whether or not an on_error node took over.
 	StepErrors int
+	// FlowChanged reports that the run began on another version of the
+	// flow's file: the state's FlowHash is not the program's. The journal
+	// may still match (the change did not touch what the run answered).
+	FlowChanged bool
 }
 
 // answer counts one answer taken with the given action.

@@ -47,6 +47,7 @@ func (e *Engine) Run(ctx context.Context, p *Program, req *Request) (*Result, er
 		runID = hex.EncodeToString(st.RunID[:])
 		if req.Stats != nil {
 			req.Stats.RunID, req.Stats.Round = runID, st.Round+1
+			req.Stats.FlowChanged = st.FlowHash != p.file.Hash
 		}
 		if e.replies != nil {
 			replyKey = replyKeyOf(req.State, req.Responses)

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/flow/state"
 	"github.com/flowserve/flowserve/metrics"
 )
 
@@ -112,6 +113,11 @@ func (rd *round) end(res *flow.Result, rpcErr *jsonrpc.Error, err error) {
 		level, msg = slog.LevelDebug, "round needs input"
 	case metrics.OutcomeProtocolError:
 		msg = "round rejected"
+		if errors.Is(err, state.ErrInvalid) {
+			// Tampered with, sealed under a key this server lacks, or
+			// bound to another call: worth an operator's look.
+			level = slog.LevelWarn
+		}
 		if rd.kind == "prompt" && rpcErr.Code == codeInternalError {
 			// A prompt's failure: the run ended, by a fail node or an
 			// error.
@@ -146,6 +152,13 @@ func (rd *round) end(res *flow.Result, rpcErr *jsonrpc.Error, err error) {
 	attrs = append(attrs, slog.String("outcome", outcome))
 	if code != "" {
 		attrs = append(attrs, slog.String("code", code), slog.String("message", rpcErr.Message))
+	}
+	if errors.Is(err, state.ErrInvalid) || errors.Is(err, state.ErrExpired) || errors.Is(err, state.ErrTooLarge) {
+		// Which check refused the state: for the log only, never the reply.
+		attrs = append(attrs, slog.String("state", state.Reason(err)))
+	}
+	if rd.stats.FlowChanged {
+		attrs = append(attrs, slog.Bool("flow_changed", true))
 	}
 	if res != nil && res.Replayed {
 		attrs = append(attrs, slog.Bool("replayed", true))

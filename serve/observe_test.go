@@ -299,3 +299,50 @@ func TestSDKLogsDemoted(t *testing.T) {
 		}
 	}
 }
+
+// TestStateReasonLogged: a refused request state is logged with the check
+// that refused it (state.Reason), which the reply never says: a tampered
+// state and one sealed under an unknown key give the same -32602 to the
+// client and different log lines to the operator.
+func TestStateReasonLogged(t *testing.T) {
+	ctx := testCtx(t)
+	var logs logBuffer
+	srv := serverWith(t, compileExamples(t, flow.Env{}), serve.Options{Logger: logs.logger(slog.LevelInfo)})
+	url := startHTTPWith(t, srv, serve.HTTPOptions{})
+	first := rawRound(t, ctx, url, nil, callParams("signup", map[string]any{}, formCaps))
+	other := rawServerURL(t)
+	foreign := rawRound(t, ctx, other, nil, callParams("signup", map[string]any{}, formCaps))
+	var messages []string
+	for _, st := range []string{first.RequestState + "A", foreign.RequestState} {
+		e := postRaw(t, ctx, url, nil, "tools/call", retry("signup", map[string]any{}, st, map[string]any{"details": adaAnswer})).rpcErr(t)
+		messages = append(messages, e.Message)
+	}
+	if messages[0] != messages[1] {
+		t.Errorf("the replies differ, telling a client which check failed: %q, %q", messages[0], messages[1])
+	}
+	var reasons []string
+	for _, r := range logs.records(t) {
+		if r["msg"] == "round rejected" {
+			if r["level"] != "WARN" {
+				t.Errorf("a refused state logged at %v: %v", r["level"], r)
+			}
+			reason, _ := r["state"].(string)
+			reasons = append(reasons, reason)
+		}
+	}
+	if len(reasons) != 2 || reasons[0] == "" || reasons[1] == "" || reasons[0] == reasons[1] {
+		t.Errorf("state reasons %q: want two different ones", reasons)
+	}
+	for _, reason := range reasons {
+		if strings.Contains(messages[0], reason) {
+			t.Errorf("the reply %q carries the reason %q", messages[0], reason)
+		}
+	}
+}
+
+// rawServerURL serves the example flows on a server with its own engine
+// (and so its own key), returning the endpoint URL.
+func rawServerURL(t testing.TB) string {
+	t.Helper()
+	return startHTTPWith(t, serverWith(t, compileExamples(t, flow.Env{}), serve.Options{}), serve.HTTPOptions{})
+}
