@@ -28,9 +28,16 @@ func TestActionsListed(t *testing.T) {
 }
 
 // TestTicketFlow runs the example flow through the engine with the
-// default registry, which this build's blank import filled.
+// default registry, which this build's blank import filled, provisioned as
+// a server provisions it when it starts.
 func TestTicketFlow(t *testing.T) {
-	p, diags := project.LoadFile("flows/new_ticket.yaml", project.Options{Actions: actions.Default()})
+	ctx := context.Background()
+	reg, err := actions.Default().Provision(ctx, &actions.Host{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Cleanup()
+	p, diags := project.LoadFile("flows/new_ticket.yaml", project.Options{Actions: reg})
 	if err := diags.Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +45,6 @@ func TestTicketFlow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
 	client := flow.Client{Form: true}
 	res, err := engine.Run(ctx, p, &flow.Request{Client: client})
 	if err != nil {
