@@ -13,14 +13,15 @@ import (
 // Func runs an action. in is the step's rendered `with` map, already valid
 // against [Spec.Input]. The output must match [Spec.Output]; it may hold any
 // Go value that [Normalize] accepts. A Func should honour ctx's deadline and
-// cancellation; [HostFrom] and [CallFrom] read what the server and engine put
-// in ctx.
+// cancellation; [CallFrom] reads the step the engine put in ctx. [Typed]
+// and [Method] write the Func of a typed action.
 type Func func(ctx context.Context, in map[string]any) (any, error)
 
 // Spec describes an action: what flows call it by, what it takes and what it
 // returns. The schemas drive lint (CEL type-checking of `with` and of
 // expressions over the output), the `flowserve actions` listing and runtime
-// validation.
+// validation. Write one by hand, or derive it from Go types with [Typed] or
+// [Method].
 type Spec struct {
 	// Name is namespaced: lower-case segments joined by dots, like
 	// "http.request" (^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$).

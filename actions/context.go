@@ -42,6 +42,12 @@ func CallFrom(ctx context.Context) (Call, bool) {
 // A Host is what the server or CLI lends actions: where files live, how to
 // reach the network, where to log. Every field is optional; the zero Host
 // is valid, and each action says what it does without a field.
+//
+// A server hands its Host to [Registry.Provision] when it starts, and
+// module values keep it ([Provisioner]). A server that does not provision
+// its registry puts the Host in each step's context instead ([WithHost]),
+// where [HostFrom] finds it; that way is deprecated for actions, which
+// should take the Host they were provisioned with.
 type Host struct {
 	// FSRoot is the directory fs.* actions are confined to. Empty: fs
 	// actions refuse to run.
@@ -72,7 +78,9 @@ func WithHost(ctx context.Context, h *Host) context.Context {
 }
 
 // HostFrom returns the Host in ctx. It is never nil: without one (or with a
-// nil one) it returns a new zero Host.
+// nil one) it returns a new zero Host. Actions on a provisioned registry
+// use the Host given to Provision; reading the context's is the deprecated
+// fallback for registries nobody provisioned.
 func HostFrom(ctx context.Context) *Host {
 	if h, ok := ctx.Value(hostKey{}).(*Host); ok && h != nil {
 		return h
