@@ -101,9 +101,10 @@ func Method[T, In, Out any](m *Module[T], name, summary string, fn func(T, conte
 	if fn == nil {
 		return s // NewAction reports the missing func
 	}
+	decode := inputDecoder[In](name)
 	bind := func(v T) Func {
 		return func(ctx context.Context, in map[string]any) (any, error) {
-			x, err := decodeInput[In](name, in)
+			x, err := decode(in)
 			if err != nil {
 				return nil, err
 			}

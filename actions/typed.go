@@ -46,8 +46,9 @@ func Typed[In, Out any](name, summary string, fn func(ctx context.Context, in In
 	if fn == nil {
 		return s // NewAction reports the missing func
 	}
+	decode := inputDecoder[In](name)
 	s.Func = func(ctx context.Context, in map[string]any) (any, error) {
-		v, err := decodeInput[In](name, in)
+		v, err := decode(in)
 		if err != nil {
 			return nil, err
 		}
@@ -216,35 +217,42 @@ func isFalse(s *jsonschema.Schema) bool {
 	return err == nil && string(b) == "false"
 }
 
-// decodeInput decodes a JSON-like input into a T, naming the action and
-// the field in its errors.
-func decodeInput[T any](action string, in map[string]any) (T, error) {
-	var v T
-	fail := func(field, reason string) (T, error) {
-		var zero T
-		return zero, &ValidationError{Action: action, Violations: []Violation{{Field: field, Reason: reason}}}
-	}
-	n, err := Normalize(in)
-	if err != nil {
-		return fail("", err.Error())
-	}
-	b, err := json.Marshal(n)
-	if err != nil {
-		return fail("", "cannot encode as JSON: "+strings.TrimPrefix(err.Error(), "json: "))
-	}
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	if err := d.Decode(&v); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return fail(te.Field, fmt.Sprintf("cannot decode %s into Go type %s", te.Value, te.Type))
+// inputDecoder returns a function that decodes a JSON-like input into a
+// T, naming the action and the field in its errors.
+func inputDecoder[T any](action string) func(in map[string]any) (T, error) {
+	holes := hasHoles(reflect.TypeFor[T](), nil)
+	return func(in map[string]any) (T, error) {
+		var v T
+		fail := func(field, reason string) (T, error) {
+			var zero T
+			return zero, &ValidationError{Action: action, Violations: []Violation{{Field: field, Reason: reason}}}
 		}
-		return fail("", "cannot decode: "+strings.TrimPrefix(err.Error(), "json: "))
+		b, err := json.Marshal(in)
+		if err != nil { // not JSON-like: say where
+			if _, nerr := Normalize(in); nerr != nil {
+				return fail("", nerr.Error())
+			}
+			return fail("", "cannot encode as JSON: "+strings.TrimPrefix(err.Error(), "json: "))
+		}
+		if holes {
+			d := json.NewDecoder(bytes.NewReader(b))
+			d.UseNumber() // integers stay exact in interface values
+			err = d.Decode(&v)
+		} else {
+			err = json.Unmarshal(b, &v)
+		}
+		if err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				return fail(te.Field, fmt.Sprintf("cannot decode %s into Go type %s", te.Value, te.Type))
+			}
+			return fail("", "cannot decode: "+strings.TrimPrefix(err.Error(), "json: "))
+		}
+		if holes {
+			fillHoles(reflect.ValueOf(&v).Elem())
+		}
+		return v, nil
 	}
-	if rv := reflect.ValueOf(&v).Elem(); hasHoles(rv.Type(), nil) {
-		fillHoles(rv)
-	}
-	return v, nil
 }
 
 // hasHoles reports whether a value of t can hold an interface value.

@@ -94,8 +94,39 @@ func normalize(v any, path []string) (any, error) {
 		if err := d.Decode(&doc); err != nil {
 			return nil, normalizeError(path, fmt.Sprintf("cannot convert %T to JSON: %v", v, err))
 		}
-		return normalize(doc, path)
+		return normalizeDecoded(doc, path)
 	}
+}
+
+// normalizeDecoded normalizes what encoding/json just decoded (with
+// UseNumber) in place: its maps and slices are nobody else's, so only the
+// numbers need converting.
+func normalizeDecoded(v any, path []string) (any, error) {
+	switch v := v.(type) {
+	case json.Number:
+		return normalize(v, path)
+	case []any:
+		for i, e := range v {
+			n, err := normalizeDecoded(e, append(path, "["+strconv.Itoa(i)+"]"))
+			if err != nil {
+				return nil, err
+			}
+			v[i] = n
+		}
+	case map[string]any:
+		for k, e := range v {
+			switch e.(type) {
+			case nil, bool, string:
+				continue
+			}
+			n, err := normalizeDecoded(e, append(path, fieldToken(k)))
+			if err != nil {
+				return nil, err
+			}
+			v[k] = n
+		}
+	}
+	return v, nil
 }
 
 func normalizeUint(u uint64, path []string) (any, error) {
