@@ -103,7 +103,7 @@ func (r *runner) take(q *asking, answerable bool) (taken bool, res *Result, err 
 		return false, nil, err
 	}
 	if reason != "" {
-		r.req.Stats.answer("invalid")
+		r.req.Stats.answer(AnswerInvalid)
 		q.invalid++
 		q.reason = reason
 		if q.invalid > cn.retries {
@@ -112,7 +112,7 @@ func (r *runner) take(q *asking, answerable bool) (taken bool, res *Result, err 
 				tries = "tries"
 			}
 			msg := fmt.Sprintf("the answer to %q was not accepted after %d %s: %s", id, q.invalid, tries, reason)
-			return false, &Result{Complete: textResult(msg, true)}, nil
+			return false, &Result{Complete: failResult(cn.name, msg)}, nil
 		}
 		return false, nil, nil
 	}
@@ -233,7 +233,7 @@ func (r *runner) member(qs []*cnode, done []bool, id string) int {
 func (r *runner) afterAll(cn *cnode) int {
 	if cn.unavailable >= 0 {
 		for _, q := range cn.group {
-			if v, _ := r.vars[q.n.ID].(map[string]any); v["action"] == "unavailable" {
+			if v, _ := r.vars[q.n.ID].(map[string]any); v["action"] == string(Unavailable) {
 				return cn.unavailable
 			}
 		}
@@ -244,7 +244,7 @@ func (r *runner) afterAll(cn *cnode) int {
 // after binds an answer and returns the node that follows the question.
 func (r *runner) after(cn *cnode, v map[string]any) int {
 	r.vars[cn.n.ID] = v
-	if v["action"] == "unavailable" && cn.unavailable >= 0 {
+	if v["action"] == string(Unavailable) && cn.unavailable >= 0 {
 		return cn.unavailable
 	}
 	return cn.next
@@ -356,52 +356,45 @@ func (r *runner) suspend(pos int, asks []asking) (*Result, error) {
 // parse decodes one inputResponses entry for cn and checks it. It returns
 // the record to journal, or the reason the answer is not accepted; a
 // response of the wrong shape is a *ResponseError.
-func (r *runner) parse(cn *cnode, raw json.RawMessage) (rec map[string]any, reason string, err error) {
+func (r *runner) parse(cn *cnode, raw json.RawMessage) (rec answerRecord, reason string, err error) {
 	v, err := jsonx.Parse(raw)
 	if err != nil {
-		return nil, "", &ResponseError{Key: cn.n.ID, Reason: "it is not valid JSON"}
+		return rec, "", &ResponseError{Key: cn.n.ID, Reason: "it is not valid JSON"}
 	}
 	switch cn.mode {
 	case ModeSampling:
 		res, err := parseSampling(cn.n.ID, v)
-		if err != nil {
-			return nil, "", err
-		}
-		return map[string]any{"action": "accept", "result": res}, "", nil
+		return answerRecord{Action: Accept, Result: res}, "", err
 	case ModeRoots:
 		roots, err := parseRoots(cn.n.ID, v)
-		if err != nil {
-			return nil, "", err
-		}
-		return map[string]any{"action": "accept", "roots": roots}, "", nil
+		return answerRecord{Action: Accept, Roots: roots}, "", err
 	}
 	action, content, err := parseElicitResult(cn.n.ID, v)
 	if err != nil {
-		return nil, "", err
+		return rec, "", err
 	}
-	rec = map[string]any{"action": action}
-	if action == "accept" {
+	rec = answerRecord{Action: action}
+	if action == Accept {
 		content = r.acceptedContent(cn, content)
 		reason, err := r.check(cn, content)
 		if err != nil || reason != "" {
-			return nil, reason, err
+			return answerRecord{}, reason, err
 		}
-		if len(content) > 0 {
-			rec["content"] = content
-		}
+		rec.Content = content
 	}
 	return rec, "", nil
 }
 
 // parseElicitResult checks an elicitation result.
-func parseElicitResult(key string, v any) (string, map[string]any, error) {
+func parseElicitResult(key string, v any) (Action, map[string]any, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return "", nil, &ResponseError{Key: key, Reason: "it must be an object with an action"}
 	}
-	action, _ := m["action"].(string)
+	s, _ := m["action"].(string)
+	action := Action(s)
 	switch action {
-	case "accept", "decline", "cancel":
+	case Accept, Decline, Cancel:
 	case "":
 		return "", nil, &ResponseError{Key: key, Reason: "action must be accept, decline or cancel"}
 	default:
@@ -507,7 +500,7 @@ func (r *runner) check(cn *cnode, content map[string]any) (string, error) {
 		return "", nil
 	}
 	prev, had := r.vars[cn.n.ID]
-	r.vars[cn.n.ID] = askValue("accept", content)
+	r.vars[cn.n.ID] = askValue(Accept, content)
 	defer func() {
 		if had {
 			r.vars[cn.n.ID] = prev
@@ -537,14 +530,13 @@ func (r *runner) check(cn *cnode, content map[string]any) (string, error) {
 // recordUnavailable journals and binds that the client could not be
 // asked cn.
 func (r *runner) recordUnavailable(cn *cnode) error {
-	return r.recordAnswer(cn, map[string]any{"action": "unavailable"})
+	return r.recordAnswer(cn, answerRecord{Action: Unavailable})
 }
 
 // recordAnswer journals an answer record and binds its value.
-func (r *runner) recordAnswer(cn *cnode, rec map[string]any) error {
-	action, _ := rec["action"].(string)
-	r.req.Stats.answer(action)
-	b, err := marshal(rec)
+func (r *runner) recordAnswer(cn *cnode, rec answerRecord) error {
+	r.req.Stats.answer(string(rec.Action))
+	b, err := rec.encode()
 	if err != nil {
 		return fmt.Errorf("encode answer: %w", err)
 	}
@@ -557,46 +549,30 @@ func (r *runner) recordAnswer(cn *cnode, rec map[string]any) error {
 
 // decodeAnswer turns a journaled answer back into the question's value.
 func (r *runner) decodeAnswer(cn *cnode, raw []byte) (map[string]any, error) {
-	if cn.mode != ModeSampling && cn.mode != ModeRoots {
-		// An elicitation's record: its two members, without the record.
-		f, err := decodeAnswerFields(raw)
-		if err != nil {
-			return nil, err
-		}
-		if f.content != nil && cn.mode == ModeForm {
-			f.content = normalize(f.content, cn.formDoc).(map[string]any)
-		}
-		return askValue(f.action, f.content), nil
-	}
-	v, err := jsonx.Parse(raw)
+	rec, err := decodeAnswerRecord(raw, cn.mode)
 	if err != nil {
 		return nil, err
 	}
-	m, _ := v.(map[string]any)
-	if c, ok := m["content"].(map[string]any); ok && cn.mode == ModeForm {
-		m["content"] = normalize(c, cn.formDoc)
+	if rec.Content != nil && cn.mode == ModeForm {
+		rec.Content = normalize(rec.Content, cn.formDoc).(map[string]any)
 	}
-	return answerValue(cn, m), nil
+	return answerValue(cn, rec), nil
 }
 
 // answerValue is the value a question's id has in expressions, from its
 // journal record.
-func answerValue(cn *cnode, rec map[string]any) map[string]any {
-	action, _ := rec["action"].(string)
+func answerValue(cn *cnode, rec answerRecord) map[string]any {
 	switch cn.mode {
 	case ModeSampling:
-		res, _ := rec["result"].(map[string]any)
-		return sampleValue(action, res)
+		return sampleValue(rec.Action, rec.Result)
 	case ModeRoots:
-		roots, _ := rec["roots"].([]any)
-		return rootsValue(action, roots)
+		return rootsValue(rec.Action, rec.Roots)
 	}
-	content, _ := rec["content"].(map[string]any)
-	return askValue(action, content)
+	return askValue(rec.Action, rec.Content)
 }
 
 // sampleValue is the value of a sample id: the model's reply.
-func sampleValue(action string, res map[string]any) map[string]any {
+func sampleValue(action Action, res map[string]any) map[string]any {
 	str := func(k string) string { s, _ := res[k].(string); return s }
 	blocks, ok := res["content"].([]any)
 	if !ok && res["content"] != nil {
@@ -615,8 +591,8 @@ func sampleValue(action string, res map[string]any) map[string]any {
 		content = res["content"]
 	}
 	return map[string]any{
-		"action":     action,
-		"accepted":   action == "accept",
+		"action":     action.value(),
+		"accepted":   action == Accept,
 		"role":       str("role"),
 		"text":       strings.Join(text, "\n"),
 		"model":      str("model"),
@@ -626,7 +602,7 @@ func sampleValue(action string, res map[string]any) map[string]any {
 }
 
 // rootsValue is the value of a roots id.
-func rootsValue(action string, roots []any) map[string]any {
+func rootsValue(action Action, roots []any) map[string]any {
 	list := make([]any, 0, len(roots))
 	for _, e := range roots {
 		m, _ := e.(map[string]any)
@@ -634,5 +610,5 @@ func rootsValue(action string, roots []any) map[string]any {
 		uri, _ := m["uri"].(string)
 		list = append(list, map[string]any{"uri": uri, "name": name})
 	}
-	return map[string]any{"action": action, "accepted": action == "accept", "roots": list}
+	return map[string]any{"action": action.value(), "accepted": action == Accept, "roots": list}
 }

@@ -112,7 +112,7 @@ func FuzzInputResponses(f *testing.F) {
 		}
 		_ = replyKeyOf(req.State, req.Responses) // the reply store's digest takes any answer
 		var content map[string]any
-		action, parseErr := "", error(&ResponseError{Key: key, Reason: "it is not valid JSON"})
+		action, parseErr := Action(""), error(&ResponseError{Key: key, Reason: "it is not valid JSON"})
 		if v, err := jsonx.Parse(raw); err == nil {
 			action, content, parseErr = parseElicitResult(key, v)
 		}
@@ -121,7 +121,7 @@ func FuzzInputResponses(f *testing.F) {
 			if action != "" || !errors.As(parseErr, &re) || re.Key != key || re.Reason == "" {
 				t.Fatalf("parseElicitResult(%q) = %q, %v", raw, action, parseErr)
 			}
-		} else if action != "accept" && action != "decline" && action != "cancel" {
+		} else if action != Accept && action != Decline && action != Cancel {
 			t.Fatalf("parseElicitResult(%q): action %q", raw, action)
 		}
 
@@ -142,7 +142,7 @@ func FuzzInputResponses(f *testing.F) {
 		}
 		if res.Complete != nil {
 			text, _ := res.Complete.Content[0]["text"].(string)
-			if !used || action == "accept" || text != "declined: "+action {
+			if !used || action == Accept || text != "declined: "+string(action) {
 				t.Fatalf("answer %q to %q: complete %q", raw, key, text)
 			}
 			return

@@ -62,7 +62,14 @@ type storedReply struct {
 	Content    []map[string]any `json:"content"`
 	Structured any              `json:"structured,omitempty"`
 	IsError    bool             `json:"isError,omitempty"`
+	Failure    *storedFailure   `json:"failure,omitempty"`
 	Prompt     *storedPrompt    `json:"prompt,omitempty"`
+}
+
+// storedFailure is the encoding of a Failure in a ReplyStore.
+type storedFailure struct {
+	Node    string `json:"node,omitempty"`
+	Message string `json:"message"`
 }
 
 // storedPrompt is the encoding of a PromptResult in a ReplyStore.
@@ -114,6 +121,15 @@ func encodeReply(round int, c *ToolResult) ([]byte, error) {
 	if c.IsError {
 		b = append(b, `,"isError":true`...)
 	}
+	if f := c.Failure; f != nil {
+		b = append(b, `,"failure":{`...)
+		if f.Node != "" {
+			b, _ = jsonx.Append(append(b, `"node":`...), f.Node)
+			b = append(b, ',')
+		}
+		b, _ = jsonx.Append(append(b, `"message":`...), f.Message)
+		b = append(b, '}')
+	}
 	return append(b, '}'), nil
 }
 
@@ -137,11 +153,11 @@ func (e *Engine) lookupReply(ctx context.Context, key [32]byte) (*Result, error)
 		}
 		return &Result{Prompt: pr, Round: sr.Round, Replayed: true}, nil
 	}
-	return &Result{
-		Complete: &ToolResult{Content: sr.Content, Structured: sr.Structured, IsError: sr.IsError},
-		Round:    sr.Round,
-		Replayed: true,
-	}, nil
+	tr := &ToolResult{Content: sr.Content, Structured: sr.Structured, IsError: sr.IsError}
+	if sr.Failure != nil {
+		tr.Failure = &Failure{Node: sr.Failure.Node, Message: sr.Failure.Message}
+	}
+	return &Result{Complete: tr, Round: sr.Round, Replayed: true}, nil
 }
 
 // storeReply keeps a final result (a tool result or a prompt's messages)
@@ -170,6 +186,9 @@ func (e *Engine) storeReply(ctx context.Context, key [32]byte, res *Result, expi
 	case res.Complete != nil:
 		c := res.Complete
 		sr.Content, sr.Structured, sr.IsError = c.Content, c.Structured, c.IsError
+		if c.Failure != nil {
+			sr.Failure = &storedFailure{Node: c.Failure.Node, Message: c.Failure.Message}
+		}
 	}
 	b, err := json.Marshal(sr)
 	if err != nil {

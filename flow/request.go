@@ -137,6 +137,18 @@ type ToolResult struct {
 	// IsError marks a tool error (a `fail` node, an answer that stayed
 	// invalid, invalid arguments, a step that failed).
 	IsError bool
+	// Failure says why, when the engine ended the run with an error
+	// result; nil otherwise (a flow may return isError content itself).
+	Failure *Failure
+}
+
+// Failure is why a run ended with an error result.
+type Failure struct {
+	// Node is the node that ended it: a fail node, or the question whose
+	// answer stayed invalid; "" for invalid arguments.
+	Node string
+	// Message is the text of the error result.
+	Message string
 }
 
 // InputRequired asks the client for answers before the call can go on.
@@ -191,4 +203,12 @@ func textResult(msg string, isError bool) *ToolResult {
 		Content: []map[string]any{{"type": "text", "text": msg}},
 		IsError: isError,
 	}
+}
+
+// failResult is the error result of a run that failed at node ("" for
+// none) with msg.
+func failResult(node, msg string) *ToolResult {
+	res := textResult(msg, true)
+	res.Failure = &Failure{Node: node, Message: msg}
+	return res
 }

@@ -24,10 +24,10 @@ func (e *Engine) Run(ctx context.Context, p *Program, req *Request) (*Result, er
 		return nil, argumentsError(err, violations)
 	}
 	if err != nil {
-		return &Result{Complete: textResult(err.Error(), true), Round: 1}, nil
+		return &Result{Complete: failResult("", err.Error()), Round: 1}, nil
 	}
 	if len(violations) > 0 {
-		return &Result{Complete: textResult("invalid arguments: "+violationsText(violations), true), Round: 1}, nil
+		return &Result{Complete: failResult("", "invalid arguments: "+violationsText(violations)), Round: 1}, nil
 	}
 	digest, err := argsDigest(args)
 	if err != nil {
@@ -216,7 +216,7 @@ func (r *runner) run() (*Result, error) {
 		case dsl.KindFail:
 			var msg string
 			msg, err = cn.fail.render(r.vars)
-			res = &Result{Complete: textResult(msg, true)}
+			res = &Result{Complete: failResult(cn.name, msg)}
 		default:
 			err = fmt.Errorf("unknown node kind")
 		}

@@ -291,32 +291,17 @@ func valuePos(b *dsl.Binding) dsl.Pos {
 }
 
 // askValue is the value an ask id has in expressions.
-func askValue(action string, content map[string]any) map[string]any {
+func askValue(action Action, content map[string]any) map[string]any {
 	if content == nil {
 		content = map[string]any{}
 	}
 	return map[string]any{
-		"action":   actionValue(action),
-		"accepted": action == "accept",
+		"action":   action.value(),
+		"accepted": action == Accept,
 		"content":  content,
 	}
 }
 
-// actionValue returns action as a value. The actions there are are
-// constants, which become values without allocating.
-func actionValue(action string) any {
-	switch action {
-	case "accept":
-		return "accept"
-	case "decline":
-		return "decline"
-	case "cancel":
-		return "cancel"
-	case "unavailable":
-		return "unavailable"
-	}
-	return action
-}
 
 // clientValue is the value of `client` in expressions.
 func clientValue(c Client) map[string]any {

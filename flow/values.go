@@ -174,7 +174,7 @@ func fieldList(names []string) string {
 // answerFields are the members of an elicitation's journal record
 // ({"action": …, "content": {…}}) that the engine reads.
 type answerFields struct {
-	action  string         // "" unless it is a string
+	action  Action         // "" unless it is a string
 	content map[string]any // nil unless it is an object
 }
 
@@ -207,20 +207,3 @@ func decodeAnswerFields(raw []byte) (answerFields, error) {
 	return f, nil
 }
 
-// actionOf returns the string an answer's raw action holds, or "";
-// the actions there are need no decoding.
-func actionOf(raw []byte) string {
-	switch string(raw) {
-	case `"accept"`:
-		return "accept"
-	case `"decline"`:
-		return "decline"
-	case `"cancel"`:
-		return "cancel"
-	case `"unavailable"`:
-		return "unavailable"
-	}
-	v, _ := jsonx.Parse(raw)
-	s, _ := v.(string)
-	return s
-}

@@ -38,7 +38,7 @@ func checkAnswerFields(t *testing.T, raw []byte) {
 	m, _ := v.(map[string]any)
 	action, _ := m["action"].(string)
 	content, _ := m["content"].(map[string]any)
-	want := answerFields{action: action, content: content}
+	want := answerFields{action: Action(action), content: content}
 	if !reflect.DeepEqual(f, want) {
 		t.Fatalf("%q: %+v, want %+v", raw, f, want)
 	}

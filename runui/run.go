@@ -16,11 +16,11 @@ import (
 	"github.com/flowserve/flowserve/flow"
 )
 
-// The actions of an elicitation result.
+// The actions of an elicitation result, as the engine's (flow.Accept…).
 const (
-	ActionAccept  = "accept"
-	ActionDecline = "decline"
-	ActionCancel  = "cancel"
+	ActionAccept  = string(flow.Accept)
+	ActionDecline = string(flow.Decline)
+	ActionCancel  = string(flow.Cancel)
 )
 
 // Answer is a reply to a question: an elicitation result.

@@ -224,9 +224,10 @@ func (s *Server) legacyFailure(p *flow.Program, msg string) (*flow.Result, error
 	return res, nil
 }
 
-// errorFlowResult is an error result with a message.
+// errorFlowResult is the error result of a call that failed with msg.
 func errorFlowResult(msg string) *flow.Result {
-	return &flow.Result{Complete: &flow.ToolResult{Content: []map[string]any{{"type": "text", "text": msg}}, IsError: true}}
+	return &flow.Result{Complete: &flow.ToolResult{Content: []map[string]any{{"type": "text", "text": msg}}, IsError: true,
+		Failure: &flow.Failure{Message: msg}}}
 }
 
 // elicitCapture receives the raw result of an elicitation/create.

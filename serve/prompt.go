@@ -92,22 +92,16 @@ func promptResult(pr *flow.PromptResult) (*mcp.GetPromptResult, error) {
 	return out, nil
 }
 
-// promptFailure returns the JSON-RPC error (-32603, with the result's
-// text) that answers a prompt flow's round ending with an error result,
+// promptFailure returns the JSON-RPC error (-32603, with the failure's
+// message) that answers a prompt flow's round ending with an error result,
 // or nil: for tool flows, and for rounds that did not fail.
 func promptFailure(p *flow.Program, res *flow.Result) *jsonrpc.Error {
 	if !p.IsPrompt() || res == nil || res.Complete == nil {
 		return nil
 	}
-	var parts []string
-	for _, b := range res.Complete.Content {
-		if t, ok := b["text"].(string); ok {
-			parts = append(parts, t)
-		}
-	}
-	msg := strings.Join(parts, "\n")
-	if msg == "" {
-		msg = fmt.Sprintf("the %s prompt failed", p.Name())
+	msg := fmt.Sprintf("the %s prompt failed", p.Name())
+	if f := res.Complete.Failure; f != nil && f.Message != "" {
+		msg = f.Message
 	}
 	return &jsonrpc.Error{Code: codeInternalError, Message: msg}
 }

@@ -359,12 +359,15 @@ func errorResult(msg string) *mcp.CallToolResult {
 // failure turns an engine error that is not a protocol error into an
 // error result; the round's log names the error.
 func failure(p *flow.Program, err error) *flow.ToolResult {
-	msg := err.Error()
+	msg, node := err.Error(), ""
 	var re *flow.RunError
-	if !errors.As(err, &re) {
+	if errors.As(err, &re) {
+		node = re.Node
+	} else {
 		msg = fmt.Sprintf("the %s %s failed: %v", p.Name(), flowKind(p), err)
 	}
-	return &flow.ToolResult{Content: []map[string]any{{"type": "text", "text": msg}}, IsError: true}
+	return &flow.ToolResult{Content: []map[string]any{{"type": "text", "text": msg}}, IsError: true,
+		Failure: &flow.Failure{Node: node, Message: msg}}
 }
 
 // roundContext detaches a round from the cancellation of the request that
