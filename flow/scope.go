@@ -302,7 +302,6 @@ func askValue(action Action, content map[string]any) map[string]any {
 	}
 }
 
-
 // clientValue is the value of `client` in expressions.
 func clientValue(c Client) map[string]any {
 	return map[string]any{

@@ -206,4 +206,3 @@ func decodeAnswerFields(raw []byte) (answerFields, error) {
 	}
 	return f, nil
 }
-
