@@ -63,8 +63,10 @@ func object(props map[string]any) map[string]any {
 // Scope returns every variable an expression of f may use, each with a
 // JSON Schema of its values, in this order: input, run, client, error,
 // then each ask id, step id and set name in file order (a name bound
-// again keeps its first place). It is the one place that decides what is
-// in scope and how it is typed; the engine and lint both build on it.
+// again keeps its first place). Compile type-checks every expression of f
+// against these variables (so lint reports what they do not allow), and the
+// engine binds the same names at run time; tools such as an editor's
+// completion can call Scope for the same list.
 //
 //   - input: the input schema ({type: object} when the flow has none);
 //   - an ask id: {action: string, accepted: bool, content}, where content
