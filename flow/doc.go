@@ -1,9 +1,16 @@
 // Package flow compiles parsed flow files into Programs and runs them one
-// round at a time.
+// round at a time on an Engine.
 //
-// A Program is immutable and safe for concurrent use: every expression,
-// template and JSON Schema is compiled once by Compile. Program.Run runs
-// one round of a tool call: it opens the sealed request state (if any),
+// Compile(file, env) is pure, like cel-go's Compile: it returns a Program
+// and the diagnostics (it runs dsl.Check first when nobody has). A Program
+// is immutable data, safe for concurrent use: every expression, template
+// and JSON Schema is compiled once. It owns no key, store or clock: those
+// belong to the Engine (EngineOptions: the codec that seals states, the
+// reply store, the clock, the limits) that one server shares between all
+// its Programs and keeps across reloads. Most callers load flows with
+// project.Load rather than calling Compile.
+//
+// Engine.Run runs one round of a call: it opens the sealed request state (if any),
 // replays the flow from its first node against the journal of earlier
 // rounds, and stops either with a Complete tool result or with
 // InputRequired — the questions to ask and a freshly sealed state that the
@@ -14,7 +21,7 @@
 // (or error) of a step. On replay a journaled position must be reached by
 // the same node with the same fingerprint (a digest of the node's
 // definition: its kind, id, message, form, URL, action and inputs);
-// otherwise Run fails with a *MismatchError rather than hand an answer to
+// otherwise Engine.Run fails with a *MismatchError rather than hand an answer to
 // the wrong question. Steps are run at least once: when the run first
 // reaches them; later rounds replay the journaled output.
 //
@@ -23,7 +30,7 @@
 // arguments are an *ArgumentsError rather than an error result, since
 // prompts have no error results.
 //
-// Errors from Run fall in two groups. Errors about the request — a state
+// Errors from Engine.Run fall in two groups. Errors about the request — a state
 // that does not open (state.ErrInvalid, state.ErrExpired,
 // state.ErrTooLarge), a malformed answer (*ResponseError), a prompt's
 // invalid arguments (*ArgumentsError), a question the client cannot be

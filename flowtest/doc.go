@@ -4,10 +4,12 @@
 // signup_test.yaml run against signup.yaml. A top-level `flow:` key
 // (a path relative to the test file) names another flow instead, so one
 // flow may have several test files. Each case is a whole tool call: the
-// runner compiles the flow once with flow.Compile and runs each case
-// through Program.Run round by round, sealing and opening the request
-// state with the same codec the server uses (a fixed test key), answering
-// each question from the case, until the call returns a result or fails.
+// runner loads the flow once with project.LoadFile, exactly as lint and
+// serve load it (a flow lint rejects runs no case), and runs each case on
+// a flow.Engine round by round, sealing and opening the request state with
+// the same codec the server uses (a fixed test key) and one clock, Clock,
+// for run.started, state lifetimes and the steps' time.now, answering each
+// question from the case, until the call returns a result or fails.
 //
 // # File format
 //
