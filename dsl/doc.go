@@ -83,8 +83,17 @@
 //	with-value           a literal in a step's with has the wrong type, or is outside the input schema's enum or bounds
 //
 // flow.Compile adds bad-schema (an input, output or form schema that does
-// not compile) and the expression type errors; flowserve lint adds
-// duplicate-tool (two files define the same tool name).
+// not compile), bad-expression and type-error (the expression type
+// checks), unknown-language, and partial-file (it was given a file Parse
+// found errors in). project.Load adds duplicate-tool (two files define the
+// same tool name), unreadable (a file that cannot be read), and the usage
+// errors no-such-path (a path that does not exist) and no-flows (paths
+// with neither flows nor resource declarations). The codes shared between
+// packages are constants (codes.go).
+//
+// BuildCFG gives a flow's control flow, the one graph Check's graph codes
+// (unreachable-node, falls-off-end, busy-loop, endless-loop), flowserve
+// graph and the engine are worked out from.
 //
 // Templates that are one whole expression ("{{ x }}") can have any type and
 // are left to the expression type checks of flow.Compile; a template that
