@@ -24,12 +24,14 @@ import (
 
 // The lean 2026-07-28 path. A 2026-07-28 tools/call is one POST and one
 // response, and it is flowserve's hot path: the handler here decodes the
-// body once, validates the headers and _meta exactly as the SDK's
-// stateless handler does (same codes, same HTTP statuses), runs the round
-// through modernRound, and writes the reply. prompts/get, which runs a
-// prompt flow the same way, takes the same path. Every other request —
-// discover, lists, subscriptions, malformed bodies — goes on to the SDK's
-// stateless handler unchanged.
+// body once, makes the checks go-sdk's stateless handler makes of the
+// headers, the body and _meta, in its order and with its codes and HTTP
+// statuses (TestDifferentialLeanPath sends every case through both),
+// runs the round through modernRound, and writes the reply. prompts/get,
+// which runs a prompt flow the same way, takes the same path. Every other
+// request — discover, lists, subscriptions, malformed bodies, and bodies
+// the SDK would read otherwise than the lean decoder (decodeLeanRequest) —
+// goes on to the SDK's stateless handler unchanged.
 
 // leanRequest is the part of a JSON-RPC request the lean path reads.
 type leanRequest struct {
@@ -76,18 +78,32 @@ func (s *Server) serveLean(w http.ResponseWriter, r *http.Request, maxBody int64
 	}
 	body := buf.Bytes()
 	var req leanRequest
-	if decodeLean(body, &req) != nil || req.JSONRPC != "2.0" || !leanMethod(req.Method) || len(req.ID) == 0 || req.Params == nil {
-		// Not a well-formed tools/call or prompts/get: the SDK answers it.
+	if !decodeLeanRequest(body, &req) {
+		// Not a tools/call or prompts/get the lean path reads as the SDK
+		// does: the SDK answers it.
 		r.Body = io.NopCloser(bytes.NewReader(bytes.Clone(body)))
 		r.ContentLength = int64(len(body))
 		fallback.ServeHTTP(w, r)
 		return
 	}
-	if code, rpcErr := s.validateLean(r.Header, &req); rpcErr != nil {
-		writeRPCError(w, code, req.ID, rpcErr)
+	p, rpcErr := s.validateLean(r.Header, &req)
+	if rpcErr != nil {
+		writeRPCError(w, statusOf(rpcErr.Code), req.ID, rpcErr)
 		return
 	}
-	s.callLean(w, r, &req)
+	s.callLean(w, r, &req, p)
+}
+
+// decodeLeanRequest decodes body into req and reports whether the lean
+// path serves it: a well-formed tools/call or prompts/get with params and
+// an id, read exactly as go-sdk reads it. It is not when the SDK would
+// decode the body differently: nested deeper than the SDK allows, an id it
+// would not echo as sent (leanID), or arguments given twice (the SDK
+// merges them to check the Mcp-Param headers and keeps the last for the
+// tool).
+func decodeLeanRequest(body []byte, req *leanRequest) bool {
+	return withinSDKDepth(body) && decodeLean(body, req) == nil && req.JSONRPC == "2.0" &&
+		leanMethod(req.Method) && leanID(req.ID) && req.Params != nil
 }
 
 // leanMethod reports whether the lean path serves method: the requests
@@ -96,52 +112,100 @@ func leanMethod(method string) bool {
 	return method == "tools/call" || method == "prompts/get"
 }
 
-// validateLean checks headers and _meta in the SDK's order: the
-// protocolVersion in _meta and the header must agree, the Mcp-Method and
-// Mcp-Name headers must match the body, clientInfo (if any) and
-// clientCapabilities must be objects, and the version must be one this
-// server speaks.
-func (s *Server) validateLean(h http.Header, req *leanRequest) (int, *jsonrpc.Error) {
+// validateLean makes the SDK's checks of a request's headers and _meta,
+// in its order, and returns the program the request names (nil when
+// there is none, which callLean answers) or the error the SDK answers:
+//
+//  1. the MCP-Protocol-Version header is there, _meta names a version,
+//     and they agree;
+//  2. Mcp-Method is there and is the method, Mcp-Name is there and is the
+//     name; for a tools/call of a known tool, each Mcp-Param-* header
+//     matches its argument (all -32020);
+//  3. clientInfo, when present, and clientCapabilities decode into the
+//     SDK's types (-32602);
+//  4. the version is one this server speaks (-32022).
+//
+// It leaves req's arguments and answers as the engine gets them on the
+// SDK's path (see asSDK).
+//
+// One check of the SDK's is not made: it decodes the params into its
+// types to read the name, and answers params they cannot hold (an answer
+// that is no elicitation, sampling or roots result, a prompt argument
+// that is not a string) with -32020, a header mismatch, where its own
+// stdio path answers -32602. The lean path hands such params to the
+// engine, which answers -32602 naming the member when the flow needs it
+// and ignores an extra answer (TestDifferentialLeanPath lists these
+// cases as known divergences).
+func (s *Server) validateLean(h http.Header, req *leanRequest) (*flow.Program, *jsonrpc.Error) {
 	headerVersion := h.Get("Mcp-Protocol-Version")
 	var metaVersion string
 	if raw, ok := req.Params.Meta[metaProtocolVersion]; ok {
 		metaVersion = metaString(raw)
 	}
-	if metaVersion == "" {
-		return http.StatusBadRequest, &jsonrpc.Error{Code: codeInvalidParams,
+	switch {
+	case headerVersion == "":
+		return nil, &jsonrpc.Error{Code: codeHeaderMismatch,
+			Message: fmt.Sprintf("Mcp-Protocol-Version header is required for requests carrying %q", metaProtocolVersion)}
+	case metaVersion == "":
+		return nil, &jsonrpc.Error{Code: codeInvalidParams,
 			Message: fmt.Sprintf("missing or invalid _meta field %q", metaProtocolVersion)}
-	}
-	if headerVersion != metaVersion {
-		return http.StatusBadRequest, &jsonrpc.Error{Code: codeHeaderMismatch,
+	case headerVersion != metaVersion:
+		return nil, &jsonrpc.Error{Code: codeHeaderMismatch,
 			Message: fmt.Sprintf("Mcp-Protocol-Version header %q does not match request %s %q", headerVersion, metaProtocolVersion, metaVersion)}
 	}
 	switch m := h.Get("Mcp-Method"); {
 	case m == "":
-		return http.StatusBadRequest, &jsonrpc.Error{Code: codeHeaderMismatch, Message: "missing required Mcp-Method header"}
+		return nil, &jsonrpc.Error{Code: codeHeaderMismatch, Message: "missing required Mcp-Method header"}
 	case m != req.Method:
-		return http.StatusBadRequest, &jsonrpc.Error{Code: codeHeaderMismatch,
+		return nil, &jsonrpc.Error{Code: codeHeaderMismatch,
 			Message: fmt.Sprintf("header mismatch: Mcp-Method header value '%s' does not match body value '%s'", m, req.Method)}
 	}
-	switch n := h.Get("Mcp-Name"); {
-	case n == "":
-		return http.StatusBadRequest, &jsonrpc.Error{Code: codeHeaderMismatch, Message: fmt.Sprintf("missing required Mcp-Name header for method %q", req.Method)}
-	case n != req.Params.Name:
-		return http.StatusBadRequest, &jsonrpc.Error{Code: codeHeaderMismatch,
+	n := h.Get("Mcp-Name")
+	if n == "" {
+		return nil, &jsonrpc.Error{Code: codeHeaderMismatch, Message: fmt.Sprintf("missing required Mcp-Name header for method %q", req.Method)}
+	}
+	if n != req.Params.Name {
+		return nil, &jsonrpc.Error{Code: codeHeaderMismatch,
 			Message: fmt.Sprintf("header mismatch: Mcp-Name header value '%s' does not match body value '%s'", n, req.Params.Name)}
 	}
-	if raw, ok := req.Params.Meta[metaClientInfo]; ok && !isObject(raw) {
-		return http.StatusBadRequest, &jsonrpc.Error{Code: codeInvalidParams, Message: fmt.Sprintf("invalid _meta field %q", metaClientInfo)}
+	req.Params.asSDK(req.Method)
+	lookup := s.program
+	if req.Method == "prompts/get" {
+		lookup = s.prompt
 	}
-	if raw, ok := req.Params.Meta[metaClientCapabilities]; !ok || !isObject(raw) {
-		return http.StatusBadRequest, &jsonrpc.Error{Code: codeInvalidParams,
-			Message: fmt.Sprintf("missing or invalid _meta field %q", metaClientCapabilities)}
+	p, _ := lookup(req.Params.Name)
+	if p != nil && req.Method == "tools/call" {
+		if rpcErr := paramHeaderError(h, p.InputSchema(), req.Params.Arguments); rpcErr != nil {
+			return nil, rpcErr
+		}
+	}
+	if rpcErr := metaError(req.Params.Meta); rpcErr != nil {
+		return nil, rpcErr
 	}
 	if metaVersion != firstModernVersion {
 		data, _ := json.Marshal(map[string]any{"supported": s.supportedVersions(), "requested": metaVersion})
-		return http.StatusBadRequest, &jsonrpc.Error{Code: codeUnsupportedVersion,
+		return nil, &jsonrpc.Error{Code: codeUnsupportedVersion,
 			Message: fmt.Sprintf("protocol version %q is not supported by this server", metaVersion), Data: data}
 	}
-	return 0, nil
+	return p, nil
+}
+
+// asSDK turns the arguments of a prompt and the answers into what the
+// engine gets from them on the SDK's path, where they are decoded into
+// the SDK's types and encoded again (so the engine gets the same on every
+// transport). What those types cannot hold is left as it is, for the
+// engine to judge.
+func (p *leanParams) asSDK(method string) {
+	if method == "prompts/get" {
+		if args, err := leanPromptArguments(p.Arguments); err == nil {
+			p.Arguments = args
+		}
+	}
+	if p.InputResponses != nil {
+		if responses, err := leanResponses(p.InputResponses); err == nil {
+			p.InputResponses = responses
+		}
+	}
 }
 
 // supportedVersions lists the protocol versions this server speaks.
@@ -149,16 +213,15 @@ func (s *Server) supportedVersions() []string {
 	return mcp.SupportedProtocolVersions()
 }
 
-// callLean runs the round and writes the reply: JSON, or an SSE stream
-// when the request carries a progress token (the progress notifications,
-// then the reply).
-func (s *Server) callLean(w http.ResponseWriter, r *http.Request, req *leanRequest) {
-	lookup, kind := s.program, "tool"
-	if req.Method == "prompts/get" {
-		lookup, kind = s.prompt, "prompt"
-	}
-	p, ok := lookup(req.Params.Name)
-	if !ok {
+// callLean runs the round of p (nil: the request names no program) and
+// writes the reply: JSON, or an SSE stream when the request carries a
+// progress token (the progress notifications, then the reply).
+func (s *Server) callLean(w http.ResponseWriter, r *http.Request, req *leanRequest, p *flow.Program) {
+	if p == nil {
+		kind := "tool"
+		if req.Method == "prompts/get" {
+			kind = "prompt"
+		}
 		writeRPCError(w, http.StatusBadRequest, req.ID, &jsonrpc.Error{Code: codeInvalidParams, Message: fmt.Sprintf("unknown %s %q", kind, req.Params.Name)})
 		return
 	}
@@ -207,7 +270,10 @@ func (s *Server) callLean(w http.ResponseWriter, r *http.Request, req *leanReque
 // decodeLean decodes a request body in one pass (jsonx.Members), keeping
 // the members it does not read as raw slices of the body: answers go to
 // the engine as they came, and requestState is never copied twice.
-// Anything it does not accept, it leaves to the SDK.
+// Repeated members count as their last value, as in the SDK's decoding,
+// except _meta, whose repeats are merged as the SDK merges them, and
+// arguments, which the lean path does not take twice. Anything it does
+// not accept, it leaves to the SDK.
 func decodeLean(body []byte, req *leanRequest) error {
 	str := func(raw []byte, dst *string) error {
 		s, ok := leanString(raw)
@@ -231,10 +297,13 @@ func decodeLean(body []byte, req *leanRequest) error {
 			}
 			p := &leanParams{}
 			req.Params = p
+			args := 0
 			return jsonx.Fields(raw, func(k, raw []byte) error {
 				switch string(k) {
 				case "_meta":
-					p.Meta = map[string]json.RawMessage{}
+					if p.Meta == nil {
+						p.Meta = map[string]json.RawMessage{}
+					}
 					return jsonx.Fields(raw, func(k, raw []byte) error {
 						p.Meta[metaKey(k)] = raw
 						return nil
@@ -242,9 +311,13 @@ func decodeLean(body []byte, req *leanRequest) error {
 				case "name":
 					return str(raw, &p.Name)
 				case "arguments":
+					if args++; args > 1 {
+						return errNotLean
+					}
 					p.Arguments = raw
 				case "inputResponses":
 					if string(raw) == "null" {
+						p.InputResponses = nil
 						return nil
 					}
 					p.InputResponses = map[string]json.RawMessage{}
@@ -451,12 +524,14 @@ func (s *sseWriter) event(data []byte) error {
 }
 
 // leanEligible reports whether the lean path may take a request: a POST
-// that passes the checks the SDK's handler makes before reading a body
-// (Content-Type, Accept; the Host and Origin checks against DNS
-// rebinding come first, for every request, in HTTPHandler). Anything
-// else goes to the SDK, which rejects it the way it always does.
+// that passes the checks the SDK's handler makes of its headers
+// (Content-Type, Accept, no Last-Event-ID; the Host and Origin checks
+// against DNS rebinding come first, for every request, in HTTPHandler).
+// Anything else goes to the SDK, which rejects it the way it always does.
 func leanEligible(r *http.Request) bool {
-	if r.Method != http.MethodPost {
+	// The canonical form of Last-Event-ID, which Values would allocate
+	// to find.
+	if _, ok := r.Header["Last-Event-Id"]; ok || r.Method != http.MethodPost {
 		return false
 	}
 	if mediaType(r.Header.Get("Content-Type")) != "application/json" {

@@ -1,9 +1,18 @@
 package serve
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"math"
 	"mime"
+	"net/http"
+	"strconv"
 	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/internal/jsonx"
@@ -180,4 +189,505 @@ func acceptsBoth(values []string) bool {
 		}
 	}
 	return jsonOK && streamOK
+}
+
+// The checks below are go-sdk v1.8.0's (mcp/streamable.go servePOST,
+// mcp/streamable_headers.go, mcp/shared.go validateRequestMeta), made on
+// the raw members. TestDifferentialLeanPath holds each to the SDK.
+
+// sdkMaxDepth is how deeply go-sdk lets a request body nest objects and
+// arrays (its internal/json); a deeper body is malformed to it.
+const sdkMaxDepth = 1000
+
+// withinSDKDepth reports whether body cannot nest deeper than go-sdk
+// allows: it has no more opening brackets than that depth. (Brackets in
+// strings count too; a body with more goes to the SDK, which decides.)
+func withinSDKDepth(body []byte) bool {
+	return bytes.Count(body, []byte{'{'})+bytes.Count(body, []byte{'['}) <= sdkMaxDepth
+}
+
+// leanID reports whether go-sdk answers a request id unchanged: a string,
+// or an integer literal it decodes exactly. (It reads numeric ids as
+// float64 and answers with their int64 value, so 1.5 comes back as 1,
+// -0 as 0, and integers past 2^53 rounded; the SDK answers those.)
+func leanID(raw []byte) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	if raw[0] == '"' {
+		return true
+	}
+	digits := raw
+	if digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 15 || string(raw) == "-0" {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// A shape is what a go-sdk type accepts when it decodes a JSON value (with
+// its internal/json: member names match exactly, unknown members are
+// skipped, null leaves any field unset). The _meta members it decodes
+// into types are checked against their shapes.
+type shape struct {
+	kind   shapeKind
+	fields []shapeField // shapeObject
+	elem   *shape       // shapeArray
+}
+
+type shapeKind int
+
+const (
+	shapeString shapeKind = iota
+	shapeBool
+	shapeObject // a struct: the fields' shapes apply to their members
+	shapeMap    // a map[string]any: any object
+	shapeArray
+)
+
+type shapeField struct {
+	name  string
+	shape *shape
+}
+
+// maxShapeFields bounds the fields of an object shape (accepts keeps the
+// members it checks in an array of this size).
+const maxShapeFields = 8
+
+func objectShape(fields ...shapeField) *shape {
+	if len(fields) > maxShapeFields {
+		panic("serve: an object shape with more than maxShapeFields fields")
+	}
+	return &shape{kind: shapeObject, fields: fields}
+}
+
+var (
+	stringShape = &shape{kind: shapeString}
+	boolShape   = &shape{kind: shapeBool}
+	mapShape    = &shape{kind: shapeMap}
+	emptyShape  = objectShape()
+
+	// clientInfoShape is mcp.Implementation's.
+	clientInfoShape = objectShape(
+		shapeField{"name", stringShape}, shapeField{"title", stringShape}, shapeField{"description", stringShape},
+		shapeField{"version", stringShape}, shapeField{"websiteUrl", stringShape},
+		shapeField{"icons", &shape{kind: shapeArray, elem: objectShape(
+			shapeField{"src", stringShape}, shapeField{"mimeType", stringShape},
+			shapeField{"sizes", &shape{kind: shapeArray, elem: stringShape}}, shapeField{"theme", stringShape})}})
+	// clientCapabilitiesShape is that of the SDK's clientCapabilitiesV2
+	// (mcp.ClientCapabilities with roots as a RootCapabilities).
+	clientCapabilitiesShape = objectShape(
+		shapeField{"experimental", mapShape}, shapeField{"extensions", mapShape},
+		shapeField{"roots", objectShape(shapeField{"listChanged", boolShape})},
+		shapeField{"sampling", objectShape(shapeField{"context", emptyShape}, shapeField{"tools", emptyShape})},
+		shapeField{"elicitation", objectShape(shapeField{"form", emptyShape}, shapeField{"url", emptyShape})})
+)
+
+// accepts reports whether the SDK type decodes raw, a value jsonx has
+// checked. The SDK decodes _meta into maps first and its members into
+// their types after, so of a repeated member only the last counts, at
+// every depth.
+func (s *shape) accepts(raw []byte) bool {
+	if string(raw) == "null" {
+		return true
+	}
+	switch s.kind {
+	case shapeString:
+		return raw[0] == '"'
+	case shapeBool:
+		return raw[0] == 't' || raw[0] == 'f'
+	case shapeMap:
+		return raw[0] == '{'
+	case shapeArray:
+		if raw[0] != '[' {
+			return false
+		}
+		v, err := jsonx.Parse(raw) // rare: no client sends icons each request
+		return err == nil && s.acceptsValue(v)
+	}
+	if raw[0] != '{' {
+		return false
+	}
+	var last [maxShapeFields][]byte
+	err := jsonx.Fields(raw, func(k, v []byte) error {
+		for i := range s.fields {
+			if string(k) == s.fields[i].name {
+				last[i] = v
+				break
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return false
+	}
+	for i := range s.fields {
+		if last[i] != nil && !s.fields[i].shape.accepts(last[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// acceptsValue is accepts for a value jsonx.Parse returned.
+func (s *shape) acceptsValue(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch s.kind {
+	case shapeString:
+		_, ok := v.(string)
+		return ok
+	case shapeBool:
+		_, ok := v.(bool)
+		return ok
+	case shapeMap:
+		_, ok := v.(map[string]any)
+		return ok
+	case shapeArray:
+		a, ok := v.([]any)
+		if !ok {
+			return false
+		}
+		for _, e := range a {
+			if !s.elem.acceptsValue(e) {
+				return false
+			}
+		}
+		return true
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	for _, f := range s.fields {
+		if fv, ok := m[f.name]; ok && !f.shape.acceptsValue(fv) {
+			return false
+		}
+	}
+	return true
+}
+
+// metaError is the JSON-RPC error go-sdk answers a request whose
+// clientInfo or clientCapabilities its types cannot hold with, or nil.
+// clientInfo may be absent, not null; clientCapabilities must be there.
+func metaError(meta map[string]json.RawMessage) *jsonrpc.Error {
+	if raw, ok := meta[metaClientInfo]; ok && (string(raw) == "null" || !clientInfoShape.accepts(raw)) {
+		return &jsonrpc.Error{Code: codeInvalidParams, Message: fmt.Sprintf("invalid _meta field %q", metaClientInfo)}
+	}
+	if raw, ok := meta[metaClientCapabilities]; !ok || string(raw) == "null" || !clientCapabilitiesShape.accepts(raw) {
+		return &jsonrpc.Error{Code: codeInvalidParams, Message: fmt.Sprintf("missing or invalid _meta field %q", metaClientCapabilities)}
+	}
+	return nil
+}
+
+// plainAnswer reports whether go-sdk decodes an inputResponses entry as
+// an elicitation answer and encodes it back to the same JSON, up to
+// spacing, member order and the float64 rounding of its numbers: an
+// object with a string action, and maybe an object content and an
+// object _meta, once each, and nothing else. Other entries go through
+// the SDK's own decoder (leanResponses).
+func plainAnswer(raw []byte) bool {
+	if len(raw) == 0 || raw[0] != '{' {
+		return false
+	}
+	var action, content, meta int
+	err := jsonx.Fields(raw, func(k, v []byte) error {
+		switch string(k) {
+		case "action":
+			action++
+			if v[0] != '"' {
+				return errNotLean
+			}
+		case "content":
+			content++
+			if v[0] != '{' {
+				return errNotLean
+			}
+		case "_meta":
+			meta++
+			if v[0] != '{' {
+				return errNotLean
+			}
+		default:
+			return errNotLean
+		}
+		return nil
+	})
+	return err == nil && action == 1 && content <= 1 && meta <= 1
+}
+
+// leanResponses returns the answers of a request as the engine gets
+// them on the SDK's path: decoded into go-sdk's types (its
+// InputResponseMap, with encoding/json) and encoded again, except that
+// plain elicitation answers, which that leaves as they are, are not
+// decoded at all. An error means the SDK cannot decode them (see
+// validateLean).
+func leanResponses(responses map[string]json.RawMessage) (map[string]json.RawMessage, error) {
+	plain := true
+	for _, r := range responses {
+		if !plainAnswer(r) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return responses, nil
+	}
+	// The object the answers came in, but for repeated keys, which count
+	// as their last value both here and in the SDK's decoding.
+	raw := []byte{'{'}
+	for id, r := range responses {
+		if len(raw) > 1 {
+			raw = append(raw, ',')
+		}
+		raw = jsonx.AppendString(raw, id, false)
+		raw = append(append(raw, ':'), r...)
+	}
+	raw = append(raw, '}')
+	var m mcp.InputResponseMap
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	out := make(map[string]json.RawMessage, len(m))
+	for id, r := range m {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return nil, err
+		}
+		out[id] = b
+	}
+	return out, nil
+}
+
+// leanPromptArguments returns a prompt's arguments as the engine gets them
+// on the SDK's path, where they are a map of strings (encoded again when
+// present): raw itself when it is an object of strings, nil when absent
+// or null. An error means the SDK cannot decode them (see validateLean).
+func leanPromptArguments(raw []byte) (json.RawMessage, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	strs := true
+	if err := jsonx.Fields(raw, func(_, v []byte) error {
+		strs = strs && v[0] == '"'
+		return nil
+	}); err == nil && strs {
+		return raw, nil
+	}
+	var m map[string]string
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	return json.Marshal(m)
+}
+
+// The Mcp-Param-* headers (SEP-2243): a tools/call argument whose
+// property schema has "x-mcp-header": "Name" travels in the header
+// Mcp-Param-Name too, and the server must find the two equal.
+
+// paramHeaderError checks the Mcp-Param-* headers of a tools/call of a
+// tool with the given input schema and raw arguments, and returns the
+// -32020 error go-sdk answers a mismatch with, or nil.
+func paramHeaderError(h http.Header, schema map[string]any, args []byte) *jsonrpc.Error {
+	if ok, annotated := headerSchema(schema); !ok || !annotated {
+		return nil
+	}
+	switch {
+	case len(args) == 0, string(args) == "null":
+		args = nil
+	case args[0] != '{':
+		// The SDK cannot read the arguments as an object, and checks
+		// nothing.
+		return nil
+	}
+	props, _ := schema["properties"].(map[string]any)
+	if err := checkParamHeaders(h, props, args, nil); err != nil {
+		return &jsonrpc.Error{Code: codeHeaderMismatch, Message: err.Error()}
+	}
+	return nil
+}
+
+// headerSchema reads a schema as go-sdk does to find x-mcp-header
+// annotations: it decodes the schema's type and properties, and its
+// properties' own, all the way down, and finds no annotation at all when
+// one of them is not what it expects (a type that is not a string, a
+// property schema that is not an object); ok is false then. annotated
+// reports whether some property has an annotation.
+func headerSchema(s map[string]any) (ok, annotated bool) {
+	if t, ok := s["type"]; ok && t != nil {
+		if _, ok := t.(string); !ok {
+			return false, false
+		}
+	}
+	p, ok := s["properties"]
+	if !ok || p == nil {
+		return true, false
+	}
+	props, ok := p.(map[string]any)
+	if !ok {
+		return false, false
+	}
+	for _, v := range props {
+		if v == nil {
+			continue
+		}
+		sub, ok := v.(map[string]any)
+		if !ok {
+			return false, false
+		}
+		subOK, subAnnotated := headerSchema(sub)
+		if !subOK {
+			return false, false
+		}
+		if h, _ := sub["x-mcp-header"].(string); h != "" || subAnnotated {
+			annotated = true
+		}
+	}
+	return true, annotated
+}
+
+// checkParamHeaders checks the annotated properties among props, and
+// those of their properties, against obj, the raw object of arguments
+// at that level (nil when there is none). path names the level.
+func checkParamHeaders(h http.Header, props map[string]any, obj []byte, path []string) error {
+	for name, v := range props {
+		prop, _ := v.(map[string]any)
+		header, _ := prop["x-mcp-header"].(string)
+		sub, _ := prop["properties"].(map[string]any)
+		if header == "" && len(sub) == 0 {
+			continue
+		}
+		val, found := member(obj, name)
+		if header != "" {
+			if err := checkParamHeader(h, header, path, name, val, found); err != nil {
+				return err
+			}
+		}
+		if len(sub) > 0 {
+			var subObj []byte
+			if found && val[0] == '{' {
+				subObj = val
+			}
+			if err := checkParamHeaders(h, sub, subObj, append(path[:len(path):len(path)], name)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// member returns the last value of the member name of the raw object obj
+// (as decoding it into a map keeps), and whether there is one.
+func member(obj []byte, name string) (val []byte, found bool) {
+	if obj == nil {
+		return nil, false
+	}
+	jsonx.Fields(obj, func(k, v []byte) error {
+		if string(k) == name {
+			val, found = v, true
+		}
+		return nil
+	})
+	return val, found
+}
+
+// checkParamHeader checks one annotated argument, name under path (val,
+// when found), against its header, as go-sdk's validateParamHeaders does.
+func checkParamHeader(h http.Header, header string, path []string, name string, val []byte, found bool) error {
+	full := "Mcp-Param-" + header
+	param := func() string { return strings.Join(append(path[:len(path):len(path)], name), ".") }
+	hv := h.Get(full)
+	if !found || string(val) == "null" {
+		if hv != "" {
+			return fmt.Errorf("header mismatch: unexpected %s header for absent or null parameter %q", full, param())
+		}
+		return nil
+	}
+	if hv == "" {
+		return fmt.Errorf("header mismatch: missing %s header for parameter %q", full, param())
+	}
+	decoded, ok := decodeParamHeader(hv)
+	if !ok {
+		return fmt.Errorf("header mismatch: %s header contains invalid Base64 encoding", full)
+	}
+	body, ok := headerPrimitive(val)
+	if !ok {
+		return fmt.Errorf("header mismatch: %s header present but body parameter %q is not a primitive type", full, param())
+	}
+	if !headerEqual(decoded, body) {
+		return fmt.Errorf("header mismatch: %s header value '%s' does not match body value", full, hv)
+	}
+	return nil
+}
+
+// decodeParamHeader decodes a header value: =?base64?…?= is standard
+// Base64 with padding, anything else is literal. ok is false for bad
+// Base64.
+func decodeParamHeader(v string) (string, bool) {
+	if enc, ok := strings.CutPrefix(v, "=?base64?"); ok {
+		if enc, ok = strings.CutSuffix(enc, "?="); ok {
+			b, err := base64.StdEncoding.DecodeString(enc)
+			if err != nil {
+				return "", false
+			}
+			return string(b), true
+		}
+	}
+	return v, true
+}
+
+// headerPrimitive decodes an argument the way go-sdk compares it with its
+// header: a string, a boolean, or an integer within ±(2^53−1) as int64;
+// ok is false for anything else (numbers are decoded as float64 first, as
+// the SDK does).
+func headerPrimitive(raw []byte) (any, bool) {
+	v, err := jsonx.Parse(raw)
+	if err != nil {
+		return nil, false
+	}
+	var f float64
+	switch v := v.(type) {
+	case string, bool:
+		return v, true
+	case int64:
+		f = float64(v)
+	case float64:
+		f = v
+	default:
+		return nil, false
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) || f < -maxSafeInteger || f > maxSafeInteger {
+		return nil, false
+	}
+	return int64(f), true
+}
+
+// maxSafeInteger is 2^53−1, the largest integer a float64 holds exactly.
+const maxSafeInteger = 1<<53 - 1
+
+// headerEqual reports whether a decoded header equals an argument
+// headerPrimitive returned: integers compared as numbers, the rest as
+// text ("true", "false", the string).
+func headerEqual(header string, body any) bool {
+	switch b := body.(type) {
+	case int64:
+		f, err := strconv.ParseFloat(header, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) || f < -maxSafeInteger || f > maxSafeInteger {
+			return false
+		}
+		return int64(f) == b
+	case bool:
+		return header == strconv.FormatBool(b)
+	case string:
+		return header == b
+	}
+	return false
 }
