@@ -1,12 +1,14 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -169,6 +171,9 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 			return
 		}
 		if r.Header.Get("Mcp-Protocol-Version") < firstModernVersion {
+			if s.serveUnversioned(w, r, opts.MaxRequestBodyBytes) {
+				return
+			}
 			s.serveSessions(w, r, sessions, slots, opts.MaxRequestBodyBytes)
 			return
 		}
@@ -263,6 +268,39 @@ func (s *Server) closeSessions() {
 	for _, ss := range open {
 		ss.Close()
 	}
+}
+
+// serveUnversioned answers a POST that belongs to no session and has no
+// MCP-Protocol-Version header, or one naming a session-era version, but
+// is a 2026-07-28 tools/call or prompts/get by its _meta: as go-sdk's
+// stateless handler does, with 400 and -32020, the header being missing
+// or not the version of the body. (The session handler would answer
+// -32022 and offer the session-era versions alone.) It reports whether it
+// answered; when it did not, r's body reads as it did.
+func (s *Server) serveUnversioned(w http.ResponseWriter, r *http.Request, maxBody int64) bool {
+	v := r.Header.Get("Mcp-Protocol-Version")
+	if r.Header.Get("Mcp-Session-Id") != "" || !leanEligible(r) || v != "" && !slices.Contains(s.supportedVersions(), v) {
+		return false
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	r.Body = readCloser{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+	var req leanRequest
+	if err != nil || int64(len(body)) > maxBody || !decodeLeanRequest(body, &req) ||
+		metaString(req.Params.Meta[metaProtocolVersion]) < firstModernVersion {
+		return false
+	}
+	_, rpcErr := s.validateLean(r.Header, &req)
+	if rpcErr == nil { // cannot be: the header is not the body's version
+		return false
+	}
+	writeRPCError(w, statusOf(rpcErr.Code), req.ID, rpcErr)
+	return true
+}
+
+// readCloser reads from one reader and closes another.
+type readCloser struct {
+	io.Reader
+	io.Closer
 }
 
 // serveSessions serves a session-era request, counting the sessions it
