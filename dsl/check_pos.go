@@ -1,17 +1,19 @@
 package dsl
 
 import (
-	"bytes"
-
 	"go.yaml.in/yaml/v3"
+
+	"github.com/flowserve/flowserve/internal/yamlx"
 )
 
 // posIndex finds the YAML nodes behind the parts of a File that keep no
 // position of their own: the keys of a `with` or `structured` mapping, the
-// keywords inside a form property's schema. It decodes the file again and
-// indexes its mappings by position, so Check can point at the offending
-// key or value itself. When the file cannot be decoded the index is empty
-// and every lookup falls back to the position it was given.
+// keywords inside a form property's schema. It indexes the mappings of the
+// tree Parse read by position, so Check can point at the offending key or
+// value itself, and reads them with the same reader (yamlx), so that it
+// sees the keys Parse saw: merge keys expanded, duplicate and non-string
+// keys left out. When the file could not be read the index is empty and
+// every lookup falls back to the position it was given.
 type posIndex struct {
 	path string
 	root *yaml.Node        // the top-level value; nil when absent
@@ -30,18 +32,22 @@ type ixEntry struct {
 	val  *yaml.Node
 }
 
-// newPosIndex indexes the first YAML document of src.
+// newPosIndex reads src with the shared reader and indexes it. Check uses
+// the tree Parse kept instead (see indexTree) once File keeps one.
 func newPosIndex(path string, src []byte) *posIndex {
+	root, _ := yamlx.Reader{}.Read(src, "")
+	return indexTree(path, root)
+}
+
+// indexTree indexes root, the top-level value of a file as yamlx.Reader.Read
+// returns it (its aliases checked); nil gives an empty index.
+func indexTree(path string, root *yaml.Node) *posIndex {
 	ix := &posIndex{
 		path: path,
+		root: root,
 		maps: map[lc]*yaml.Node{},
 		keys: map[lc]*yaml.Node{},
 	}
-	var doc yaml.Node
-	if err := yaml.NewDecoder(bytes.NewReader(src)).Decode(&doc); err != nil || len(doc.Content) == 0 {
-		return ix
-	}
-	ix.root = resolveAlias(doc.Content[0])
 	var walk func(n *yaml.Node, depth int)
 	walk = func(n *yaml.Node, depth int) {
 		if n == nil || depth > 1000 {
@@ -55,7 +61,7 @@ func newPosIndex(path string, src []byte) *posIndex {
 			}
 			for i := 0; i+1 < len(n.Content); i += 2 {
 				k, v := n.Content[i], n.Content[i+1]
-				ix.keys[lc{k.Line, k.Column}] = resolveAlias(v)
+				ix.keys[lc{k.Line, k.Column}] = yamlx.Resolve(v)
 				walk(v, depth+1)
 			}
 		case yaml.SequenceNode:
@@ -64,19 +70,8 @@ func newPosIndex(path string, src []byte) *posIndex {
 			}
 		}
 	}
-	walk(ix.root, 0)
+	walk(root, 0)
 	return ix
-}
-
-// resolveAlias follows aliases to the node they name.
-func resolveAlias(n *yaml.Node) *yaml.Node {
-	for range 8 {
-		if n == nil || n.Kind != yaml.AliasNode {
-			return n
-		}
-		n = n.Alias
-	}
-	return nil
 }
 
 // pos returns the position of a YAML node in the file.
@@ -90,45 +85,13 @@ func (ix *posIndex) mapping(p Pos) *yaml.Node { return ix.maps[lc{p.Line, p.Col}
 // valueOfKey returns the value of the mapping key at p, or nil.
 func (ix *posIndex) valueOfKey(p Pos) *yaml.Node { return ix.keys[lc{p.Line, p.Col}] }
 
-// entries returns the keys of the mapping m in file order, merge keys (<<)
-// expanded after the mapping's own keys, as Parse reads them.
+// entries returns the keys of the mapping m in file order, as Parse reads
+// them: merge keys (<<) expanded after the mapping's own keys, duplicate
+// and non-string keys left out. Problems are not reported again.
 func (ix *posIndex) entries(m *yaml.Node) []ixEntry {
-	return ix.mergedEntries(m, 0)
-}
-
-func (ix *posIndex) mergedEntries(m *yaml.Node, depth int) []ixEntry {
-	if m == nil || m.Kind != yaml.MappingNode || depth > 32 {
-		return nil
-	}
-	var out, merged []ixEntry
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		k, v := resolveAlias(m.Content[i]), resolveAlias(m.Content[i+1])
-		if k == nil || v == nil || k.Kind != yaml.ScalarNode {
-			continue
-		}
-		if k.ShortTag() == tagMerge {
-			switch v.Kind {
-			case yaml.MappingNode:
-				merged = append(merged, ix.mergedEntries(v, depth+1)...)
-			case yaml.SequenceNode:
-				for _, c := range v.Content {
-					merged = append(merged, ix.mergedEntries(resolveAlias(c), depth+1)...)
-				}
-			}
-			continue
-		}
-		if seen[k.Value] {
-			continue
-		}
-		seen[k.Value] = true
-		out = append(out, ixEntry{name: k.Value, key: ix.pos(k), val: v})
-	}
-	for _, e := range merged {
-		if !seen[e.name] {
-			seen[e.name] = true
-			out = append(out, e)
-		}
+	var out []ixEntry
+	for _, p := range (yamlx.Reader{}).Pairs(m) {
+		out = append(out, ixEntry{name: p.Name, key: ix.pos(p.Key), val: p.Value})
 	}
 	return out
 }
@@ -174,10 +137,7 @@ func (ix *posIndex) find(n *yaml.Node, fallback Pos, path ...any) (key, val Pos)
 			if n.Kind != yaml.SequenceNode || s < 0 || s >= len(n.Content) {
 				return key, val
 			}
-			n = resolveAlias(n.Content[s])
-			if n == nil {
-				return key, val
-			}
+			n = yamlx.Resolve(n.Content[s])
 			key, val = ix.pos(n), ix.pos(n)
 		}
 	}

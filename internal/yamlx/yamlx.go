@@ -1,6 +1,12 @@
-// Package yamlx holds the yaml.v3 node helpers shared by the packages
-// that read YAML files with positions: flow files (dsl), resource
-// declarations (resources) and test files (flowtest).
+// Package yamlx is the one reader of YAML with positions, on
+// go.yaml.in/yaml/v3, for every file flowserve reads: flow files (dsl),
+// resource declarations (resources) and test files (flowtest). A Reader
+// reads a file's document (Read), its mappings (Pairs: merge keys,
+// duplicate and non-string keys), its values (Value, Scalar: tags,
+// integers, numbers) and the fields of its structure (String, Bool, Int,
+// List, Mapping), with one set of rules and one wording for the problems
+// it reports; a Source gives the position, in runes, of every rune of a
+// scalar (ScalarPos).
 package yamlx
 
 import (
