@@ -36,6 +36,9 @@ func cacheKeys() []string { return []string{"ttl", "scope"} }
 type parser struct {
 	path  string
 	dir   string
+	src   []byte
+	lines *yamlx.Source // built on first use
+	yr    yamlx.Reader  // reports to diags
 	diags dsl.Diagnostics
 }
 
@@ -46,10 +49,23 @@ type parser struct {
 // readable now. Every problem is a diagnostic with a position, sorted;
 // only the resources without errors are returned.
 func Parse(path string, src []byte) ([]*Resource, dsl.Diagnostics) {
-	p := &parser{path: path, dir: filepath.Dir(path)}
-	rs := p.file(src)
+	p := &parser{path: path, dir: filepath.Dir(path), src: src}
+	p.yr = yamlx.Reader{Report: p.problem}
+	rs := p.file()
+	// A mapping merged (<<) into several others is read more than once.
 	p.diags.Sort()
+	p.diags = slices.Compact(p.diags)
 	return rs, p.diags
+}
+
+// problem records a problem the YAML reader found.
+func (p *parser) problem(pr yamlx.Problem) {
+	p.errorf(p.at(pr.Pos), pr.Code, "%s", pr.Message)
+}
+
+// at returns a position of the YAML reader as a position in the file.
+func (p *parser) at(q yamlx.Pos) dsl.Pos {
+	return dsl.Pos{File: p.path, Line: q.Line, Col: q.Col}
 }
 
 // pos returns the position of a YAML node.
@@ -57,41 +73,13 @@ func (p *parser) pos(n *yaml.Node) dsl.Pos {
 	return dsl.Pos{File: p.path, Line: max(n.Line, 1), Col: max(n.Column, 1)}
 }
 
-// posIn returns the position of the byte at offset in a scalar's value:
-// exact when the scalar is on one line and has no escapes before the
-// offset, else the scalar's own position.
+// posIn returns the position of the byte at offset in a scalar's value,
+// exact in every scalar style (see yamlx.Source.ScalarPos).
 func (p *parser) posIn(n *yaml.Node, offset int) dsl.Pos {
-	pos := p.pos(n)
-	prefix := n.Value[:min(offset, len(n.Value))]
-	if strings.ContainsAny(prefix, "\n\r\t") {
-		return pos
+	if p.lines == nil {
+		p.lines = yamlx.NewSource(p.src)
 	}
-	switch n.Style {
-	case 0:
-	case yaml.SingleQuotedStyle:
-		if strings.Contains(prefix, "'") {
-			return pos
-		}
-		pos.Col++
-	case yaml.DoubleQuotedStyle:
-		if strings.ContainsAny(prefix, `"\`) || !isPrintable(prefix) {
-			return pos
-		}
-		pos.Col++
-	default:
-		return pos
-	}
-	pos.Col += utf8.RuneCountInString(prefix)
-	return pos
-}
-
-func isPrintable(s string) bool {
-	for _, r := range s {
-		if r < ' ' || r == 0x7f || r >= 0x80 && r < 0xa0 {
-			return false
-		}
-	}
-	return true
+	return p.at(p.lines.PosAt(n, utf8.RuneCountInString(n.Value[:min(offset, len(n.Value))])))
 }
 
 func (p *parser) errorf(pos dsl.Pos, code, format string, args ...any) {
@@ -103,22 +91,15 @@ func (p *parser) warnf(pos dsl.Pos, code, format string, args ...any) {
 }
 
 // file parses the whole file.
-func (p *parser) file(src []byte) []*Resource {
-	docs, err := yamlx.DecodeDocs(src)
-	if err != nil {
-		p.diags = append(p.diags, dsl.YAMLError(p.path, src, err))
+func (p *parser) file() []*Resource {
+	root, ok := p.yr.Read(p.src, "a resource file")
+	if !ok {
 		return nil
 	}
-	if len(docs) > 1 {
-		if d := docs[1]; len(d.Content) > 0 && !yamlx.IsNull(d.Content[0]) {
-			p.errorf(p.pos(d), "multiple-documents", "a resource file holds one YAML document; remove this second one")
-		}
-	}
-	if len(docs) == 0 || len(docs[0].Content) == 0 || yamlx.IsNull(resolve(docs[0].Content[0])) {
+	if root == nil || yamlx.IsNull(root) {
 		p.errorf(dsl.Pos{File: p.path, Line: 1, Col: 1}, "empty-file", "the file is empty; it needs a resources list")
 		return nil
 	}
-	root := resolve(docs[0].Content[0])
 	if root.Kind != yaml.MappingNode {
 		p.errorf(p.pos(root), "bad-type", "a resource file must be a mapping with a resources list, not %s", yamlx.TypeName(root))
 		return nil
@@ -148,7 +129,7 @@ func (p *parser) file(src []byte) []*Resource {
 	}
 	var out []*Resource
 	for _, item := range list.Content {
-		item = resolve(item)
+		item = yamlx.Resolve(item)
 		if item.Kind != yaml.MappingNode {
 			p.errorf(p.pos(item), "bad-type", "each resource must be a mapping, not %s", yamlx.TypeName(item))
 			continue
@@ -160,21 +141,6 @@ func (p *parser) file(src []byte) []*Resource {
 	return out
 }
 
-// resolve follows an alias to the node it names; an alias without one is
-// null.
-func resolve(n *yaml.Node) *yaml.Node {
-	for range 8 {
-		if n == nil || n.Kind != yaml.AliasNode {
-			break
-		}
-		n = n.Alias
-	}
-	if n == nil || n.Kind == yaml.AliasNode {
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}
-	}
-	return n
-}
-
 // pair is one key and value of a mapping; the value is resolved.
 type pair struct {
 	key  *yaml.Node
@@ -182,28 +148,15 @@ type pair struct {
 	val  *yaml.Node
 }
 
-// pairs returns the entries of a mapping in file order. Keys must be
-// strings and appear once; merge keys (<<) are not supported.
+// pairs returns the entries of a mapping in file order, as the shared
+// reader reads them (see yamlx.Reader.Pairs): keys must be strings and
+// appear once; merge keys (<<) are expanded, the mapping's own keys
+// winning.
 func (p *parser) pairs(m *yaml.Node) []pair {
-	var out []pair
-	seen := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		k := resolve(m.Content[i])
-		v := resolve(m.Content[i+1])
-		if k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge" {
-			p.errorf(p.pos(k), "bad-yaml", "merge keys (<<) are not supported in resource files; write the keys out")
-			continue
-		}
-		if !yamlx.IsString(k) {
-			p.errorf(p.pos(k), "bad-type", "mapping keys must be strings, not %s", yamlx.TypeName(k))
-			continue
-		}
-		if prev, dup := seen[k.Value]; dup {
-			p.errorf(p.pos(k), "duplicate-key", "duplicate key %q (first at line %d)", k.Value, prev.Line)
-			continue
-		}
-		seen[k.Value] = k
-		out = append(out, pair{key: k, name: k.Value, val: v})
+	ps := p.yr.Pairs(m)
+	out := make([]pair, len(ps))
+	for i, e := range ps {
+		out[i] = pair{key: e.Key, name: e.Name, val: e.Value}
 	}
 	return out
 }
@@ -218,11 +171,7 @@ func (p *parser) unknownKey(e pair, where string, known []string) {
 
 // str reads a string scalar.
 func (p *parser) str(e pair) (string, bool) {
-	if !yamlx.IsString(e.val) {
-		p.errorf(p.pos(e.val), "bad-type", "%s must be a string, not %s", e.name, yamlx.TypeName(e.val))
-		return "", false
-	}
-	return e.val.Value, true
+	return p.yr.String(e.val, e.name)
 }
 
 // resource reads one resource. It returns nil when the resource has
@@ -533,11 +482,11 @@ func (p *parser) cache(e pair, base Cache) Cache {
 	for _, kv := range p.pairs(e.val) {
 		switch kv.name {
 		case "ttl":
-			if kv.val.ShortTag() == "!!int" && kv.val.Value == "0" {
+			if yamlx.IsZero(kv.val) {
 				c.TTL = 0 // no unit needed for nothing
 				continue
 			}
-			if kv.val.ShortTag() == "!!int" || kv.val.ShortTag() == "!!float" {
+			if tag := kv.val.ShortTag(); kv.val.Kind == yaml.ScalarNode && (tag == yamlx.TagInt || tag == yamlx.TagFloat) {
 				p.errorf(p.pos(kv.val), "bad-type", "ttl must be a duration such as 30s, 5m or 1h, not the bare number %s", kv.val.Value)
 				continue
 			}
