@@ -3,16 +3,15 @@ package flowtest
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/internal/yamlx"
 )
 
 // File is a parsed test file.
@@ -127,9 +126,6 @@ var (
 		"path", "visits", "not_visits", "asks", "ask_messages", "step_inputs", "messages", "description"}
 )
 
-// maxDepth bounds nesting (and alias expansion) in test files.
-const maxDepth = 64
-
 // ReadFile reads and parses a test file. Problems are returned as
 // diagnostics with positions; err is for a file that cannot be read.
 func ReadFile(path string) (*File, dsl.Diagnostics, error) {
@@ -144,24 +140,22 @@ func ReadFile(path string) (*File, dsl.Diagnostics, error) {
 // Parse parses a test file's source. The File is nil only when the YAML
 // cannot be read; with error diagnostics it may be partial.
 func Parse(path string, src []byte) (*File, dsl.Diagnostics) {
-	d := &decoder{path: path}
+	d := newDecoder(path)
 	f := &File{Path: path, Flow: defaultFlow(path)}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(src, &doc); err != nil {
-		d.diags = append(d.diags, dsl.YAMLError(path, src, err))
-		return nil, d.diags
+	root, ok := d.yr.Read(src, "a test file")
+	if !ok {
+		return nil, d.finish()
 	}
-	if len(doc.Content) == 0 {
+	if root == nil || yamlx.IsNull(root) {
 		d.errorAt(dsl.Pos{File: path, Line: 1, Col: 1}, "no-tests", "the test file is empty; it needs a tests list")
-		return f, d.diags
+		return f, d.finish()
 	}
-	root := doc.Content[0]
 	var tests *yaml.Node
 	for _, e := range d.mapping(root, "a test file", fileKeys) {
-		switch e.key {
+		switch e.Name {
 		case "flow":
-			if s, ok := d.str(e.v, "flow"); ok {
-				f.FlowPos = d.pos(e.k)
+			if s, ok := d.yr.String(e.Value, "flow"); ok {
+				f.FlowPos = d.pos(e.Key)
 				if filepath.IsAbs(s) {
 					f.Flow = filepath.Clean(s)
 				} else {
@@ -169,17 +163,17 @@ func Parse(path string, src []byte) (*File, dsl.Diagnostics) {
 				}
 			}
 		case "tests":
-			tests = e.v
+			tests = e.Value
 		}
 	}
 	if tests == nil {
 		if root.Kind == yaml.MappingNode {
 			d.errorf(root, "no-tests", "the test file has no tests list")
 		}
-		return f, d.diags
+		return f, d.finish()
 	}
 	items := d.seq(tests, "tests")
-	if len(items) == 0 && resolve(tests).Kind == yaml.SequenceNode {
+	if len(items) == 0 && yamlx.Resolve(tests).Kind == yaml.SequenceNode {
 		d.errorf(tests, "no-tests", "the tests list is empty")
 	}
 	names := map[string]int{}
@@ -196,8 +190,7 @@ func Parse(path string, src []byte) (*File, dsl.Diagnostics) {
 		}
 		f.Cases = append(f.Cases, c)
 	}
-	d.diags.Sort()
-	return f, d.diags
+	return f, d.finish()
 }
 
 // defaultFlow returns the flow file a test file names by its own name:
@@ -223,16 +216,12 @@ func flowOf(path string) string {
 	if err != nil {
 		return defaultFlow(path)
 	}
-	var top struct {
-		Flow any `yaml:"flow"`
-	}
-	if yaml.Unmarshal(src, &top) != nil {
+	root, _ := yamlx.Reader{}.Read(src, "")
+	e, ok := yamlx.Lookup(root, "flow")
+	if !ok || !yamlx.IsString(e.Value) || e.Value.Value == "" {
 		return defaultFlow(path)
 	}
-	s, ok := top.Flow.(string)
-	if !ok || s == "" {
-		return defaultFlow(path)
-	}
+	s := e.Value.Value
 	if filepath.IsAbs(s) {
 		return filepath.Clean(s)
 	}
@@ -241,56 +230,57 @@ func flowOf(path string) string {
 
 func (d *decoder) testCase(n *yaml.Node) *Case {
 	c := &Case{Pos: d.pos(n), Client: Client{Form: true, URL: true, Sampling: true, Roots: true, Name: "flowserve-test", Protocol: "2026-07-28"}}
-	entries := d.mapping(n, "a test case", caseKeys)
-	if resolve(n).Kind != yaml.MappingNode {
+	if yamlx.Resolve(n).Kind != yaml.MappingNode {
+		d.yr.Mapping(n, "a test case") // reports what it is instead
 		return nil
 	}
+	entries := d.mapping(n, "a test case", caseKeys)
 	hasName := false
 	for _, e := range entries {
-		switch e.key {
+		switch e.Name {
 		case "name":
-			if s, ok := d.str(e.v, "name"); ok {
+			if s, ok := d.yr.String(e.Value, "name"); ok {
 				hasName = true
 				c.Name = s
 				if strings.TrimSpace(s) == "" {
-					d.errorf(e.v, "bad-value", "name must not be empty")
+					d.errorf(e.Value, "bad-value", "name must not be empty")
 				}
 			}
 		case "skip":
-			if s, ok := d.str(e.v, "skip"); ok {
+			if s, ok := d.yr.String(e.Value, "skip"); ok {
 				c.Skip = s
 				if strings.TrimSpace(s) == "" {
-					d.errorf(e.v, "bad-value", "skip takes the reason the case is skipped")
+					d.errorf(e.Value, "bad-value", "skip takes the reason the case is skipped")
 				}
 			}
 		case "args":
-			v, ok := d.value(e.v, 0)
+			v, ok := d.yr.Value(e.Value)
 			if !ok {
 				continue
 			}
 			if _, isMap := v.(map[string]any); !isMap && v != nil {
-				d.errorf(e.v, "bad-value", "args must be a mapping of the tool's arguments")
+				d.errorf(e.Value, "bad-value", "args must be a mapping of the tool's arguments")
 				continue
 			}
 			c.Args, _ = json.Marshal(v)
 		case "client":
-			d.client(e.v, &c.Client)
+			d.client(e.Value, &c.Client)
 		case "answers":
 			c.Answers = map[string]*Answers{}
-			for _, a := range d.mapping(e.v, "answers", nil) {
-				if as := d.answers(a.k, a.v); as != nil {
-					c.Answers[a.key] = as
+			for _, a := range d.mapping(e.Value, "answers", nil) {
+				if as := d.answers(a.Key, a.Value); as != nil {
+					c.Answers[a.Name] = as
 				}
 			}
 		case "mocks":
 			c.Mocks = map[string]*Mock{}
-			for _, m := range d.mapping(e.v, "mocks", nil) {
-				if mk := d.mock(m.k, m.v); mk != nil {
-					c.Mocks[m.key] = mk
+			for _, m := range d.mapping(e.Value, "mocks", nil) {
+				if mk := d.mock(m.Key, m.Value); mk != nil {
+					c.Mocks[m.Name] = mk
 				}
 			}
 		case "expect":
-			d.expect(e.k, e.v, &c.Expect)
+			d.expect(e.Key, e.Value, &c.Expect)
 		}
 	}
 	if !hasName {
@@ -301,29 +291,29 @@ func (d *decoder) testCase(n *yaml.Node) *Case {
 
 func (d *decoder) client(n *yaml.Node, c *Client) {
 	for _, e := range d.mapping(n, "client", clientKeys) {
-		switch e.key {
+		switch e.Name {
 		case "form":
-			if b, ok := d.boolean(e.v, "client.form"); ok {
+			if b, ok := d.yr.Bool(e.Value, "client.form"); ok {
 				c.Form = b
 			}
 		case "url":
-			if b, ok := d.boolean(e.v, "client.url"); ok {
+			if b, ok := d.yr.Bool(e.Value, "client.url"); ok {
 				c.URL = b
 			}
 		case "sampling":
-			if b, ok := d.boolean(e.v, "client.sampling"); ok {
+			if b, ok := d.yr.Bool(e.Value, "client.sampling"); ok {
 				c.Sampling = b
 			}
 		case "roots":
-			if b, ok := d.boolean(e.v, "client.roots"); ok {
+			if b, ok := d.yr.Bool(e.Value, "client.roots"); ok {
 				c.Roots = b
 			}
 		case "name":
-			c.Name, _ = d.str(e.v, "client.name")
+			c.Name, _ = d.yr.String(e.Value, "client.name")
 		case "version":
-			c.Version, _ = d.str(e.v, "client.version")
+			c.Version, _ = d.yr.String(e.Value, "client.version")
 		case "protocol":
-			c.Protocol, _ = d.str(e.v, "client.protocol")
+			c.Protocol, _ = d.yr.String(e.Value, "client.protocol")
 		}
 	}
 }
@@ -331,7 +321,7 @@ func (d *decoder) client(n *yaml.Node, c *Client) {
 // answers decodes the answers to one question: one answer, or a list.
 func (d *decoder) answers(k, v *yaml.Node) *Answers {
 	as := &Answers{Pos: d.pos(k)}
-	if resolve(v).Kind == yaml.SequenceNode {
+	if yamlx.Resolve(v).Kind == yaml.SequenceNode {
 		items := d.seq(v, "answers")
 		if len(items) == 0 {
 			d.errorf(v, "bad-answer", "the list of answers to %q is empty", k.Value)
@@ -367,39 +357,39 @@ func (d *decoder) answer(n *yaml.Node) (Answer, bool) {
 	var content map[string]any
 	sampling := map[string]any{}
 	var roots []any
-	rn := resolve(n)
+	rn := yamlx.Resolve(n)
 	switch rn.Kind {
 	case yaml.ScalarNode:
 		action = rn.Value
 	case yaml.MappingNode:
 		kinds := map[dsl.Kind]string{}
 		for _, e := range d.mapping(n, "an answer", answerKeys) {
-			switch e.key {
+			switch e.Name {
 			case "action":
-				kinds[dsl.KindAsk] = e.key
-				action, _ = d.str(e.v, "action")
+				kinds[dsl.KindAsk] = e.Name
+				action, _ = d.yr.String(e.Value, "action")
 			case "content":
-				kinds[dsl.KindAsk] = e.key
-				v, ok := d.value(e.v, 0)
+				kinds[dsl.KindAsk] = e.Name
+				v, ok := d.yr.Value(e.Value)
 				if !ok {
 					return a, false
 				}
 				m, isMap := v.(map[string]any)
 				if !isMap {
-					d.errorf(e.v, "bad-answer", "content must be a mapping of the form's fields")
+					d.errorf(e.Value, "bad-answer", "content must be a mapping of the form's fields")
 					return a, false
 				}
 				content = m
 			case "text", "model", "stop_reason":
-				kinds[dsl.KindSample] = e.key
-				v, ok := d.str(e.v, e.key)
+				kinds[dsl.KindSample] = e.Name
+				v, ok := d.yr.String(e.Value, e.Name)
 				if !ok {
 					return a, false
 				}
-				sampling[e.key] = v
+				sampling[e.Name] = v
 			case "roots":
-				kinds[dsl.KindRoots] = e.key
-				v, ok := d.value(e.v, 0)
+				kinds[dsl.KindRoots] = e.Name
+				v, ok := d.yr.Value(e.Value)
 				if !ok {
 					return a, false
 				}
@@ -410,7 +400,7 @@ func (d *decoder) answer(n *yaml.Node) (Answer, bool) {
 					}
 				}
 				if !isList {
-					d.errorf(e.v, "bad-answer", "roots must be a list of {uri, name}")
+					d.errorf(e.Value, "bad-answer", "roots must be a list of {uri, name}")
 					return a, false
 				}
 				roots = list
@@ -469,24 +459,26 @@ func (d *decoder) answer(n *yaml.Node) (Answer, bool) {
 // output value itself.
 func (d *decoder) mock(k, v *yaml.Node) *Mock {
 	m := &Mock{Pos: d.pos(k)}
-	if rv := resolve(v); rv.Kind == yaml.MappingNode && len(rv.Content) == 2 {
-		switch rv.Content[0].Value {
-		case "error":
-			s, ok := d.str(rv.Content[1], "error")
-			if !ok {
-				return nil
+	if rv := yamlx.Resolve(v); rv.Kind == yaml.MappingNode && len(rv.Content) == 2 {
+		for _, e := range d.yr.Pairs(rv) {
+			switch e.Name {
+			case "error":
+				s, ok := d.yr.String(e.Value, "error")
+				if !ok {
+					return nil
+				}
+				if s == "" {
+					d.errorf(e.Value, "bad-mock", "the error message of a mock must not be empty")
+					return nil
+				}
+				m.IsErr, m.Err = true, s
+				return m
+			case "output":
+				v = e.Value
 			}
-			if s == "" {
-				d.errorf(rv.Content[1], "bad-mock", "the error message of a mock must not be empty")
-				return nil
-			}
-			m.IsErr, m.Err = true, s
-			return m
-		case "output":
-			v = rv.Content[1]
 		}
 	}
-	out, ok := d.value(v, 0)
+	out, ok := d.yr.Value(v)
 	if !ok {
 		return nil
 	}
@@ -494,128 +486,30 @@ func (d *decoder) mock(k, v *yaml.Node) *Mock {
 	return m
 }
 
-func (d *decoder) expect(k, n *yaml.Node, x *Expect) {
-	x.Pos = d.pos(k)
-	for _, e := range d.mapping(n, "expect", expectKeys) {
-		pos := d.pos(e.k)
-		switch e.key {
-		case "text", "error", "description":
-			if s, ok := d.str(e.v, e.key); ok {
-				se := &StringExp{Pos: pos, Value: s}
-				switch e.key {
-				case "text":
-					x.Text = se
-				case "error":
-					x.Error = se
-				default:
-					x.Description = se
-				}
-			}
-		case "messages":
-			x.Messages = d.messages(e.k, e.v)
-		case "text_contains":
-			if resolve(e.v).Kind == yaml.SequenceNode {
-				for _, item := range d.seq(e.v, e.key) {
-					if s, ok := d.str(item, e.key); ok {
-						x.TextContains = append(x.TextContains, StringExp{Pos: d.pos(item), Value: s})
-					}
-				}
-			} else if s, ok := d.str(e.v, e.key); ok {
-				x.TextContains = append(x.TextContains, StringExp{Pos: pos, Value: s})
-			}
-		case "structured", "structured_contains":
-			if v, ok := d.value(e.v, 0); ok {
-				ve := &ValueExp{Pos: pos, Value: v}
-				if e.key == "structured" {
-					x.Structured = ve
-				} else {
-					x.StructuredContains = ve
-				}
-			}
-		case "is_error":
-			if b, ok := d.boolean(e.v, e.key); ok {
-				x.IsError = &BoolExp{Pos: pos, Value: b}
-			}
-		case "path", "not_visits", "asks":
-			l := d.list(e.k, e.v, e.key)
-			switch e.key {
-			case "path":
-				x.Path = l
-			case "not_visits":
-				x.NotVisits = l
-			case "asks":
-				x.Asks = l
-			}
-		case "visits":
-			for _, item := range d.seq(e.v, e.key) {
-				if resolve(item).Kind == yaml.SequenceNode {
-					if l := d.list(item, item, e.key); l != nil {
-						x.Visits = append(x.Visits, *l)
-					}
-				} else if s, ok := d.str(item, e.key); ok {
-					x.Visits = append(x.Visits, ListExp{Pos: d.pos(item), Items: []string{s}, Poss: []dsl.Pos{d.pos(item)}})
-				}
-			}
-		case "ask_messages":
-			x.AskMessages = map[string]*ListExp{}
-			for _, m := range d.mapping(e.v, e.key, nil) {
-				if resolve(m.v).Kind == yaml.SequenceNode {
-					if l := d.list(m.k, m.v, e.key); l != nil {
-						x.AskMessages[m.key] = l
-					}
-				} else if s, ok := d.str(m.v, e.key); ok {
-					x.AskMessages[m.key] = &ListExp{Pos: d.pos(m.k), Items: []string{s}, Poss: []dsl.Pos{d.pos(m.v)}}
-				}
-			}
-		case "step_inputs":
-			x.StepInputs = map[string]*ValueExp{}
-			for _, m := range d.mapping(e.v, e.key, nil) {
-				if v, ok := d.value(m.v, 0); ok {
-					x.StepInputs[m.key] = &ValueExp{Pos: d.pos(m.k), Value: v}
-				}
-			}
-		}
-	}
-}
-
-// messages decodes the expected messages of a prompt: a list of
-// {role, content} mappings, where {role, text} stands for a text block.
-func (d *decoder) messages(k, n *yaml.Node) *ValueExp {
-	items := d.seq(n, "messages")
-	if items == nil && resolve(n).Kind != yaml.SequenceNode {
-		return nil
-	}
-	var out []any
-	for _, item := range items {
-		v, ok := d.value(item, 0)
-		if !ok {
-			continue
-		}
-		m, isMap := v.(map[string]any)
-		if !isMap {
-			d.errorf(item, "bad-type", "messages: a message is a mapping {role, text} or {role, content}")
-			continue
-		}
-		if text, has := m["text"]; has {
-			if _, both := m["content"]; both {
-				d.errorf(item, "bad-value", "messages: a message has text or content, not both")
-				continue
-			}
-			delete(m, "text")
-			m["content"] = map[string]any{"type": "text", "text": text}
-		}
-		out = append(out, m)
-	}
-	if out == nil {
-		out = []any{}
-	}
-	return &ValueExp{Pos: d.pos(k), Value: out}
-}
-
 // decoder turns YAML nodes into a File, collecting diagnostics.
 type decoder struct {
 	path  string
+	yr    yamlx.Reader // reports to diags
 	diags dsl.Diagnostics
+}
+
+// newDecoder returns a decoder for the test file at path.
+func newDecoder(path string) *decoder {
+	d := &decoder{path: path}
+	d.yr = yamlx.Reader{Report: d.problem}
+	return d
+}
+
+// problem records a problem the YAML reader found.
+func (d *decoder) problem(pr yamlx.Problem) {
+	d.errorAt(dsl.Pos{File: d.path, Line: pr.Pos.Line, Col: pr.Pos.Col}, pr.Code, "%s", pr.Message)
+}
+
+// finish sorts the diagnostics and drops repeated ones: a mapping merged
+// (<<) into several others is read more than once.
+func (d *decoder) finish() dsl.Diagnostics {
+	d.diags.Sort()
+	return slices.Compact(d.diags)
 }
 
 func (d *decoder) pos(n *yaml.Node) dsl.Pos {
@@ -630,225 +524,36 @@ func (d *decoder) errorf(n *yaml.Node, code, format string, args ...any) {
 	d.errorAt(d.pos(n), code, format, args...)
 }
 
-// resolve follows aliases.
-func resolve(n *yaml.Node) *yaml.Node {
-	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < maxDepth; i++ {
-		n = n.Alias
-	}
-	return n
-}
+// entry is one key and value of a mapping; the value is resolved.
+type entry = yamlx.Pair
 
-type entry struct {
-	key  string
-	k, v *yaml.Node
-}
-
-// mapping returns the entries of a mapping node in order, reporting
-// duplicate keys and, when known is not nil, keys not in it.
+// mapping returns the entries of a mapping node in order (see
+// yamlx.Reader.Pairs), reporting, when known is not nil, keys not in it.
+// Null reads as an empty mapping.
 func (d *decoder) mapping(n *yaml.Node, where string, known []string) []entry {
-	rn := resolve(n)
-	if rn.Kind != yaml.MappingNode {
-		if rn.Kind == yaml.ScalarNode && rn.Tag == "!!null" {
-			return nil
-		}
-		d.errorf(n, "bad-value", "%s must be a mapping", where)
+	if yamlx.IsNull(yamlx.Resolve(n)) {
 		return nil
 	}
+	pairs, _ := d.yr.Mapping(n, where)
 	var out []entry
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(rn.Content); i += 2 {
-		k, v := rn.Content[i], rn.Content[i+1]
-		if k.Kind != yaml.ScalarNode {
-			d.errorf(k, "bad-key", "keys in %s must be strings", where)
-			continue
-		}
-		if seen[k.Value] {
-			d.errorf(k, "duplicate-key", "duplicate key %q in %s", k.Value, where)
-			continue
-		}
-		seen[k.Value] = true
-		if known != nil && !slices.Contains(known, k.Value) {
-			msg := fmt.Sprintf("unknown key %q in %s", k.Value, where)
-			if s := dsl.Suggest(k.Value, known); s != "" {
+	for _, e := range pairs {
+		if known != nil && !slices.Contains(known, e.Name) {
+			msg := fmt.Sprintf("unknown key %q in %s", e.Name, where)
+			if s := dsl.Suggest(e.Name, known); s != "" {
 				msg += fmt.Sprintf("; did you mean %q?", s)
 			} else if where == "an answer" {
 				msg += "; an answer is {action, content}: put the form's fields under content"
 			}
-			d.errorAt(d.pos(k), "unknown-key", "%s", msg)
+			d.errorAt(d.pos(e.Key), "unknown-key", "%s", msg)
 			continue
 		}
-		out = append(out, entry{k.Value, k, v})
+		out = append(out, e)
 	}
 	return out
 }
 
 // seq returns the items of a sequence node.
 func (d *decoder) seq(n *yaml.Node, where string) []*yaml.Node {
-	rn := resolve(n)
-	if rn.Kind != yaml.SequenceNode {
-		d.errorf(n, "bad-value", "%s must be a list", where)
-		return nil
-	}
-	return rn.Content
-}
-
-// list decodes a list of strings.
-func (d *decoder) list(k, n *yaml.Node, where string) *ListExp {
-	l := &ListExp{Pos: d.pos(k)}
-	rn := resolve(n)
-	if rn.Kind == yaml.ScalarNode && rn.Tag == "!!null" {
-		return l // an empty list
-	}
-	for _, item := range d.seq(n, where) {
-		s, ok := d.str(item, where)
-		if !ok {
-			return nil
-		}
-		l.Items = append(l.Items, s)
-		l.Poss = append(l.Poss, d.pos(item))
-	}
-	return l
-}
-
-func (d *decoder) str(n *yaml.Node, where string) (string, bool) {
-	rn := resolve(n)
-	if rn.Kind != yaml.ScalarNode || rn.Tag == "!!null" || rn.Tag == "!!map" || rn.Tag == "!!seq" {
-		d.errorf(n, "bad-value", "%s must be a string", where)
-		return "", false
-	}
-	return rn.Value, true
-}
-
-func (d *decoder) boolean(n *yaml.Node, where string) (bool, bool) {
-	rn := resolve(n)
-	if rn.Kind != yaml.ScalarNode || rn.Tag != "!!bool" {
-		d.errorf(n, "bad-value", "%s must be true or false", where)
-		return false, false
-	}
-	b, _ := strconv.ParseBool(strings.ToLower(rn.Value))
-	return b, true
-}
-
-// value decodes a node into a JSON-like value: map[string]any, []any,
-// string, int64, float64, bool or nil. Timestamps stay strings.
-func (d *decoder) value(n *yaml.Node, depth int) (any, bool) {
-	if depth > maxDepth {
-		d.errorf(n, "bad-value", "the value is nested too deeply")
-		return nil, false
-	}
-	rn := resolve(n)
-	switch rn.Kind {
-	case yaml.MappingNode:
-		m := map[string]any{}
-		for i := 0; i+1 < len(rn.Content); i += 2 {
-			k, v := rn.Content[i], rn.Content[i+1]
-			if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
-				if !d.merge(m, v, depth) {
-					return nil, false
-				}
-				continue
-			}
-			if resolve(k).Kind != yaml.ScalarNode {
-				d.errorf(k, "bad-key", "keys must be strings")
-				return nil, false
-			}
-			val, ok := d.value(v, depth+1)
-			if !ok {
-				return nil, false
-			}
-			m[resolve(k).Value] = val
-		}
-		return m, true
-	case yaml.SequenceNode:
-		l := make([]any, 0, len(rn.Content))
-		for _, item := range rn.Content {
-			v, ok := d.value(item, depth+1)
-			if !ok {
-				return nil, false
-			}
-			l = append(l, v)
-		}
-		return l, true
-	case yaml.ScalarNode:
-		return d.scalar(rn)
-	}
-	d.errorf(n, "bad-value", "unsupported YAML value")
-	return nil, false
-}
-
-// merge applies a `<<` merge key: keys already set win.
-func (d *decoder) merge(m map[string]any, v *yaml.Node, depth int) bool {
-	rv := resolve(v)
-	sources := []*yaml.Node{rv}
-	if rv.Kind == yaml.SequenceNode {
-		sources = rv.Content
-	}
-	for _, s := range sources {
-		val, ok := d.value(s, depth+1)
-		if !ok {
-			return false
-		}
-		sm, isMap := val.(map[string]any)
-		if !isMap {
-			d.errorf(s, "bad-value", "a merge key (<<) takes a mapping")
-			return false
-		}
-		for k, x := range sm {
-			if _, set := m[k]; !set {
-				m[k] = x
-			}
-		}
-	}
-	return true
-}
-
-func (d *decoder) scalar(n *yaml.Node) (any, bool) {
-	switch n.Tag {
-	case "!!str", "!!timestamp", "!!binary", "":
-		return n.Value, true
-	case "!!null":
-		return nil, true
-	case "!!bool":
-		var b bool
-		if err := n.Decode(&b); err != nil {
-			d.errorf(n, "bad-value", "%v", yamlErrorText(err))
-			return nil, false
-		}
-		return b, true
-	case "!!int":
-		var i int64
-		if err := n.Decode(&i); err == nil {
-			return i, true
-		}
-		var f float64
-		if err := n.Decode(&f); err != nil {
-			d.errorf(n, "bad-value", "%v", yamlErrorText(err))
-			return nil, false
-		}
-		return f, true
-	case "!!float":
-		var f float64
-		if err := n.Decode(&f); err != nil {
-			d.errorf(n, "bad-value", "%v", yamlErrorText(err))
-			return nil, false
-		}
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			d.errorf(n, "bad-value", "%s is not a JSON number", n.Value)
-			return nil, false
-		}
-		return f, true
-	}
-	d.errorf(n, "bad-value", "unsupported YAML tag %s", n.Tag)
-	return nil, false
-}
-
-// yamlErrorText strips the "yaml: line N: " prefix of a YAML error.
-func yamlErrorText(err error) string {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	if strings.HasPrefix(msg, "line ") {
-		if _, rest, ok := strings.Cut(msg, ": "); ok {
-			msg = rest
-		}
-	}
-	return "invalid YAML: " + msg
+	items, _ := d.yr.List(n, where)
+	return items
 }

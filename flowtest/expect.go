@@ -1,0 +1,144 @@
+package flowtest
+
+import (
+	"go.yaml.in/yaml/v3"
+
+	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/internal/yamlx"
+)
+
+// expect decodes a case's expectations.
+func (d *decoder) expect(k, n *yaml.Node, x *Expect) {
+	x.Pos = d.pos(k)
+	for _, e := range d.mapping(n, "expect", expectKeys) {
+		pos := d.pos(e.Key)
+		switch e.Name {
+		case "text", "error", "description":
+			if s, ok := d.yr.String(e.Value, e.Name); ok {
+				se := &StringExp{Pos: pos, Value: s}
+				switch e.Name {
+				case "text":
+					x.Text = se
+				case "error":
+					x.Error = se
+				default:
+					x.Description = se
+				}
+			}
+		case "messages":
+			x.Messages = d.messages(e.Key, e.Value)
+		case "text_contains":
+			if yamlx.Resolve(e.Value).Kind == yaml.SequenceNode {
+				for _, item := range d.seq(e.Value, e.Name) {
+					if s, ok := d.yr.String(item, e.Name); ok {
+						x.TextContains = append(x.TextContains, StringExp{Pos: d.pos(item), Value: s})
+					}
+				}
+			} else if s, ok := d.yr.String(e.Value, e.Name); ok {
+				x.TextContains = append(x.TextContains, StringExp{Pos: pos, Value: s})
+			}
+		case "structured", "structured_contains":
+			if v, ok := d.yr.Value(e.Value); ok {
+				ve := &ValueExp{Pos: pos, Value: v}
+				if e.Name == "structured" {
+					x.Structured = ve
+				} else {
+					x.StructuredContains = ve
+				}
+			}
+		case "is_error":
+			if b, ok := d.yr.Bool(e.Value, e.Name); ok {
+				x.IsError = &BoolExp{Pos: pos, Value: b}
+			}
+		case "path", "not_visits", "asks":
+			l := d.list(e.Key, e.Value, e.Name)
+			switch e.Name {
+			case "path":
+				x.Path = l
+			case "not_visits":
+				x.NotVisits = l
+			case "asks":
+				x.Asks = l
+			}
+		case "visits":
+			for _, item := range d.seq(e.Value, e.Name) {
+				if yamlx.Resolve(item).Kind == yaml.SequenceNode {
+					if l := d.list(item, item, e.Name); l != nil {
+						x.Visits = append(x.Visits, *l)
+					}
+				} else if s, ok := d.yr.String(item, e.Name); ok {
+					x.Visits = append(x.Visits, ListExp{Pos: d.pos(item), Items: []string{s}, Poss: []dsl.Pos{d.pos(item)}})
+				}
+			}
+		case "ask_messages":
+			x.AskMessages = map[string]*ListExp{}
+			for _, m := range d.mapping(e.Value, e.Name, nil) {
+				if yamlx.Resolve(m.Value).Kind == yaml.SequenceNode {
+					if l := d.list(m.Key, m.Value, e.Name); l != nil {
+						x.AskMessages[m.Name] = l
+					}
+				} else if s, ok := d.yr.String(m.Value, e.Name); ok {
+					x.AskMessages[m.Name] = &ListExp{Pos: d.pos(m.Key), Items: []string{s}, Poss: []dsl.Pos{d.pos(m.Value)}}
+				}
+			}
+		case "step_inputs":
+			x.StepInputs = map[string]*ValueExp{}
+			for _, m := range d.mapping(e.Value, e.Name, nil) {
+				if v, ok := d.yr.Value(m.Value); ok {
+					x.StepInputs[m.Name] = &ValueExp{Pos: d.pos(m.Key), Value: v}
+				}
+			}
+		}
+	}
+}
+
+// messages decodes the expected messages of a prompt: a list of
+// {role, content} mappings, where {role, text} stands for a text block.
+func (d *decoder) messages(k, n *yaml.Node) *ValueExp {
+	items := d.seq(n, "messages")
+	if items == nil && yamlx.Resolve(n).Kind != yaml.SequenceNode {
+		return nil
+	}
+	var out []any
+	for _, item := range items {
+		v, ok := d.yr.Value(item)
+		if !ok {
+			continue
+		}
+		m, isMap := v.(map[string]any)
+		if !isMap {
+			d.errorf(item, "bad-type", "messages: a message is a mapping {role, text} or {role, content}")
+			continue
+		}
+		if text, has := m["text"]; has {
+			if _, both := m["content"]; both {
+				d.errorf(item, "bad-value", "messages: a message has text or content, not both")
+				continue
+			}
+			delete(m, "text")
+			m["content"] = map[string]any{"type": "text", "text": text}
+		}
+		out = append(out, m)
+	}
+	if out == nil {
+		out = []any{}
+	}
+	return &ValueExp{Pos: d.pos(k), Value: out}
+}
+
+// list decodes a list of strings. Null reads as an empty list.
+func (d *decoder) list(k, n *yaml.Node, where string) *ListExp {
+	l := &ListExp{Pos: d.pos(k)}
+	if yamlx.IsNull(yamlx.Resolve(n)) {
+		return l
+	}
+	for _, item := range d.seq(n, where) {
+		s, ok := d.yr.String(item, where)
+		if !ok {
+			return nil
+		}
+		l.Items = append(l.Items, s)
+		l.Poss = append(l.Poss, d.pos(yamlx.Resolve(item)))
+	}
+	return l
+}
