@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -45,7 +44,7 @@ func CompileWith(doc map[string]any, opts *CompileOptions) (*Schema, error) {
 	}
 	s, err := c.Compile(loc)
 	if err != nil {
-		return nil, fmt.Errorf("bad schema: %s", strings.TrimPrefix(err.Error(), "jsonschema: "))
+		return nil, &CompileError{Err: err}
 	}
 	return &Schema{doc: doc, sch: s, fast: newFastForm(doc, s)}, nil
 }

@@ -1,6 +1,7 @@
 package schemas_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,6 +47,9 @@ func TestCompileWith(t *testing.T) {
 			if tt.wantErr != "" {
 				if err == nil || !strings.HasPrefix(err.Error(), tt.wantErr) {
 					t.Fatalf("CompileWith error = %v, want prefix %q", err, tt.wantErr)
+				}
+				if ce := (*schemas.CompileError)(nil); !errors.As(err, &ce) {
+					t.Errorf("CompileWith error is a %T, not a *CompileError as Compile's", err)
 				}
 				return
 			}
