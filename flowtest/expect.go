@@ -61,26 +61,9 @@ func (d *decoder) expect(k, n *yaml.Node, x *Expect) {
 				x.Asks = l
 			}
 		case "visits":
-			for _, item := range d.seq(e.Value, e.Name) {
-				if yamlx.Resolve(item).Kind == yaml.SequenceNode {
-					if l := d.list(item, item, e.Name); l != nil {
-						x.Visits = append(x.Visits, *l)
-					}
-				} else if s, ok := d.yr.String(item, e.Name); ok {
-					x.Visits = append(x.Visits, ListExp{Pos: d.pos(item), Items: []string{s}, Poss: []dsl.Pos{d.pos(item)}})
-				}
-			}
+			x.Visits = d.visits(e)
 		case "ask_messages":
-			x.AskMessages = map[string]*ListExp{}
-			for _, m := range d.mapping(e.Value, e.Name, nil) {
-				if yamlx.Resolve(m.Value).Kind == yaml.SequenceNode {
-					if l := d.list(m.Key, m.Value, e.Name); l != nil {
-						x.AskMessages[m.Name] = l
-					}
-				} else if s, ok := d.yr.String(m.Value, e.Name); ok {
-					x.AskMessages[m.Name] = &ListExp{Pos: d.pos(m.Key), Items: []string{s}, Poss: []dsl.Pos{d.pos(m.Value)}}
-				}
-			}
+			x.AskMessages = d.askMessages(e)
 		case "step_inputs":
 			x.StepInputs = map[string]*ValueExp{}
 			for _, m := range d.mapping(e.Value, e.Name, nil) {
@@ -90,6 +73,37 @@ func (d *decoder) expect(k, n *yaml.Node, x *Expect) {
 			}
 		}
 	}
+}
+
+// visits decodes expect.visits: a list of ids, or of lists of ids.
+func (d *decoder) visits(e entry) []ListExp {
+	var out []ListExp
+	for _, item := range d.seq(e.Value, e.Name) {
+		if yamlx.Resolve(item).Kind == yaml.SequenceNode {
+			if l := d.list(item, item, e.Name); l != nil {
+				out = append(out, *l)
+			}
+		} else if s, ok := d.yr.String(item, e.Name); ok {
+			out = append(out, ListExp{Pos: d.pos(item), Items: []string{s}, Poss: []dsl.Pos{d.pos(item)}})
+		}
+	}
+	return out
+}
+
+// askMessages decodes expect.ask_messages: by question, a text or a list
+// of texts.
+func (d *decoder) askMessages(e entry) map[string]*ListExp {
+	out := map[string]*ListExp{}
+	for _, m := range d.mapping(e.Value, e.Name, nil) {
+		if yamlx.Resolve(m.Value).Kind == yaml.SequenceNode {
+			if l := d.list(m.Key, m.Value, e.Name); l != nil {
+				out[m.Name] = l
+			}
+		} else if s, ok := d.yr.String(m.Value, e.Name); ok {
+			out[m.Name] = &ListExp{Pos: d.pos(m.Key), Items: []string{s}, Poss: []dsl.Pos{d.pos(m.Value)}}
+		}
+	}
+	return out
 }
 
 // messages decodes the expected messages of a prompt: a list of
@@ -138,7 +152,7 @@ func (d *decoder) list(k, n *yaml.Node, where string) *ListExp {
 			return nil
 		}
 		l.Items = append(l.Items, s)
-		l.Poss = append(l.Poss, d.pos(yamlx.Resolve(item)))
+		l.Poss = append(l.Poss, d.pos(item))
 	}
 	return l
 }

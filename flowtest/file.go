@@ -353,106 +353,131 @@ func (d *decoder) answers(k, v *yaml.Node) *Answers {
 // name}]} for a roots node.
 func (d *decoder) answer(n *yaml.Node) (Answer, bool) {
 	a := Answer{Pos: d.pos(n), Kind: dsl.KindAsk}
-	action := "accept"
-	var content map[string]any
-	sampling := map[string]any{}
-	var roots []any
-	rn := yamlx.Resolve(n)
-	switch rn.Kind {
+	parts := answerParts{action: "accept", sampling: map[string]any{}}
+	switch rn := yamlx.Resolve(n); rn.Kind {
 	case yaml.ScalarNode:
-		action = rn.Value
+		parts.action = rn.Value
 	case yaml.MappingNode:
-		kinds := map[dsl.Kind]string{}
-		for _, e := range d.mapping(n, "an answer", answerKeys) {
-			switch e.Name {
-			case "action":
-				kinds[dsl.KindAsk] = e.Name
-				action, _ = d.yr.String(e.Value, "action")
-			case "content":
-				kinds[dsl.KindAsk] = e.Name
-				v, ok := d.yr.Value(e.Value)
-				if !ok {
-					return a, false
-				}
-				m, isMap := v.(map[string]any)
-				if !isMap {
-					d.errorf(e.Value, "bad-answer", "content must be a mapping of the form's fields")
-					return a, false
-				}
-				content = m
-			case "text", "model", "stop_reason":
-				kinds[dsl.KindSample] = e.Name
-				v, ok := d.yr.String(e.Value, e.Name)
-				if !ok {
-					return a, false
-				}
-				sampling[e.Name] = v
-			case "roots":
-				kinds[dsl.KindRoots] = e.Name
-				v, ok := d.yr.Value(e.Value)
-				if !ok {
-					return a, false
-				}
-				list, isList := v.([]any)
-				for _, r := range list {
-					if m, _ := r.(map[string]any); m == nil || m["uri"] == nil {
-						isList = false
-					}
-				}
-				if !isList {
-					d.errorf(e.Value, "bad-answer", "roots must be a list of {uri, name}")
-					return a, false
-				}
-				roots = list
-			}
-		}
-		if len(kinds) > 1 {
-			d.errorf(n, "bad-answer", "an answer is an elicitation result {action, content}, a model reply {text, model, stop_reason} or roots {roots}, not a mix of them")
+		if !d.answerMapping(n, &parts) {
 			return a, false
 		}
-		for k := range kinds {
-			a.Kind = k
-		}
+		a.Kind = parts.kind
 	default:
 		d.errorf(n, "bad-answer", "an answer is accept, decline, cancel or a mapping {action, content}")
 		return a, false
 	}
 	switch a.Kind {
 	case dsl.KindSample:
-		text, _ := sampling["text"].(string)
+		text, _ := parts.sampling["text"].(string)
 		reply := map[string]any{"role": "assistant", "content": map[string]any{"type": "text", "text": text}, "model": "flowserve-test", "stopReason": "endTurn"}
-		if m, ok := sampling["model"]; ok {
+		if m, ok := parts.sampling["model"]; ok {
 			reply["model"] = m
 		}
-		if r, ok := sampling["stop_reason"]; ok {
+		if r, ok := parts.sampling["stop_reason"]; ok {
 			reply["stopReason"] = r
 		}
 		a.Raw, _ = json.Marshal(reply)
 		return a, true
 	case dsl.KindRoots:
+		roots := parts.roots
 		if roots == nil {
 			roots = []any{}
 		}
 		a.Raw, _ = json.Marshal(map[string]any{"roots": roots})
 		return a, true
 	}
-	switch action {
+	switch parts.action {
 	case "accept":
 	case "decline", "cancel":
-		if content != nil {
-			d.errorf(n, "bad-answer", "content goes only with action accept, not %s", action)
+		if parts.content != nil {
+			d.errorf(n, "bad-answer", "content goes only with action accept, not %s", parts.action)
 			return a, false
 		}
 	default:
-		d.errorf(n, "bad-answer", "action must be accept, decline or cancel, not %q", action)
+		d.errorf(n, "bad-answer", "action must be accept, decline or cancel, not %q", parts.action)
 		return a, false
 	}
-	m := map[string]any{"action": action}
-	if content != nil {
-		m["content"] = content
+	m := map[string]any{"action": parts.action}
+	if parts.content != nil {
+		m["content"] = parts.content
 	}
 	a.Raw, _ = json.Marshal(m)
 	return a, true
+}
+
+// answerParts are the keys of an answer written as a mapping.
+type answerParts struct {
+	kind     dsl.Kind // KindAsk, KindSample or KindRoots, from the keys
+	action   string
+	content  map[string]any
+	sampling map[string]any // text, model, stop_reason
+	roots    []any
+}
+
+// answerMapping reads an answer written as a mapping into parts. It
+// reports false when the answer has errors.
+func (d *decoder) answerMapping(n *yaml.Node, parts *answerParts) bool {
+	kinds := map[dsl.Kind]string{}
+	for _, e := range d.mapping(n, "an answer", answerKeys) {
+		switch e.Name {
+		case "action":
+			kinds[dsl.KindAsk] = e.Name
+			parts.action, _ = d.yr.String(e.Value, "action")
+		case "content":
+			kinds[dsl.KindAsk] = e.Name
+			v, ok := d.yr.Value(e.Value)
+			if !ok {
+				return false
+			}
+			m, isMap := v.(map[string]any)
+			if !isMap {
+				d.errorf(e.Value, "bad-answer", "content must be a mapping of the form's fields")
+				return false
+			}
+			parts.content = m
+		case "text", "model", "stop_reason":
+			kinds[dsl.KindSample] = e.Name
+			v, ok := d.yr.String(e.Value, e.Name)
+			if !ok {
+				return false
+			}
+			parts.sampling[e.Name] = v
+		case "roots":
+			kinds[dsl.KindRoots] = e.Name
+			if parts.roots = d.roots(e.Value); parts.roots == nil {
+				return false
+			}
+		}
+	}
+	if len(kinds) > 1 {
+		d.errorf(n, "bad-answer", "an answer is an elicitation result {action, content}, a model reply {text, model, stop_reason} or roots {roots}, not a mix of them")
+		return false
+	}
+	parts.kind = dsl.KindAsk
+	for k := range kinds {
+		parts.kind = k
+	}
+	return true
+}
+
+// roots reads the roots of an answer: a list of {uri, name}. It returns
+// nil when they have errors.
+func (d *decoder) roots(n *yaml.Node) []any {
+	v, ok := d.yr.Value(n)
+	if !ok {
+		return nil
+	}
+	list, isList := v.([]any)
+	for _, r := range list {
+		if m, _ := r.(map[string]any); m == nil || m["uri"] == nil {
+			isList = false
+		}
+	}
+	if !isList {
+		d.errorf(n, "bad-answer", "roots must be a list of {uri, name}")
+		return nil
+	}
+	return list
 }
 
 // mock decodes a step mock: {error: message}, {output: value} or the
