@@ -6,6 +6,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
+// TestTypes checks how scalars and collections are named and told apart.
 func TestTypes(t *testing.T) {
 	tests := []struct {
 		src      string
@@ -47,6 +48,7 @@ func TestTypes(t *testing.T) {
 	}
 }
 
+// TestDecodeDocs checks that at most two documents are read.
 func TestDecodeDocs(t *testing.T) {
 	tests := []struct {
 		src  string
