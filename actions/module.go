@@ -199,6 +199,10 @@ func (r *Registry) Provision(ctx context.Context, h *Host) (*Registry, error) {
 	return nr, nil
 }
 
+// Provisioned reports whether r was made by Provision, so its modules
+// have their host and configuration.
+func (r *Registry) Provisioned() bool { return r.prov != nil }
+
 // Cleanup calls Cleanup on every module value [Registry.Provision] made
 // for r, in the reverse of the order they were provisioned, and returns
 // their errors joined. Call it when nothing runs the actions any more. It

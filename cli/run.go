@@ -90,15 +90,22 @@ func runRun(ctx context.Context, env *Env) int {
 		answerer = script
 	}
 
-	prog, code := loadOne(env, resolveFlow(pos[0]))
+	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	host := &actions.Host{FSRoot: f.fsRoot, Logger: logger}
+	reg, err := actions.Default().Provision(ctx, host)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "flowserve run: %v\n", err)
+		return exitFail
+	}
+	defer reg.Cleanup()
+	prog, code := loadOne(env, resolveFlow(pos[0]), reg)
 	if prog == nil {
 		return code
 	}
 	if answerer == nil {
 		answerer = terminal(env, f.accessible)
 	}
-	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	ctx = actions.WithHost(ctx, &actions.Host{FSRoot: f.fsRoot, Logger: logger})
+	ctx = actions.WithHost(ctx, host)
 
 	title := prog.Name()
 	if prog.Title() != "" {
@@ -200,12 +207,12 @@ func resolveFlow(name string) string {
 // loadOne loads one flow file with project.LoadFile, the way serve loads
 // flows. It prints the diagnostics; a nil program comes with the exit
 // status.
-func loadOne(env *Env, path string) (*flow.Program, int) {
+func loadOne(env *Env, path string, reg *actions.Registry) (*flow.Program, int) {
 	if info, err := os.Stat(path); err == nil && info.IsDir() {
 		fmt.Fprintf(env.Stderr, "flowserve run: %s is a directory; name one flow file\n", path)
 		return nil, exitUsage
 	}
-	p, diags := project.LoadFile(path, project.Options{})
+	p, diags := project.LoadFile(path, project.Options{Actions: reg})
 	if msg, ok := usageError(diags); ok {
 		fmt.Fprintf(env.Stderr, "flowserve run: %s\n", msg)
 		return nil, exitFail

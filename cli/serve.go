@@ -180,7 +180,21 @@ func runServe(ctx context.Context, env *Env) int {
 		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
 		return exitFail
 	}
-	popts := project.Options{CostLimit: f.maxExprCost}
+	// The actions get their configuration and resources from the server,
+	// once: modules are provisioned with the host now and cleaned up when
+	// the server stops.
+	host := &actions.Host{FSRoot: f.fsRoot, Logger: logger}
+	reg, err := actions.Default().Provision(ctx, host)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
+		return exitFail
+	}
+	defer func() {
+		if err := reg.Cleanup(); err != nil {
+			logger.Error("cleaning up the actions", "err", err)
+		}
+	}()
+	popts := project.Options{CostLimit: f.maxExprCost, Actions: reg}
 	var tokens *serve.Tokens
 	if f.tokens != "" {
 		if tokens, err = serve.LoadTokens(f.tokens); err != nil {
@@ -204,7 +218,6 @@ func runServe(ctx context.Context, env *Env) int {
 		fmt.Fprintf(env.Stderr, "flowserve serve: no flow files (*.yaml, *.yml) in %s\n", strings.Join(paths, ", "))
 		return exitFail
 	}
-	host := &actions.Host{FSRoot: f.fsRoot, Logger: logger}
 	srv, err := serve.New(set.Programs, serve.Options{
 		Version:         Version,
 		Logger:          logger,

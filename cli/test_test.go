@@ -150,3 +150,26 @@ func TestGraphCommand(t *testing.T) {
 		})
 	}
 }
+
+// TestTestPinsTheClock: under flowserve test the built-in time.now reads
+// the same pinned clock as run.started, so a flow that returns the time
+// has a result a test can expect.
+func TestTestPinsTheClock(t *testing.T) {
+	dir := writeFlows(t, map[string]string{
+		"clock.yaml": `description: Tells the time.
+nodes:
+  - id: now
+    step: time.now
+  - return: "{{ now.rfc3339 }} / {{ run.started }}"
+`,
+		"clock_test.yaml": `tests:
+  - name: the pinned clock
+    expect:
+      text: 2026-01-01T00:00:00Z / 2026-01-01T00:00:00Z
+`,
+	})
+	out, errOut, code := invoke(t, "test", dir)
+	if code != 0 {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+}

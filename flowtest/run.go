@@ -48,6 +48,12 @@ func Run(ctx context.Context, paths []string, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	reg, cleanup, err := provision(ctx, opts.Actions)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	opts.Actions = reg
 	r := &Report{}
 	for _, s := range suites {
 		if err := ctx.Err(); err != nil {
@@ -75,10 +81,13 @@ func (s *Suite) Run(ctx context.Context, opts Options) *FlowReport {
 		fr.OK = len(fr.Errors) == 0 && fr.Failed == 0
 	}()
 
-	reg := opts.Actions
-	if reg == nil {
-		reg = actions.Default()
+	reg, cleanup, err := provision(ctx, opts.Actions)
+	if err != nil {
+		fr.addDiags(dsl.Diagnostics{{Pos: dsl.Pos{File: s.Flow, Line: 1, Col: 1}, Severity: dsl.Error, Code: dsl.CodeCompile, Message: err.Error()}})
+		fr.LoadFailed = true
+		return fr
 	}
+	defer cleanup()
 	p, missing, diags := loadFlow(s.Flow, reg)
 	if missing && len(s.Tests) == 0 {
 		return fr
@@ -168,6 +177,24 @@ func loadFlow(path string, reg *actions.Registry) (p *flow.Program, missing bool
 		}
 	}
 	return p, false, diags
+}
+
+// provision returns reg (nil: actions.Default()) provisioned for tests,
+// with the pinned Clock as the actions' clock, and the cleanup to call
+// when the tests are done; or reg itself when it is provisioned already,
+// whose cleanup is its provider's.
+func provision(ctx context.Context, reg *actions.Registry) (*actions.Registry, func(), error) {
+	if reg == nil {
+		reg = actions.Default()
+	}
+	if reg.Provisioned() {
+		return reg, func() {}, nil
+	}
+	p, err := reg.Provision(ctx, &actions.Host{Now: func() time.Time { return Clock }})
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, func() { p.Cleanup() }, nil
 }
 
 // testEngine runs flows under test: states sealed with a fixed key, and

@@ -14,10 +14,11 @@ import (
 // TestServesTheExampleFlows serves ../../flows as main does and lists its
 // tools with the go-sdk client.
 func TestServesTheExampleFlows(t *testing.T) {
-	srv, err := newServer([]string{"../../flows"})
+	srv, cleanup, err := newServer(context.Background(), []string{"../../flows"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer cleanup()
 	hs := httptest.NewServer(srv.HTTPHandler(serve.HTTPOptions{}))
 	defer hs.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -35,7 +36,7 @@ func TestServesTheExampleFlows(t *testing.T) {
 	if len(res.Tools) != len(srv.Tools()) || len(res.Tools) < 5 {
 		t.Errorf("tools/list gave %d tools, the server serves %v", len(res.Tools), srv.Tools())
 	}
-	if _, err := newServer([]string{"../../testdata/lint"}); err == nil {
+	if _, _, err := newServer(context.Background(), []string{"../../testdata/lint"}); err == nil {
 		t.Error("a directory without flows was served")
 	}
 }
