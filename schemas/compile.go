@@ -1,9 +1,6 @@
 package schemas
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -38,26 +35,7 @@ func (v Violation) String() string {
 // Compile compiles doc, a JSON-compatible schema document, with format
 // assertions on (an "email" field must hold an email address).
 func Compile(doc map[string]any) (*Schema, error) {
-	raw, err := json.Marshal(doc)
-	if err != nil {
-		return nil, fmt.Errorf("schema is not JSON: %w", err)
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, fmt.Errorf("schema is not JSON: %w", err)
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.AssertFormat()
-	const loc = "flowserve:///schema.json"
-	if err := c.AddResource(loc, inst); err != nil {
-		return nil, fmt.Errorf("bad schema: %w", err)
-	}
-	s, err := c.Compile(loc)
-	if err != nil {
-		return nil, &CompileError{Err: err}
-	}
-	return &Schema{doc: doc, sch: s, fast: newFastForm(doc, s)}, nil
+	return CompileWith(doc, nil)
 }
 
 // Doc returns the schema document Compile was given. Callers must not

@@ -23,8 +23,8 @@ type CompileOptions struct {
 // violation wording as any other, so a value reads the same whichever way
 // its schema was compiled.
 func CompileWith(doc map[string]any, opts *CompileOptions) (*Schema, error) {
-	if opts == nil || !opts.SelfContained {
-		return Compile(doc)
+	if opts == nil {
+		opts = &CompileOptions{}
 	}
 	raw, err := json.Marshal(doc)
 	if err != nil {
@@ -37,7 +37,9 @@ func CompileWith(doc map[string]any, opts *CompileOptions) (*Schema, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
-	c.UseLoader(jsonschema.SchemeURLLoader{}) // no scheme loads: only doc and the meta-schemas
+	if opts.SelfContained {
+		c.UseLoader(jsonschema.SchemeURLLoader{}) // no scheme loads: only doc and the meta-schemas
+	}
 	const loc = "flowserve:///schema.json"
 	if err := c.AddResource(loc, inst); err != nil {
 		return nil, fmt.Errorf("bad schema: %w", err)
