@@ -765,6 +765,8 @@ func diffCases(state, key string) []diffCase {
 		{name: "body/trailing data", body: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"diff_plain","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}} x`,
 			hdr: []hmod{set("Mcp-Name", "diff_plain")}},
 		{name: "body/a string", body: `"tools/call"`},
+		{name: "body/white space around", body: "\n\t " + plainBody + " \r\n", hdr: []hmod{set("Mcp-Name", "diff_plain")}, lean: true},
+		{name: "body/byte order mark", body: "\xef\xbb\xbf" + plainBody, hdr: []hmod{set("Mcp-Name", "diff_plain")}},
 		{name: "body/empty batch", body: `[]`},
 		{name: "body/batch", body: `[{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"diff_plain","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}]`,
 			hdr: []hmod{set("Mcp-Name", "diff_plain")}},
