@@ -26,8 +26,9 @@ import (
 // response, and it is flowserve's hot path: the handler here decodes the
 // body once, makes the checks go-sdk's stateless handler makes of the
 // headers, the body and _meta, in its order and with its codes and HTTP
-// statuses (TestDifferentialLeanPath sends every case through both),
-// runs the round through modernRound, and writes the reply. prompts/get,
+// statuses, all but one (see validateLean; TestDifferentialLeanPath sends
+// every case through both), runs the round through modernRound, and
+// writes the reply. prompts/get,
 // which runs a prompt flow the same way, takes the same path. Every other
 // request — discover, lists, subscriptions, malformed bodies, and bodies
 // the SDK would read otherwise than the lean decoder (decodeLeanRequest) —
@@ -42,8 +43,8 @@ type leanRequest struct {
 }
 
 // leanParams are tools/call (or prompts/get) params, with the answers
-// kept raw: the engine decodes each one itself and answers a malformed one
-// with -32602.
+// kept raw (but those asSDK re-encodes): the engine decodes each one
+// itself and answers a malformed one with -32602.
 type leanParams struct {
 	Meta           map[string]json.RawMessage `json:"_meta"`
 	Name           string                     `json:"name"`

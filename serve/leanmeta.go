@@ -20,8 +20,9 @@ import (
 
 // The lean path's readers of _meta and headers. They read the raw JSON
 // members the request decoder kept, without building maps of interfaces,
-// and mean exactly what modernClient and the SDK's checks mean on decoded
-// values: each is the same decision, made on the bytes.
+// and mean what modernClient and the SDK's checks mean on decoded values:
+// each is the same decision, made on the bytes (TestLeanClientMatchesDecodedMeta
+// and TestDifferentialLeanPath compare them).
 
 // leanClient reads the client's name and capabilities from the raw _meta
 // of a 2026-07-28 request, as modernClient does from decoded _meta:
