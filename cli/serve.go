@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/flowserve/flowserve/actions"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/flow/state"
@@ -247,7 +245,7 @@ func runServe(ctx context.Context, env *Env) int {
 	}
 	if f.stdio {
 		logger.Info("serving on stdio", "tools", strings.Join(srv.Tools(), ","), "prompts", strings.Join(srv.Prompts(), ","))
-		t := &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopCloser{env.Stdout}}
+		t := serve.StdioTransport(env.Stdin, env.Stdout, f.shutdownTimeout)
 		if err := srv.MCP().Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 			fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
 			return exitFail
@@ -335,7 +333,3 @@ func keyRing(f serveFlags, logger *slog.Logger) (*state.KeyRing, error) {
 	logger.Warn("no state key ring (--keys or $" + f.keysEnv + "): using an ephemeral key; runs in progress will not survive a restart and other instances cannot continue them")
 	return state.EphemeralKeyRing()
 }
-
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }
