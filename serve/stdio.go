@@ -224,4 +224,3 @@ func idKey(id jsonrpc.ID) string { return fmt.Sprintf("%T:%v", id.Raw(), id.Raw(
 
 // Close does nothing: the writer is the process's standard output.
 func (l *lockedWriter) Close() error { return nil }
-

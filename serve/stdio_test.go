@@ -74,4 +74,3 @@ func TestStdioReadsOn(t *testing.T) {
 		t.Errorf("errors without an id: %v, want -32700 (garbage), -32600 (42), -32600 (the empty batch)", anonymous)
 	}
 }
-
