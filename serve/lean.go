@@ -40,6 +40,9 @@ type leanRequest struct {
 	ID      json.RawMessage `json:"id"`
 	Method  string          `json:"method"`
 	Params  *leanParams     `json:"params"`
+
+	// client is the client _meta describes, once validateLean has read it.
+	client flow.Client
 }
 
 // leanParams are tools/call (or prompts/get) params, with the answers
@@ -180,9 +183,11 @@ func (s *Server) validateLean(h http.Header, req *leanRequest) (*flow.Program, *
 			return nil, rpcErr
 		}
 	}
-	if rpcErr := metaError(req.Params.Meta); rpcErr != nil {
+	client, rpcErr := readClient(req.Params.Meta)
+	if rpcErr != nil {
 		return nil, rpcErr
 	}
+	req.client = client
 	if metaVersion != firstModernVersion {
 		data, _ := json.Marshal(map[string]any{"supported": s.supportedVersions(), "requested": metaVersion})
 		return nil, &jsonrpc.Error{Code: codeUnsupportedVersion,
@@ -234,7 +239,7 @@ func (s *Server) callLean(w http.ResponseWriter, r *http.Request, req *leanReque
 		Arguments: req.Params.Arguments,
 		State:     req.Params.RequestState,
 		Responses: req.Params.InputResponses,
-		Client:    leanClient(req.Params.Meta),
+		Client:    req.client,
 		Principal: principalFromHeader(r.Header),
 	}
 	var sse *sseWriter

@@ -29,57 +29,49 @@ import (
 // elicitation {} means form mode. A member that is not well-formed JSON
 // counts as absent, as it does when _meta is decoded.
 func leanClient(meta map[string]json.RawMessage) flow.Client {
-	c := flow.Client{Protocol: firstModernVersion}
-	if raw, ok := meta[metaClientInfo]; ok {
-		var name, version string
-		err := jsonx.Fields(raw, func(k, v []byte) error {
-			switch string(k) {
-			case "name":
-				name = jsonString(v)
-			case "version":
-				version = jsonString(v)
-			}
-			return nil
-		})
-		if err == nil {
-			c.Name, c.Version = name, version
-		}
-	}
-	if raw, ok := meta[metaClientCapabilities]; ok {
-		// A repeated member counts as its last value.
-		var elicitation, form, url, sampling, roots bool
-		err := jsonx.Fields(raw, func(k, v []byte) error {
-			switch string(k) {
-			case "sampling":
-				sampling = isObject(v)
-			case "roots":
-				roots = isObject(v)
-			case "elicitation":
-				elicitation, form, url = false, false, false
-				if isObject(v) {
-					elicitation = true
-					return jsonx.Fields(v, func(k, _ []byte) error {
-						switch string(k) {
-						case "form":
-							form = true
-						case "url":
-							url = true
-						}
-						return nil
-					})
-				}
-			}
-			return nil
-		})
-		if err == nil {
-			if elicitation {
-				c.Form = form || !url
-				c.URL = url
-			}
-			c.Sampling, c.Roots = sampling, roots
-		}
-	}
+	c, _ := readClient(meta)
 	return c
+}
+
+// readClient is leanClient, and in the same pass the error go-sdk answers
+// a request whose clientInfo or clientCapabilities its types cannot hold
+// with, or nil: clientInfo may be absent, not null; clientCapabilities
+// must be there (see shape).
+func readClient(meta map[string]json.RawMessage) (flow.Client, *jsonrpc.Error) {
+	c := flow.Client{Protocol: firstModernVersion}
+	var infoErr, capsErr bool
+	if raw, ok := meta[metaClientInfo]; ok {
+		var m shapeMembers
+		if clientInfoShape.members(raw, &m) {
+			c.Name, c.Version = jsonString(m[infoName]), jsonString(m[infoVersion])
+			infoErr = !clientInfoShape.valid(&m)
+		} else {
+			infoErr = true
+		}
+	}
+	raw, ok := meta[metaClientCapabilities]
+	var m shapeMembers
+	if !ok || !clientCapabilitiesShape.members(raw, &m) {
+		capsErr = true
+	} else {
+		capsErr = !clientCapabilitiesShape.valid(&m)
+		// A repeated member counts as its last value.
+		if el := m[capsElicitation]; isObject(el) {
+			var e shapeMembers
+			elicitationShape.members(el, &e)
+			form, url := e[elicitationForm] != nil, e[elicitationURL] != nil
+			c.Form = form || !url
+			c.URL = url
+		}
+		c.Sampling, c.Roots = isObject(m[capsSampling]), isObject(m[capsRoots])
+	}
+	switch {
+	case infoErr:
+		return c, &jsonrpc.Error{Code: codeInvalidParams, Message: fmt.Sprintf("invalid _meta field %q", metaClientInfo)}
+	case capsErr:
+		return c, &jsonrpc.Error{Code: codeInvalidParams, Message: fmt.Sprintf("missing or invalid _meta field %q", metaClientCapabilities)}
+	}
+	return c, nil
 }
 
 // leanProgressToken returns the progressToken of a raw _meta, decoded,
@@ -258,15 +250,29 @@ type shapeField struct {
 	shape *shape
 }
 
-// maxShapeFields bounds the fields of an object shape (accepts keeps the
+// maxShapeFields bounds the fields of an object shape (members keeps the
 // members it checks in an array of this size).
 const maxShapeFields = 8
+
+// shapeMembers holds the last value of each field of an object shape in
+// a raw object (nil for none), by the field's index.
+type shapeMembers [maxShapeFields][]byte
 
 func objectShape(fields ...shapeField) *shape {
 	if len(fields) > maxShapeFields {
 		panic("serve: an object shape with more than maxShapeFields fields")
 	}
 	return &shape{kind: shapeObject, fields: fields}
+}
+
+// index returns the index of an object shape's field.
+func (s *shape) index(name string) int {
+	for i, f := range s.fields {
+		if f.name == name {
+			return i
+		}
+	}
+	panic("serve: no shape field " + name)
 }
 
 var (
@@ -282,13 +288,24 @@ var (
 		shapeField{"icons", &shape{kind: shapeArray, elem: objectShape(
 			shapeField{"src", stringShape}, shapeField{"mimeType", stringShape},
 			shapeField{"sizes", &shape{kind: shapeArray, elem: stringShape}}, shapeField{"theme", stringShape})}})
+	// elicitationShape is mcp.ElicitationCapabilities'.
+	elicitationShape = objectShape(shapeField{"form", emptyShape}, shapeField{"url", emptyShape})
 	// clientCapabilitiesShape is that of the SDK's clientCapabilitiesV2
 	// (mcp.ClientCapabilities with roots as a RootCapabilities).
 	clientCapabilitiesShape = objectShape(
 		shapeField{"experimental", mapShape}, shapeField{"extensions", mapShape},
 		shapeField{"roots", objectShape(shapeField{"listChanged", boolShape})},
 		shapeField{"sampling", objectShape(shapeField{"context", emptyShape}, shapeField{"tools", emptyShape})},
-		shapeField{"elicitation", objectShape(shapeField{"form", emptyShape}, shapeField{"url", emptyShape})})
+		shapeField{"elicitation", elicitationShape})
+
+	// The fields readClient reads.
+	infoName        = clientInfoShape.index("name")
+	infoVersion     = clientInfoShape.index("version")
+	capsElicitation = clientCapabilitiesShape.index("elicitation")
+	capsSampling    = clientCapabilitiesShape.index("sampling")
+	capsRoots       = clientCapabilitiesShape.index("roots")
+	elicitationForm = elicitationShape.index("form")
+	elicitationURL  = elicitationShape.index("url")
 )
 
 // accepts reports whether the SDK type decodes raw, a value jsonx has
@@ -316,21 +333,32 @@ func (s *shape) accepts(raw []byte) bool {
 	if raw[0] != '{' {
 		return false
 	}
-	var last [maxShapeFields][]byte
-	err := jsonx.Fields(raw, func(k, v []byte) error {
+	if len(s.fields) == 0 {
+		return true // any object: its members go unread
+	}
+	var m shapeMembers
+	return s.members(raw, &m) && s.valid(&m)
+}
+
+// members reads the last value of each of an object shape's fields in
+// raw into m, and reports whether raw is a well-formed object.
+func (s *shape) members(raw []byte, m *shapeMembers) bool {
+	return jsonx.Fields(raw, func(k, v []byte) error {
 		for i := range s.fields {
 			if string(k) == s.fields[i].name {
-				last[i] = v
+				m[i] = v
 				break
 			}
 		}
 		return nil
-	})
-	if err != nil {
-		return false
-	}
+	}) == nil
+}
+
+// valid reports whether the members members read are of their fields'
+// shapes.
+func (s *shape) valid(m *shapeMembers) bool {
 	for i := range s.fields {
-		if last[i] != nil && !s.fields[i].shape.accepts(last[i]) {
+		if m[i] != nil && !s.fields[i].shape.accepts(m[i]) {
 			return false
 		}
 	}
@@ -374,19 +402,6 @@ func (s *shape) acceptsValue(v any) bool {
 		}
 	}
 	return true
-}
-
-// metaError is the JSON-RPC error go-sdk answers a request whose
-// clientInfo or clientCapabilities its types cannot hold with, or nil.
-// clientInfo may be absent, not null; clientCapabilities must be there.
-func metaError(meta map[string]json.RawMessage) *jsonrpc.Error {
-	if raw, ok := meta[metaClientInfo]; ok && (string(raw) == "null" || !clientInfoShape.accepts(raw)) {
-		return &jsonrpc.Error{Code: codeInvalidParams, Message: fmt.Sprintf("invalid _meta field %q", metaClientInfo)}
-	}
-	if raw, ok := meta[metaClientCapabilities]; !ok || string(raw) == "null" || !clientCapabilitiesShape.accepts(raw) {
-		return &jsonrpc.Error{Code: codeInvalidParams, Message: fmt.Sprintf("missing or invalid _meta field %q", metaClientCapabilities)}
-	}
-	return nil
 }
 
 // plainAnswer reports whether go-sdk decodes an inputResponses entry as
