@@ -68,7 +68,7 @@ func TestRunTerminal(t *testing.T) {
 				{respond, "\r"},
 				// Too short for the form: it says so and stays.
 				{"┃ Repository (owner/name)", "ab\r"},
-				{"minLength: got 2, want 3", "c\r"},
+				{schemaReason(t, map[string]any{"type": "string", "minLength": 3}, "ab"), "c\r"},
 				{"┃ Issue title", "It broke\r"},
 				{"┃ Label", "\x1b[B\r"},
 				// abc is not owner/name: the flow asks again with the
@@ -79,6 +79,20 @@ func TestRunTerminal(t *testing.T) {
 				{"┃ Label", "\r"},
 			},
 			stdout: `Result:` + "\r\n" + `Would open "It broke" (enhancement) in octo/hello: it broke`,
+		},
+		{
+			// Issue 14: Enter picked the first option of a required
+			// select without a default.
+			name: "a required select without a default waits for a choice",
+			flow: "expense_approval.yaml",
+			args: `{"description": "x", "amount": 900}`,
+			keys: []key{
+				{respond, "\r"},
+				{"┃ Decision", "\r"},
+				{"a choice is required", "\x1b[B\r"},
+				{"┃ Note for the requester", "\r"},
+			},
+			stdout: `→ accept {"decision":"approve"}`,
 		},
 		{
 			name: "interrupted",

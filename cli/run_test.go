@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/flowserve/flowserve/schemas"
 )
 
 // runCLI runs one command line in-process with the given standard input.
@@ -242,11 +244,16 @@ func TestRunAnswers(t *testing.T) {
 // done); start; newsletter.
 const accessibleSignup = "1\nAda Lovelace\nada@example.com\n3\n12\n2\n4\n0\n2026-03-01\ny\n"
 
-// TestRunAccessible pipes answers into run, which asks with huh's
-// accessible prompts when standard input is not a terminal.
+// expenseArgs are the arguments of expense_approval that ask its
+// decision (a required select without a default).
+var expenseArgs = []string{"--args", `{"description":"x","amount":900}`, "expense_approval.yaml"}
+
+// TestRunAccessible pipes answers into run, which asks with plain line
+// prompts when standard input is not a terminal.
 func TestRunAccessible(t *testing.T) {
 	tests := []struct {
 		name  string
+		args  []string // default signup.yaml; the last is in flows/
 		input string
 		code  int
 		has   []string
@@ -285,12 +292,54 @@ func TestRunAccessible(t *testing.T) {
 			name:  "input ends",
 			input: "1\nAda\n",
 			code:  1,
-			err:   `flowserve run: standard input ended before "details" was answered`,
+			err:   `flowserve run: standard input ended before "details" was answered (at field "email")`,
+		},
+		// Issue 14: a bad entry on a select, then the end of the input,
+		// panicked (index -1 for "x", 8 for "9").
+		{
+			name:  "a select given a bad entry, then the input ends",
+			args:  expenseArgs,
+			input: "1\nx\n",
+			code:  1,
+			has:   []string{"Enter a number between 1 and 3: x\n" + `"x" is not a choice: enter a number between 1 and 3` + "\n"},
+			err:   `flowserve run: standard input ended before "decision" was answered (at field "decision")`,
+		},
+		{
+			name:  "a select given a choice out of range, then the input ends",
+			args:  expenseArgs,
+			input: "1\n9\n",
+			code:  1,
+			has:   []string{`"9" is not a choice: enter a number between 1 and 3`},
+			err:   `flowserve run: standard input ended before "decision" was answered (at field "decision")`,
+		},
+		{
+			name:  "a required select without a default waits for a choice",
+			args:  expenseArgs,
+			input: "1\n\n1\n\n",
+			has: []string{
+				"Decision [required] \n1. Approve\n",
+				"Enter a number between 1 and 3: \na choice is required: enter a number between 1 and 3\n",
+				`→ accept {"decision":"approve"}`,
+				"Result:\nFiled 900 EUR for x",
+			},
+		},
+		{
+			name:  "a number field given a bad entry, then the input ends",
+			args:  expenseArgs,
+			input: "1\n2\n\n1\nmany\n",
+			code:  1,
+			has:   []string{`"many" is not a number`},
+			err:   `flowserve run: standard input ended before "revised" was answered (at field "amount")`,
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			stdout, stderr, code := runCLI(t, cliCtx(t, 20*time.Second), strings.NewReader(tc.input), "run", filepath.Join(exampleFlowsDir, "signup.yaml"))
+			args := append([]string{"run"}, tc.args...)
+			if len(tc.args) == 0 {
+				args = append(args, "signup.yaml")
+			}
+			args[len(args)-1] = filepath.Join(exampleFlowsDir, args[len(args)-1])
+			stdout, stderr, code := runCLI(t, cliCtx(t, 20*time.Second), strings.NewReader(tc.input), args...)
 			if code != tc.code {
 				t.Errorf("exit %d, want %d; stderr:\n%s\nstdout:\n%s", code, tc.code, stderr, stdout)
 			}
@@ -381,4 +430,20 @@ func TestRunCommandLine(t *testing.T) {
 			}
 		})
 	}
+}
+
+// schemaReason is what the schemas package says of v against prop: what
+// a form prints for a value its schema does not take (the wording is the
+// schemas package's own, so tests ask it rather than repeat it).
+func schemaReason(t *testing.T, prop map[string]any, v any) string {
+	t.Helper()
+	s, err := schemas.Compile(prop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs := s.Validate(v)
+	if len(vs) == 0 {
+		t.Fatalf("%v is valid against %v", v, prop)
+	}
+	return vs[0].String()
 }

@@ -171,8 +171,12 @@ func display(v any) string {
 // not among them.
 func (f *field) hints() []string {
 	var out []string
-	if f.required && f.kind != kindBool && f.kind != kindSelect {
-		// A confirm and a select always have a value.
+	switch {
+	case f.kind == kindBool:
+		// A confirm always has a value.
+	case f.kind == kindSelect && f.optionIndex(f.def) >= 0:
+		// Nor does a select with a default.
+	case f.required:
 		out = append(out, "required")
 	}
 	num := func(key string) (float64, bool) {
@@ -260,6 +264,12 @@ func fmtNum(x float64) string {
 		return strconv.FormatInt(int64(x), 10)
 	}
 	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+
+// noAnswerOption reports whether a select offers "(no answer)": it is
+// optional and has no default among its options.
+func (f *field) noAnswerOption() bool {
+	return !f.required && f.optionIndex(f.def) < 0
 }
 
 // optionIndex returns the index of the option whose value equals v, or

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/huh"
@@ -25,9 +24,9 @@ type TerminalOptions struct {
 	// In and Out are the terminal's input and output.
 	In  io.Reader
 	Out io.Writer
-	// Accessible asks with plain line-by-line prompts (huh's accessible
-	// mode) instead of full-screen forms: for screen readers, dumb
-	// terminals and input piped from a file or another program.
+	// Accessible asks with plain line-by-line prompts instead of
+	// full-screen forms: for screen readers, dumb terminals and input
+	// piped from a file or another program.
 	Accessible bool
 	// Echo writes each line read back to Out, in accessible mode: set it
 	// when In is not a terminal (which would echo it), so the transcript
@@ -36,12 +35,14 @@ type TerminalOptions struct {
 }
 
 // Terminal answers questions with interactive forms built with
-// github.com/charmbracelet/huh. Each question starts with a choice of
-// how to respond (answer, decline or cancel; answering is the default),
-// then asks the form's fields: strings as text inputs, enums as selects,
-// arrays of enums as multi-selects, booleans as yes/no confirms and
-// numbers as text inputs that parse, each checked against its property's
-// schema as it is entered.
+// github.com/charmbracelet/huh, or with plain line prompts in accessible
+// mode. Each question starts with a choice of how to respond (answer,
+// decline or cancel; answering is the default), then asks the form's
+// fields: strings as text inputs, enums as selects, arrays of enums as
+// multi-selects, booleans as yes/no confirms and numbers as text inputs
+// that parse, each checked against its property's schema as it is
+// entered. A required select with no default selects nothing until the
+// user chooses.
 type Terminal struct {
 	opts  TerminalOptions
 	lines *lineReader // accessible mode
@@ -51,7 +52,7 @@ type Terminal struct {
 func NewTerminal(opts TerminalOptions) *Terminal {
 	t := &Terminal{opts: opts}
 	if opts.Accessible {
-		t.lines = &lineReader{r: bufio.NewReader(opts.In)}
+		t.lines = &lineReader{r: bufio.NewReaderSize(opts.In, 64<<10)}
 	}
 	return t
 }
@@ -83,9 +84,6 @@ func newControl(f *field, initial any) *control {
 		c.on, _ = initial.(bool)
 	case kindSelect:
 		c.choice = f.optionIndex(initial)
-		if c.choice < 0 && f.required && len(f.options) > 0 {
-			c.choice = 0
-		}
 	case kindMulti:
 		list, _ := initial.([]any)
 		for _, v := range list {
@@ -185,45 +183,41 @@ func (t *Terminal) Answer(ctx context.Context, q *Question) (*Answer, error) {
 	return &Answer{Action: ActionAccept, Content: content}, nil
 }
 
-// respondSelect is the first select of a question.
-func respondSelect(q *Question, respond *int) *huh.Select[int] {
+// respondChoices are the title and the choices, in the order of
+// respondAnswer, respondDecline and respondCancel, of the first select of
+// a question.
+func respondChoices(q *Question) (title string, labels []string) {
 	title, accept := "How do you respond?", "Answer"
 	if q.Mode == "url" {
 		title, accept = "Did you open the page?", "Yes, I went there (accept)"
 	}
-	return huh.NewSelect[int]().
-		Title(title).
-		Options(
-			huh.NewOption(accept, respondAnswer),
-			huh.NewOption("Decline (say no)", respondDecline),
-			huh.NewOption("Cancel (dismiss the question)", respondCancel),
-		).
-		Value(respond)
+	return title, []string{accept, "Decline (say no)", "Cancel (dismiss the question)"}
 }
 
-// huhField builds the huh field of a control. In accessible mode the
-// title carries the hints; otherwise the description does.
+// respondSelect is the first select of a question's form.
+func respondSelect(q *Question, respond *int) *huh.Select[int] {
+	title, labels := respondChoices(q)
+	opts := make([]huh.Option[int], len(labels))
+	for i, l := range labels {
+		opts[i] = huh.NewOption(l, i)
+	}
+	return huh.NewSelect[int]().Title(title).Options(opts...).Value(respond)
+}
+
+// errChoiceRequired is a required select's complaint when nothing is
+// chosen.
+var errChoiceRequired = errors.New("a choice is required")
+
+// huhField builds the huh field of a control for a full-screen form; its
+// description carries the hints.
 func (t *Terminal) huhField(c *control) huh.Field {
 	f := c.f
 	title, desc := f.title, f.description
 	hints := f.hints()
-	if t.opts.Accessible {
-		// What an empty line keeps: the default, or the previous answer.
-		if cur := c.current(); cur != "" {
-			hints = append(hints, "Enter for "+cur)
-		}
-		if len(hints) > 0 {
-			title += " [" + strings.Join(hints, "; ") + "]"
-		}
-		if f.kind == kindText || f.kind == kindInteger || f.kind == kindNumber {
-			title += ":"
-		}
-	} else {
-		if f.def != nil && f.kind != kindBool {
-			hints = append(hints, "default: "+f.defaultLabel())
-		}
+	if f.def != nil && f.kind != kindBool {
+		hints = append(hints, "default: "+f.defaultLabel())
 	}
-	if !t.opts.Accessible && len(hints) > 0 {
+	if len(hints) > 0 {
 		h := strings.Join(hints, " · ")
 		if desc != "" {
 			desc += "\n" + h
@@ -235,14 +229,7 @@ func (t *Terminal) huhField(c *control) huh.Field {
 	case kindBool:
 		return huh.NewConfirm().Title(title).Description(desc).Affirmative("Yes").Negative("No").Value(&c.on)
 	case kindSelect:
-		var opts []huh.Option[int]
-		if !f.required && f.def == nil {
-			opts = append(opts, huh.NewOption("(no answer)", -1))
-		}
-		for i, o := range f.options {
-			opts = append(opts, huh.NewOption(o.label, i))
-		}
-		return huh.NewSelect[int]().Title(title).Description(desc).Options(opts...).Value(&c.choice)
+		return selectField(c, title, desc)
 	case kindMulti:
 		opts := make([]huh.Option[int], len(f.options))
 		for i, o := range f.options {
@@ -250,9 +237,6 @@ func (t *Terminal) huhField(c *control) huh.Field {
 		}
 		ms := huh.NewMultiSelect[int]().Title(title).Description(desc).Options(opts...).Value(&c.picks).
 			Validate(func(picks []int) error {
-				if t.ended() {
-					return nil
-				}
 				saved := c.picks
 				c.picks = picks
 				_, _, err := c.value()
@@ -266,14 +250,33 @@ func (t *Terminal) huhField(c *control) huh.Field {
 	}
 	return huh.NewInput().Title(title).Description(desc).Value(&c.text).
 		Validate(func(s string) error {
-			if t.ended() {
-				return nil
-			}
-			if t.opts.Accessible && strings.TrimSpace(s) == "" {
-				s = c.text // accessible prompts keep the value shown on an empty line
-			}
 			_, _, err := c.f.parseText(s)
 			return err
+		})
+}
+
+// selectField is the huh select of a select control. An optional select
+// without a default starts at "(no answer)"; a required one with nothing
+// chosen yet (no default, no previous answer) starts at "(choose one)",
+// which it does not accept, so Enter alone does not pick the first
+// option.
+func selectField(c *control, title, desc string) *huh.Select[int] {
+	var opts []huh.Option[int]
+	switch {
+	case c.f.noAnswerOption():
+		opts = append(opts, huh.NewOption("(no answer)", -1))
+	case c.choice < 0:
+		opts = append(opts, huh.NewOption("(choose one)", -1))
+	}
+	for i, o := range c.f.options {
+		opts = append(opts, huh.NewOption(o.label, i))
+	}
+	return huh.NewSelect[int]().Title(title).Description(desc).Options(opts...).Value(&c.choice).
+		Validate(func(i int) error {
+			if i < 0 && c.f.required {
+				return errChoiceRequired
+			}
+			return nil
 		})
 }
 
@@ -287,11 +290,6 @@ func intOf(v any) (int, bool) {
 		return int(x), true
 	}
 	return 0, false
-}
-
-// ended reports whether accessible input has ended.
-func (t *Terminal) ended() bool {
-	return t.lines != nil && t.lines.ended()
 }
 
 // askForm asks with a full-screen huh form: the respond select, then
@@ -324,135 +322,4 @@ func (t *Terminal) askForm(ctx context.Context, q *Question, respond *int, contr
 		return ErrInterrupted
 	}
 	return nil
-}
-
-// plainTheme styles nothing, so accessible prompts are plain text.
-var plainTheme = &huh.Theme{}
-
-// askAccessible asks with huh's accessible prompts, one line each. The
-// prompts cannot be interrupted, so they run in a goroutine that is left
-// behind (its output dropped) when ctx ends.
-func (t *Terminal) askAccessible(ctx context.Context, q *Question, respond *int, controls []*control) error {
-	out := &gate{w: t.opts.Out}
-	if t.opts.Echo {
-		t.lines.setEcho(out)
-	}
-	done := make(chan error, 1)
-	go func() {
-		done <- t.promptAll(out, q, respond, controls)
-	}()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		out.close()
-		t.lines.setEcho(nil)
-		return ctx.Err()
-	}
-}
-
-// promptAll runs the accessible prompts of a question.
-func (t *Terminal) promptAll(w io.Writer, q *Question, respond *int, controls []*control) error {
-	run := func(f huh.Field) error {
-		f.WithTheme(plainTheme)
-		if err := f.RunAccessible(w, t.lines); err != nil {
-			return err
-		}
-		if t.lines.ended() {
-			return fmt.Errorf("%w before %q was answered", ErrInputEnded, q.ID)
-		}
-		return nil
-	}
-	if err := run(respondSelect(q, respond)); err != nil {
-		return err
-	}
-	if *respond != respondAnswer {
-		return nil
-	}
-	for _, c := range controls {
-		if c.f.description != "" {
-			fmt.Fprintln(w, c.f.description)
-		}
-		if err := run(t.huhField(c)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// lineReader hands out its input one line per Read. huh's accessible
-// prompts wrap the reader in a new bufio.Scanner for every prompt, which
-// would otherwise swallow the lines after the first.
-type lineReader struct {
-	r       *bufio.Reader
-	pending []byte
-
-	mu   sync.Mutex
-	eof  bool
-	echo io.Writer
-}
-
-// Read returns at most the rest of one line. A last line without a line
-// break gets one, so a prompt never has to read again to finish it.
-func (l *lineReader) Read(p []byte) (int, error) {
-	if len(l.pending) == 0 {
-		line, err := l.r.ReadBytes('\n')
-		if len(line) == 0 {
-			if err == nil {
-				err = io.ErrNoProgress
-			}
-			l.mu.Lock()
-			l.eof = true
-			l.mu.Unlock()
-			return 0, err
-		}
-		if line[len(line)-1] != '\n' {
-			line = append(line, '\n')
-		}
-		l.pending = line
-		l.mu.Lock()
-		echo := l.echo
-		l.mu.Unlock()
-		if echo != nil {
-			echo.Write(line)
-		}
-	}
-	n := copy(p, l.pending)
-	l.pending = l.pending[n:]
-	return n, nil
-}
-
-// ended reports whether a prompt found the input at its end.
-func (l *lineReader) ended() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.eof
-}
-
-func (l *lineReader) setEcho(w io.Writer) {
-	l.mu.Lock()
-	l.echo = w
-	l.mu.Unlock()
-}
-
-// gate is a writer that can be closed: writes after close are dropped.
-type gate struct {
-	mu     sync.Mutex
-	w      io.Writer
-	closed bool
-}
-
-func (g *gate) Write(p []byte) (int, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.closed {
-		return len(p), nil
-	}
-	return g.w.Write(p)
-}
-
-func (g *gate) close() {
-	g.mu.Lock()
-	g.closed = true
-	g.mu.Unlock()
 }
