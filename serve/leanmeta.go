@@ -535,8 +535,10 @@ func paramHeaderError(h http.Header, schema map[string]any, args []byte) *jsonrp
 // annotations: it decodes the schema's type and properties, and its
 // properties' own, all the way down, and finds no annotation at all when
 // one of them is not what it expects (a type that is not a string, a
-// property schema that is not an object); ok is false then. annotated
-// reports whether some property has an annotation.
+// property schema that is not an object); ok is false then. (Its client
+// reads schemas the same way and then sends no Mcp-Param header for the
+// tool, so checking them would refuse its calls.) annotated reports
+// whether some property has an annotation.
 func headerSchema(s map[string]any) (ok, annotated bool) {
 	if t, ok := s["type"]; ok && t != nil {
 		if _, ok := t.(string); !ok {
