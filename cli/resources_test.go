@@ -38,8 +38,8 @@ func TestServeResourcesStdio(t *testing.T) {
 		flags []string
 		flows bool // the flows' source and diagram are listed
 	}{
-		{"default", nil, true},
-		{"no flow resources", []string{"--flow-resources=false"}, false},
+		{"default: no flow resources", nil, false},
+		{"flow resources", []string{"--flow-resources"}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -82,7 +82,7 @@ func runServe(ctx context.Context, env *Env) int {
 	fs.BoolVar(&f.metrics, "metrics", false, "serve Prometheus metrics at /metrics")
 	fs.StringVar(&f.replies, "replies", "", "keep final results in Redis at this URL (redis://host:port/db) so instances share them; default: in memory, per instance")
 	fs.DurationVar(&f.roundTimeout, "round-timeout", serve.DefaultRoundTimeout, "longest time one round may run (it goes on when the client goes away)")
-	fs.BoolVar(&f.flowResources, "flow-resources", true, "serve each flow's source and diagram as the resources flow://<tool>/source and flow://<tool>/diagram")
+	fs.BoolVar(&f.flowResources, "flow-resources", false, "serve each flow's source and diagram as the resources flow://<tool>/source and flow://<tool>/diagram (off: a flow's source may hold what clients need not read)")
 	fs.Int64Var(&f.maxBody, "max-body", serve.DefaultMaxRequestBodyBytes, "longest request body in bytes")
 	fs.IntVar(&f.maxState, "max-state", state.DefaultMaxSize, "longest requestState in bytes")
 	fs.IntVar(&f.maxJournal, "max-journal", flow.DefaultJournalLimit, "journal entries per run")
@@ -217,14 +217,14 @@ func runServe(ctx context.Context, env *Env) int {
 		return exitFail
 	}
 	srv, err := serve.New(set.Programs, serve.Options{
-		Version:         Version,
-		Logger:          logger,
-		Host:            host,
-		Engine:          engine,
-		MaxLegacyCalls:  f.maxLegacyCalls,
-		RoundTimeout:    f.roundTimeout,
-		Resources:       set.Resources,
-		NoFlowResources: !f.flowResources,
+		Version:        Version,
+		Logger:         logger,
+		Host:           host,
+		Engine:         engine,
+		MaxLegacyCalls: f.maxLegacyCalls,
+		RoundTimeout:   f.roundTimeout,
+		Resources:      set.Resources,
+		FlowResources:  f.flowResources,
 	})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
@@ -295,10 +295,10 @@ func serveHTTP(ctx context.Context, env *Env, addr string, srv *serve.Server, ho
 	hs := srv.HTTPServer(addr, hopts)
 	prompts := ""
 	if names := srv.Prompts(); len(names) > 0 {
-		prompts = fmt.Sprintf(" and %d prompts (%s)", len(names), strings.Join(names, ", "))
+		prompts = fmt.Sprintf(" and %s (%s)", plural(len(names), "prompt"), strings.Join(names, ", "))
 	}
-	fmt.Fprintf(env.Stdout, "flowserve: serving %d tools (%s)%s at http://%s%s\n",
-		len(srv.Tools()), strings.Join(srv.Tools(), ", "), prompts, ln.Addr(), serve.EndpointPath)
+	fmt.Fprintf(env.Stdout, "flowserve: serving %s (%s)%s at http://%s%s\n",
+		plural(len(srv.Tools()), "tool"), strings.Join(srv.Tools(), ", "), prompts, ln.Addr(), serve.EndpointPath)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

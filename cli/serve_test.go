@@ -308,7 +308,7 @@ type httpServer struct {
 	stderr *syncBuffer
 }
 
-var servingLine = regexp.MustCompile(`^flowserve: serving (\d+) tools \(([^)]*)\) at (http://127\.0\.0\.1:\d+/mcp)$`)
+var servingLine = regexp.MustCompile(`^flowserve: serving (\d+) tools? \(([^)]*)\) at (http://127\.0\.0\.1:\d+/mcp)$`)
 
 // startHTTPServer starts flowserve serving HTTP on a free loopback port
 // and returns once it prints its address. It is interrupted, and must

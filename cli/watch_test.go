@@ -56,7 +56,7 @@ func startWatchServer(t *testing.T, dir string) *watchServer {
 	s := &watchServer{stderr: &syncBuffer{}}
 	done := make(chan int, 1)
 	go func() {
-		done <- Run(ctx, []string{"serve", "--watch", "--http", "127.0.0.1:0", dir}, strings.NewReader(""), stdout, s.stderr)
+		done <- Run(ctx, []string{"serve", "--watch", "--flow-resources", "--http", "127.0.0.1:0", dir}, strings.NewReader(""), stdout, s.stderr)
 	}()
 	t.Cleanup(func() {
 		cancel()

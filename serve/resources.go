@@ -18,7 +18,7 @@ import (
 )
 
 // The resources a Server serves are the declared ones (Options.Resources,
-// ReplaceResources) and, unless Options.NoFlowResources, each served
+// ReplaceResources) and, with Options.FlowResources, each served
 // flow's source and diagram (resources.ForFlow), tool and prompt flows
 // alike. The SDK answers
 // resources/list, resources/templates/list and resources/read on both
@@ -97,7 +97,7 @@ func (s *Server) syncResources() {
 		next[servedKey(r)] = r
 	}
 	flowRes := map[*flow.Program][]*resources.Resource{}
-	if !s.opts.NoFlowResources {
+	if s.opts.FlowResources {
 		flows := maps.Clone(s.tools)
 		maps.Copy(flows, s.prompts) // names are unique across both
 		for _, name := range slices.Sorted(maps.Keys(flows)) {

@@ -42,7 +42,15 @@ func parseResources(t testing.TB, path string) []*resources.Resource {
 
 // resourceServer serves the conformance resources and the
 // test_simple_text flow.
+// It serves the flow's own resources too (Options.FlowResources).
 func resourceServer(t testing.TB, opts serve.Options) (*serve.Server, *flow.Program) {
+	t.Helper()
+	opts.FlowResources = true
+	return resourceServerWith(t, opts)
+}
+
+// resourceServerWith is resourceServer with opts as they are.
+func resourceServerWith(t testing.TB, opts serve.Options) (*serve.Server, *flow.Program) {
 	t.Helper()
 	p := compileFile(t, "../testdata/conformance/test_simple_text.yaml", flow.Env{})
 	opts.Version = "test"
@@ -303,9 +311,10 @@ func TestReplaceUpdatesResources(t *testing.T) {
 	checkNotFound(t, err, "test://static-text")
 }
 
-// TestNoFlowResources serves declarations without the flows' resources.
+// TestNoFlowResources serves declarations without the flows' resources,
+// as a server does unless Options.FlowResources.
 func TestNoFlowResources(t *testing.T) {
-	srv, _ := resourceServer(t, serve.Options{NoFlowResources: true})
+	srv, _ := resourceServerWith(t, serve.Options{})
 	want := []string{"test://static-binary", "test://static-text", "test://template/{id}/data"}
 	if got := srv.Resources(); !slices.Equal(got, want) {
 		t.Errorf("Resources() = %v; want %v", got, want)
@@ -381,7 +390,7 @@ func wait(t testing.TB, ch <-chan struct{}, what string) {
 // resources too.
 func TestPromptFlowResources(t *testing.T) {
 	p := compileFile(t, "../testdata/conformance/test_simple_prompt.yaml", flow.Env{})
-	srv, err := serve.New([]*flow.Program{p}, serve.Options{Logger: quietLogger()})
+	srv, err := serve.New([]*flow.Program{p}, serve.Options{Logger: quietLogger(), FlowResources: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,10 +53,11 @@ type Options struct {
 	// Resources are the declared resources to serve (see
 	// ReplaceResources).
 	Resources []*resources.Resource
-	// NoFlowResources stops the server from serving each flow's source
-	// and diagram as the resources flow://<tool>/source and
-	// flow://<tool>/diagram.
-	NoFlowResources bool
+	// FlowResources serves each flow's source and diagram as the
+	// resources flow://<tool>/source and flow://<tool>/diagram. Off by
+	// default: a flow's source may hold internal URLs and other things its
+	// clients need not read.
+	FlowResources bool
 }
 
 // DefaultRoundTimeout is Options.RoundTimeout when it is zero.
