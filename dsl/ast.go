@@ -4,6 +4,8 @@ import (
 	"iter"
 	"strconv"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // File is a parsed flow file. Every node, key and expression keeps its
@@ -27,8 +29,9 @@ type File struct {
 	Nodes []*Node          // in file order
 	ByID  map[string]*Node // nodes that have an id
 
-	partial bool     // Parse found errors
-	checked *checked // what Check found, once it has run
+	partial bool       // Parse found errors
+	checked *checked   // what Check found, once it has run
+	tree    *yaml.Node // the top-level value Parse read, aliases checked; nil when there is none
 }
 
 // Walk yields every node in file order: each node of Nodes followed by

@@ -68,7 +68,7 @@ func Check(f *File, reg *actions.Registry) Diagnostics {
 	if reg == nil {
 		reg = actions.Default()
 	}
-	c := &checker{f: f, reg: reg, ix: newPosIndex(f.Path, f.Source)}
+	c := &checker{f: f, reg: reg, ix: indexTree(f.Path, f.tree)}
 	c.checkTop()
 	for n := range f.Walk() {
 		switch n.Kind {

@@ -5,9 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/flowserve/flowserve/internal/yamlx"
 	"github.com/flowserve/flowserve/lang"
@@ -16,12 +14,6 @@ import (
 
 // idPattern is the syntax of node ids and set names.
 var idPattern = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
-
-// yamlLine matches the "line N: " that yaml.v3 puts before most errors.
-var yamlLine = regexp.MustCompile(`(?s)^line (\d+): (.*)$`)
-
-// yamlUnknownAnchor matches yaml.v3's error for an alias without anchor.
-var yamlUnknownAnchor = regexp.MustCompile(`(?s)^unknown anchor '(.*)' referenced$`)
 
 // reservedNames returns the names always in scope in expressions; ids and
 // set names cannot take them.
@@ -35,9 +27,6 @@ type parser struct {
 
 	lang   lang.Language // nil when the language is unknown: no syntax checks
 	syntax map[string][]lang.Error
-
-	badAlias  map[*yaml.Node]bool
-	noAliases bool
 
 	refs  []*Ref
 	diags Diagnostics
@@ -62,10 +51,9 @@ type parser struct {
 // cannot be read. Parse never panics.
 func Parse(path string, src []byte) (*File, Diagnostics) {
 	p := &parser{
-		path:     path,
-		src:      src,
-		syntax:   map[string][]lang.Error{},
-		badAlias: map[*yaml.Node]bool{},
+		path:   path,
+		src:    src,
+		syntax: map[string][]lang.Error{},
 	}
 	f := p.file()
 	ds := p.finish()
@@ -112,9 +100,8 @@ func DefaultName(path string) string {
 
 // file parses the whole file.
 func (p *parser) file() *File {
-	docs, err := yamlx.DecodeDocs(p.src)
-	if err != nil {
-		p.yamlError(err)
+	root, ok := p.reader().Read(p.src, "a flow file")
+	if !ok {
 		return nil
 	}
 	f := &File{
@@ -125,21 +112,15 @@ func (p *parser) file() *File {
 		Expressions: String{Value: "cel", Pos: p.at(1, 1)},
 		Kind:        String{Value: FlowTool, Pos: p.at(1, 1)},
 		ByID:        map[string]*Node{},
+		tree:        root,
 	}
 	p.lang, _ = lang.Lookup("cel")
-	if len(docs) > 1 {
-		if d := docs[1]; len(d.Content) > 0 && !yamlx.IsNull(d.Content[0]) {
-			p.errorf(p.pos(d), "multiple-documents", "a flow file holds one YAML document; remove this second one")
+	if root == nil || yamlx.IsNull(root) {
+		pos := p.at(1, 1)
+		if root != nil {
+			pos = p.pos(root)
 		}
-	}
-	if len(docs) == 0 || len(docs[0].Content) == 0 {
-		p.errorf(p.at(1, 1), "empty-file", "the file is empty; a flow needs at least a nodes list")
-		return f
-	}
-	p.checkAliases(docs[0])
-	root := p.resolve(docs[0].Content[0])
-	if yamlx.IsNull(root) {
-		p.errorf(p.pos(root), "empty-file", "the file is empty; a flow needs at least a nodes list")
+		p.errorf(pos, "empty-file", "the file is empty; a flow needs at least a nodes list")
 		return f
 	}
 	if root.Kind != yaml.MappingNode {
@@ -152,85 +133,11 @@ func (p *parser) file() *File {
 
 // YAMLError returns the diagnostic (code bad-yaml) for err, the error
 // yaml.v3 gave decoding src, the file at path: at the line and column of
-// the mistake, which the decoder does not always name. The packages that
-// read other YAML files with positions use it too.
+// the mistake (see yamlx.Syntax).
 func YAMLError(path string, src []byte, err error) Diagnostic {
 	p := &parser{path: path, src: src}
-	p.yamlError(err)
+	p.problem(yamlx.Syntax(src, err))
 	return p.diags[0]
-}
-
-// yamlError turns an error of the YAML decoder into a diagnostic. yaml.v3
-// reports the line where the enclosing construct started (and sometimes
-// none at all), so the line is found again as the end of the shortest
-// prefix of the file that fails with the same error.
-func (p *parser) yamlError(err error) {
-	full := err.Error()
-	msg := strings.TrimPrefix(full, "yaml: ")
-	hint := 0
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		hint, _ = strconv.Atoi(m[1])
-		msg = m[2]
-	}
-	if m := yamlUnknownAnchor.FindStringSubmatch(msg); m != nil {
-		if pos, ok := p.findAlias(m[1]); ok {
-			p.errorf(pos, "bad-yaml", "unknown anchor &%s: define it before its alias *%s", m[1], m[1])
-			return
-		}
-	}
-	src := p.source()
-	// The shortest failing prefix is found by bisection: a prefix that
-	// ends before the mistake parses (or fails otherwise), one that ends
-	// after it fails the same way. Bisection keeps this to a few dozen
-	// parses even for large or hostile files.
-	line := 0
-	fails := func(n int) bool {
-		_, e := yamlx.DecodeDocs(p.src[:src.end(n, len(p.src))])
-		return e != nil && e.Error() == full
-	}
-	if lo, hi := max(hint, 1), len(src.lines); lo <= hi && fails(hi) {
-		for lo < hi {
-			mid := lo + (hi-lo)/2
-			if fails(mid) {
-				hi = mid
-			} else {
-				lo = mid + 1
-			}
-		}
-		line = lo
-	}
-	if line == 0 {
-		line = min(max(hint, 1), len(src.lines))
-	}
-	text, _ := src.line(line)
-	col := 0
-	for col < len(text) && isBlank(text[col]) {
-		col++
-	}
-	// Encoding problems point at the offending character.
-	for i, r := range text {
-		if r == utf8.RuneError || r < 0x20 && r != '\t' || r == 0x7f {
-			col = i
-			break
-		}
-	}
-	p.errorf(p.at(line, col+1), "bad-yaml", "%s", msg)
-}
-
-// findAlias returns the position of the first alias *name in the source.
-func (p *parser) findAlias(name string) (Pos, bool) {
-	want := []rune("*" + name)
-	for i, text := range p.source().lines {
-		for c := 0; c+len(want) <= len(text); c++ {
-			if slices.Equal(text[c:c+len(want)], want) {
-				after := c + len(want)
-				if after == len(text) || isBlank(text[after]) || strings.ContainsRune(",]}", text[after]) {
-					return p.at(i+1, c+1), true
-				}
-			}
-		}
-	}
-	return Pos{}, false
 }
 
 // topKeys returns the keys of the top-level mapping.
@@ -421,25 +328,14 @@ func (p *parser) unknownKey(e pair, where string, known []string) {
 
 // str reads a string scalar.
 func (p *parser) str(e pair) (String, bool) {
-	if !yamlx.IsString(e.val) {
-		p.errorf(p.pos(e.val), "bad-type", "%s must be a string, not %s", e.name, yamlx.TypeName(e.val))
-		return String{}, false
-	}
-	return String{Value: e.val.Value, Pos: p.pos(e.val)}, true
+	v, ok := p.reader().String(e.val, e.name)
+	return String{Value: v, Pos: p.pos(e.val)}, ok
 }
 
 // integer reads an integer scalar.
 func (p *parser) integer(e pair) (int, bool) {
-	if e.val.Kind != yaml.ScalarNode || e.val.ShortTag() != tagInt {
-		p.errorf(p.pos(e.val), "bad-type", "%s must be an integer, not %s", e.name, yamlx.TypeName(e.val))
-		return 0, false
-	}
-	var v int64
-	if err := e.val.Decode(&v); err != nil || int64(int(v)) != v {
-		p.errorf(p.pos(e.val), "bad-value", "%s %s is out of range", e.name, e.val.Value)
-		return 0, false
-	}
-	return int(v), true
+	v, ok := p.reader().Int(e.val, e.name)
+	return int(v), ok
 }
 
 // ref reads a reference to a node; it is resolved by link.

@@ -53,6 +53,11 @@
 //	        - role: user                 # for a text block)
 //	          content: {type: resource, resource: {text: "…"}}
 //
+// A test file is read as flow files are (internal/yamlx): anchors and
+// aliases are resolved, merge keys (<<) are honoured, the mapping's own
+// keys winning, a key appears once, and a value follows the same rules
+// for tags, integers and numbers.
+//
 // An answer is accept, decline or cancel, or a mapping of action (default
 // accept) and content (the form's fields, only with accept). Answers are
 // sent as the client would send them: the engine adds the form's defaults

@@ -48,16 +48,21 @@
 // flow://<tool>/source, the flow file, and flow://<tool>/diagram, its
 // Mermaid flowchart. The flow: scheme is reserved for them.
 //
+// The file is read as flow files are (internal/yamlx): anchors and
+// aliases are resolved, merge keys (<<) are honoured, the mapping's own
+// keys winning, and columns count runes.
+//
 // Every problem is a dsl.Diagnostic with a position and a stable code,
 // reported the way flow problems are:
 //
+//	bad-alias            an alias is inside its own anchor, or aliases expand the file too much
 //	bad-file             a file path is absolute, has .. or \, leads out through a link, or names a directory, an unreadable or too large file
 //	bad-template         a text or file has a {{ without }}, an empty {{ }}, or something other than a variable name inside
 //	bad-type             a value has the wrong YAML type ("name must be a string, not a list")
 //	bad-uri              a uri is empty, not a valid URI, not absolute, or has a {variable}
 //	bad-uri-template     a uriTemplate is not an absolute RFC 6570 level-1 template with distinct, separated variables
 //	bad-value            a value has the right type but is invalid (an empty name, a mimeType that is no media type, a ttl that is no duration, an unknown scope)
-//	bad-yaml             the file is not valid YAML, or uses merge keys
+//	bad-yaml             the file is not valid YAML
 //	conflicting-keys     a resource has both uri and uriTemplate, or both text and file
 //	duplicate-key        a mapping has the same key twice
 //	duplicate-name       two resources have the same name (Check)
