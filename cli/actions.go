@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,35 +11,71 @@ import (
 	"strings"
 
 	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/dsl"
 )
 
-// runActions lists the actions of the default registry.
+// runActions lists the actions of the default registry, or shows one in
+// full.
 func runActions(ctx context.Context, env *Env) int {
 	fs := flag.NewFlagSet("flowserve actions", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	format := fs.String("format", "text", "output format: text or json")
 	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, "usage: flowserve actions [--format text|json]")
-		fmt.Fprintln(env.Stderr, "\nLists every registered action with its summary and its input and output schemas.")
+		fmt.Fprintln(env.Stderr, "usage: flowserve actions [--format text|json] [NAME]")
+		fmt.Fprintln(env.Stderr, "\nLists every registered action with its summary, description and the fields of")
+		fmt.Fprintln(env.Stderr, "its input and output. With NAME, shows that action in full: its input and")
+		fmt.Fprintln(env.Stderr, "output schemas field by field, nested fields and constraints included.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(env.Args); err != nil {
+	args, err := flagsAndArgs(fs, env.Args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
 		return exitUsage
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(env.Stderr, "flowserve actions: unexpected argument %q\n", fs.Arg(0))
+	if *format != "text" && *format != "json" {
+		fmt.Fprintf(env.Stderr, "flowserve actions: --format must be text or json, not %q\n", *format)
 		return exitUsage
 	}
-	list := actions.Default().Actions()
-	switch *format {
-	case "json":
-		return writeActionsJSON(env.Stdout, env.Stderr, list)
-	case "text":
+	reg := actions.Default()
+	switch len(args) {
+	case 0:
+		list := reg.Actions()
+		if *format == "json" {
+			return writeActionsJSON(env.Stdout, env.Stderr, list)
+		}
 		writeActionsText(env.Stdout, list)
 		return exitOK
+	case 1:
+	default:
+		fmt.Fprintf(env.Stderr, "flowserve actions: unexpected argument %q (name one action)\n", args[1])
+		fs.Usage()
+		return exitUsage
 	}
-	fmt.Fprintf(env.Stderr, "flowserve actions: --format must be text or json, not %q\n", *format)
-	return exitUsage
+	a, ok := reg.Lookup(args[0])
+	if !ok {
+		fmt.Fprintf(env.Stderr, "flowserve actions: %s\n", unknownAction(args[0], reg.Actions()))
+		return exitUsage
+	}
+	if *format == "json" {
+		return writeJSON(env.Stdout, env.Stderr, toActionJSON(a))
+	}
+	writeAction(env.Stdout, a)
+	return exitOK
+}
+
+// unknownAction says that no action is called name, with the closest
+// name, or the names there are when none is close.
+func unknownAction(name string, list []*actions.Action) string {
+	names := make([]string, len(list))
+	for i, a := range list {
+		names[i] = a.Name
+	}
+	if s := dsl.Suggest(name, names); s != "" {
+		return fmt.Sprintf("no action %q; did you mean %q?", name, s)
+	}
+	return fmt.Sprintf("no action %q (the actions are %s; run 'flowserve actions' for the list)", name, strings.Join(names, ", "))
 }
 
 type actionJSON struct {
@@ -49,27 +86,42 @@ type actionJSON struct {
 	Output      map[string]any `json:"output"`
 }
 
+func toActionJSON(a *actions.Action) actionJSON {
+	return actionJSON{a.Name, a.Summary, a.Description, a.Input, a.Output}
+}
+
+// writeActionsJSON writes the listing as one JSON array.
 func writeActionsJSON(stdout, stderr io.Writer, list []*actions.Action) int {
 	out := make([]actionJSON, 0, len(list))
 	for _, a := range list {
-		out = append(out, actionJSON{a.Name, a.Summary, a.Description, a.Input, a.Output})
+		out = append(out, toActionJSON(a))
 	}
+	return writeJSON(stdout, stderr, out)
+}
+
+// writeJSON writes v as indented JSON.
+func writeJSON(stdout, stderr io.Writer, v any) int {
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(out); err != nil {
+	if err := enc.Encode(v); err != nil {
 		fmt.Fprintf(stderr, "flowserve actions: %v\n", err)
 		return exitFail
 	}
 	return exitOK
 }
 
+// writeActionsText writes the listing: each action's name, summary and
+// description, and the top-level fields of its input and output.
 func writeActionsText(w io.Writer, list []*actions.Action) {
 	for i, a := range list {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, "%s\n  %s\n", a.Name, a.Summary)
+		if a.Description != "" {
+			writeWrapped(w, a.Description, "  ")
+		}
 		writeFields(w, "input", a.Input)
 		writeFields(w, "output", a.Output)
 	}
@@ -120,6 +172,8 @@ func writeFields(w io.Writer, label string, schema map[string]any) {
 	}
 }
 
+// schemaTypeText names the type of a property for the listing: string,
+// array of integer, string: a|b.
 func schemaTypeText(p map[string]any) string {
 	switch t := p["type"].(type) {
 	case string:
@@ -144,4 +198,235 @@ func schemaTypeText(p map[string]any) string {
 		return strings.Join(parts, "|")
 	}
 	return "any"
+}
+
+// writeAction shows one action in full: its name and summary, its
+// description, then its input and output schemas field by field.
+func writeAction(w io.Writer, a *actions.Action) {
+	fmt.Fprintf(w, "%s\n  %s\n", a.Name, a.Summary)
+	if a.Description != "" {
+		fmt.Fprintln(w)
+		writeWrapped(w, a.Description, "  ")
+	}
+	for _, part := range []struct {
+		label  string
+		schema map[string]any
+	}{{"input", a.Input}, {"output", a.Output}} {
+		fmt.Fprintf(w, "\n%s: %s\n", part.label, schemaSummary(part.schema, false))
+		writeSchemaFields(w, "", part.schema)
+	}
+}
+
+// writeSchemaFields writes the properties of an object schema, and those
+// of the objects and arrays of objects in them, one field per line with
+// its path (entries[].name), its type and rules, then its description.
+func writeSchemaFields(w io.Writer, prefix string, schema map[string]any) {
+	props, _ := schema["properties"].(map[string]any)
+	required := map[string]bool{}
+	if req, ok := schema["required"].([]any); ok {
+		for _, r := range req {
+			if s, ok := r.(string); ok {
+				required[s] = true
+			}
+		}
+	}
+	names := make([]string, 0, len(props))
+	for n := range props {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		p, _ := props[n].(map[string]any)
+		path := prefix + n
+		fmt.Fprintf(w, "  %s  %s\n", path, schemaSummary(p, required[n]))
+		if d, _ := p["description"].(string); d != "" {
+			writeWrapped(w, d, "      ")
+		}
+		writeSchemaFields(w, path+".", p)
+		if items, ok := p["items"].(map[string]any); ok {
+			writeSchemaFields(w, path+"[].", items)
+		}
+	}
+}
+
+// schemaSummary describes a schema in one line: its type, then whether
+// it is required, its default and its rules ("string, required, at
+// least 1 character").
+func schemaSummary(p map[string]any, required bool) string {
+	parts := []string{schemaTypeFull(p)}
+	if required {
+		parts = append(parts, "required")
+	}
+	if d, ok := p["default"]; ok {
+		b, _ := json.Marshal(d)
+		parts = append(parts, "default "+string(b))
+	}
+	parts = append(parts, schemaRules(p)...)
+	return strings.Join(parts, ", ")
+}
+
+// schemaTypeFull names a schema's type: string, array of object, object
+// of string (a map), one of "GET", "POST", or any.
+func schemaTypeFull(p map[string]any) string {
+	if e, ok := p["enum"].([]any); ok {
+		return "one of " + jsonList(e)
+	}
+	if c, ok := p["const"]; ok {
+		return "always " + jsonList([]any{c})
+	}
+	for _, key := range []string{"oneOf", "anyOf"} {
+		if alts, ok := p[key].([]any); ok {
+			parts := make([]string, len(alts))
+			for i, a := range alts {
+				m, _ := a.(map[string]any)
+				parts[i] = schemaTypeFull(m)
+			}
+			return strings.Join(parts, " or ")
+		}
+	}
+	switch t := p["type"].(type) {
+	case string:
+		switch t {
+		case "array":
+			if items, ok := p["items"].(map[string]any); ok {
+				return "array of " + schemaTypeFull(items)
+			}
+		case "object":
+			if ap, ok := p["additionalProperties"].(map[string]any); ok {
+				return "object of " + schemaTypeFull(ap)
+			}
+		}
+		return t
+	case []any:
+		parts := make([]string, len(t))
+		for i, v := range t {
+			parts[i] = fmt.Sprint(v)
+		}
+		return strings.Join(parts, " or ")
+	}
+	return "any"
+}
+
+// schemaRules describes a schema's rules: lengths, ranges, counts, format,
+// pattern, and whether an object refuses keys it does not list.
+func schemaRules(p map[string]any) []string {
+	var out []string
+	bounds := func(lo, hi, unit string) {
+		min, hasMin := p[lo]
+		max, hasMax := p[hi]
+		u := func(n any) string {
+			if unit == "" {
+				return ""
+			}
+			if fmt.Sprint(n) == "1" {
+				return " " + strings.TrimSuffix(unit, "s")
+			}
+			return " " + unit
+		}
+		switch {
+		case hasMin && hasMax:
+			out = append(out, fmt.Sprintf("%v to %v%s", min, max, u(max)))
+		case hasMin:
+			out = append(out, fmt.Sprintf("at least %v%s", min, u(min)))
+		case hasMax:
+			out = append(out, fmt.Sprintf("at most %v%s", max, u(max)))
+		}
+	}
+	bounds("minLength", "maxLength", "characters")
+	bounds("minimum", "maximum", "")
+	bounds("minItems", "maxItems", "items")
+	if v, ok := p["exclusiveMinimum"]; ok {
+		out = append(out, fmt.Sprintf("more than %v", v))
+	}
+	if v, ok := p["exclusiveMaximum"]; ok {
+		out = append(out, fmt.Sprintf("less than %v", v))
+	}
+	if f, ok := p["format"].(string); ok {
+		out = append(out, "format "+f)
+	}
+	if re, ok := p["pattern"].(string); ok {
+		out = append(out, "matching "+re)
+	}
+	if p["uniqueItems"] == true {
+		out = append(out, "no duplicates")
+	}
+	if _, ok := p["properties"]; ok && p["additionalProperties"] == false {
+		out = append(out, "no other keys")
+	}
+	return out
+}
+
+// jsonList writes values as JSON, joined by commas.
+func jsonList(vs []any) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		b, _ := json.Marshal(v)
+		parts[i] = string(b)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// wrapWidth is the width descriptions are wrapped to.
+const wrapWidth = 80
+
+// writeWrapped writes text with each line after indent, paragraphs
+// (separated by blank lines) wrapped to wrapWidth. A paragraph with a
+// line that starts a list item, a code fence or indented code keeps its
+// lines as they are.
+func writeWrapped(w io.Writer, text, indent string) {
+	for i, para := range strings.Split(strings.TrimSpace(text), "\n\n") {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		lines := strings.Split(para, "\n")
+		if preformatted(lines) {
+			for _, l := range lines {
+				fmt.Fprintln(w, strings.TrimRight(indent+l, " "))
+			}
+			continue
+		}
+		line := indent
+		for _, word := range wrapWords(para) {
+			if line != indent && len(line)+1+len(word) > wrapWidth {
+				fmt.Fprintln(w, line)
+				line = indent
+			}
+			if line != indent {
+				line += " "
+			}
+			line += word
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+// wrapWords splits a paragraph into the words wrapping may break between:
+// a markdown code span (`{{ run.id }}`) stays one word.
+func wrapWords(para string) []string {
+	var out []string
+	open := false // inside a code span
+	for _, word := range strings.Fields(para) {
+		if open {
+			out[len(out)-1] += " " + word
+		} else {
+			out = append(out, word)
+		}
+		if strings.Count(word, "`")%2 == 1 {
+			open = !open
+		}
+	}
+	return out
+}
+
+// preformatted reports whether a markdown paragraph's lines must be kept
+// as they are: a list, a code fence or indented code.
+func preformatted(lines []string) bool {
+	for _, l := range lines {
+		t := strings.TrimLeft(l, " ")
+		if strings.HasPrefix(l, "    ") || strings.HasPrefix(l, "\t") || strings.HasPrefix(t, "```") ||
+			strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") {
+			return true
+		}
+	}
+	return false
 }
