@@ -272,26 +272,26 @@ func TestValidateNumbers(t *testing.T) {
 		{"int64 as integer", map[string]any{"i": int64(3)}, ""},
 		{"int as integer", map[string]any{"i": 3}, ""},
 		{"integral float64 as integer", map[string]any{"i": 3.0}, ""},
-		{"fraction as integer", map[string]any{"i": 2.5}, "i: got number, want integer"},
-		{"string as integer", map[string]any{"i": "3"}, "i: got string, want integer"},
-		{"int64 below minimum", map[string]any{"i": int64(-1)}, "i: minimum: got -1, want 0"},
-		{"int64 above maximum", map[string]any{"i": int64(11)}, "i: maximum: got 11, want 10"},
-		{"large int64 above maximum", map[string]any{"i": int64(math.MaxInt64)}, "i: maximum: got 9.223372036854776×10¹⁸, want 10"},
+		{"fraction as integer", map[string]any{"i": 2.5}, "i: must be an integer, not a fractional number"},
+		{"string as integer", map[string]any{"i": "3"}, "i: must be an integer, not a string"},
+		{"int64 below minimum", map[string]any{"i": int64(-1)}, "i: must be at least 0"},
+		{"int64 above maximum", map[string]any{"i": int64(11)}, "i: must be at most 10"},
+		{"large int64 above maximum", map[string]any{"i": int64(math.MaxInt64)}, "i: must be at most 10"},
 		{"int64 as number", map[string]any{"n": int64(1)}, ""},
 		{"float64 as number", map[string]any{"n": 1.25}, ""},
-		{"exclusive maximum", map[string]any{"n": 1.5}, "n: exclusiveMaximum: got 1.5, want 1.5"},
-		{"NaN", map[string]any{"n": math.NaN()}, "n: invalid jsonType float64"},
-		{"infinity", map[string]any{"n": math.Inf(1)}, "n: invalid jsonType float64"},
+		{"exclusive maximum", map[string]any{"n": 1.5}, "n: must be less than 1.5"},
+		{"NaN", map[string]any{"n": math.NaN()}, "n: must be a JSON number, not NaN"},
+		{"infinity", map[string]any{"n": math.Inf(1)}, "n: must be a JSON number, not +Inf"},
 		{"enum int64 matches 1", map[string]any{"e": int64(1)}, ""},
 		{"enum float64 matches 1", map[string]any{"e": 1.0}, ""},
-		{"enum miss", map[string]any{"e": int64(2)}, `e: value must be one of 1, 'two'`},
+		{"enum miss", map[string]any{"e": int64(2)}, `e: must be one of 1, "two"`},
 		{"array item path", map[string]any{"list": []any{map[string]any{"name": "ok"}, map[string]any{"name": "x"}, map[string]any{}}},
-			"list.1.name: minLength: got 1, want 2; list.2.name: is required"},
-		{"max items", map[string]any{"list": []any{map[string]any{"name": "aa"}, map[string]any{"name": "aa"}, map[string]any{"name": "aa"}, map[string]any{"name": "aa"}}}, "list: maxItems: got 4, want 3"},
-		{"keys with dots", map[string]any{"tags": map[string]any{"a.b": int64(1), "plain": int64(2)}}, "tags.a.b: got number, want string; tags.plain: got number, want string"},
-		{"format asserted", map[string]any{"when": "yesterday"}, "when: 'yesterday' is not valid date-time: less than 20 characters long"},
+			"list[1].name: must be at least 2 characters long; list[2].name: is required"},
+		{"max items", map[string]any{"list": []any{map[string]any{"name": "aa"}, map[string]any{"name": "aa"}, map[string]any{"name": "aa"}, map[string]any{"name": "aa"}}}, "list: must have at most 3 items"},
+		{"keys with dots", map[string]any{"tags": map[string]any{"a.b": int64(1), "plain": int64(2)}}, `tags["a.b"]: must be a string, not an integer; tags.plain: must be a string, not an integer`},
+		{"format asserted", map[string]any{"when": "yesterday"}, "when: is not a valid date-time (like 2026-07-28T10:00:00Z)"},
 		{"format ok", map[string]any{"when": "2026-07-28T10:00:00Z"}, ""},
-		{"go type outside the API", map[string]any{"list": []string{"a"}}, "list: invalid jsonType []string"},
+		{"go type outside the API", map[string]any{"list": []string{"a"}}, "list: is not a JSON value (Go type []string)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -327,10 +327,10 @@ func TestValidateOutput(t *testing.T) {
 	}
 	err := a.ValidateOutput("4")
 	var verr *ValidationError
-	if !errors.As(err, &verr) || !verr.Output || len(verr.Violations) != 1 || verr.Violations[0] != (Violation{Reason: "got string, want integer"}) {
+	if !errors.As(err, &verr) || !verr.Output || len(verr.Violations) != 1 || verr.Violations[0] != (Violation{Reason: "must be an integer, not a string"}) {
 		t.Fatalf("ValidateOutput(\"4\") = %#v", err)
 	}
-	if got, want := err.Error(), `output of action "num.check": got string, want integer`; got != want {
+	if got, want := err.Error(), `output of action "num.check": must be an integer, not a string`; got != want {
 		t.Fatalf("Error() = %q, want %q", got, want)
 	}
 }
@@ -350,7 +350,7 @@ func TestValidationErrorListsEveryViolation(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = a.ValidateInput(map[string]any{"mode": "slow", "extra": true})
-	want := `input of action "fs.stat": extra: is not allowed; mode: value must be 'fast'; path: is required; root: is required`
+	want := `input of action "fs.stat": extra: is not allowed; mode: must be "fast"; path: is required; root: is required`
 	if err == nil || err.Error() != want {
 		t.Fatalf("error =\n  %v\nwant\n  %s", err, want)
 	}
@@ -421,7 +421,7 @@ func TestRun(t *testing.T) {
 		want string
 	}{
 		{"fail", "it failed"},
-		{"bad", `output of action "run.it": count: got string, want integer`},
+		{"bad", `output of action "run.it": count: must be an integer, not a string`},
 		{"nan", `output of action "run.it": invalid value at count: NaN is not a JSON number`},
 		{"panic", `action "run.it" panicked: boom`},
 	}

@@ -58,7 +58,7 @@ func ExampleRegistry_Register() {
 	// Output:
 	// map[text:HELLO!!!] <nil>
 	// map[text:HI!] <nil>
-	// input of action "text.shout": loud: is not allowed; marks: maximum: got 9, want 5; text: is required
+	// input of action "text.shout": loud: is not allowed; marks: must be at most 5; text: is required
 }
 
 type shoutIn struct {
@@ -98,7 +98,7 @@ func ExampleTyped() {
 	// Output:
 	// {"additionalProperties":false,"properties":{"marks":{"default":1,"description":"How many exclamation marks to add.","maximum":5,"minimum":0,"type":"integer"},"text":{"description":"The text to shout.","type":"string"}},"required":["text"],"type":"object"}
 	// map[text:HI!] <nil>
-	// input of action "text.shout": marks: maximum: got 9, want 5
+	// input of action "text.shout": marks: must be at most 5
 }
 
 // Greeter is a module value: the configuration it was registered with,

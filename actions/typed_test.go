@@ -225,7 +225,7 @@ func TestTypedRun(t *testing.T) {
 					t.Errorf("when = %v", got.When)
 				}
 			}},
-		{name: "invalid input", in: map[string]any{"marks": "x"}, wantErr: `input of action "t.shout": marks: got string, want integer; text: is required`},
+		{name: "invalid input", in: map[string]any{"marks": "x"}, wantErr: `input of action "t.shout": marks: must be an integer, not a string; text: is required`},
 		{name: "valid but does not fit", in: map[string]any{"text": "a", "small": int64(300)}, wantErr: `input of action "t.shout": small: cannot decode number 300 into Go type int8`},
 		{name: "unmarshaler fails", in: map[string]any{"text": "a", "when": "yesterday"}, wantErr: `input of action "t.shout": cannot decode: parsing time "yesterday"`},
 		{name: "func error as is", in: map[string]any{"text": "fail"}, wantErr: "it failed"},
@@ -284,7 +284,7 @@ func TestTypedOutputIsValidated(t *testing.T) {
 		t.Fatalf("Run = %#v, %v", out, err)
 	}
 	_, err = a.Run(context.Background(), map[string]any{"empty": true})
-	if err == nil || err.Error() != `output of action "t.tags": tags: got null, want array` {
+	if err == nil || err.Error() != `output of action "t.tags": tags: must be an array, not null` {
 		t.Fatalf("Run with a nil slice: %v", err)
 	}
 }

@@ -228,11 +228,11 @@ func TestHTTPRequestErrors(t *testing.T) {
 		{"unparsable url with password", map[string]any{"url": "http://me:secret@%zz"}, `url is not valid: invalid URL escape "%zz"`},
 		{"password is redacted", map[string]any{"url": "gopher://me:secret@example.com"}, `url "gopher://me:xxxxx@example.com"`},
 		{"missing url", map[string]any{}, `input of action "http.request": url: is required`},
-		{"lower-case method", map[string]any{"url": srv.URL, "method": "post"}, `method: value must be one of 'GET', 'HEAD', 'POST'`},
+		{"lower-case method", map[string]any{"url": srv.URL, "method": "post"}, `method: must be one of GET, HEAD, POST`},
 		{"json and text", map[string]any{"url": srv.URL, "json": map[string]any{}, "text": "x"}, "give json or text as the request body, not both"},
 		{"bad timeout", map[string]any{"url": srv.URL, "timeout": "soon"}, `timeout "soon" is not a duration like 30s or 1m30s`},
 		{"negative timeout", map[string]any{"url": srv.URL, "timeout": "-1s"}, `timeout "-1s" must be positive`},
-		{"non-string header", map[string]any{"url": srv.URL, "headers": map[string]any{"x-n": int64(1)}}, "headers.x-n: got number, want string"},
+		{"non-string header", map[string]any{"url": srv.URL, "headers": map[string]any{"x-n": int64(1)}}, "headers.x-n: must be a string, not an integer"},
 		{"connection refused", map[string]any{"url": "http://127.0.0.1:1/"}, "GET http://127.0.0.1:1/: dial tcp 127.0.0.1:1"},
 	}
 	for _, tt := range tests {

@@ -27,7 +27,7 @@ func TestTimeNow(t *testing.T) {
 		{"paris summer", map[string]any{"timezone": "Europe/Paris"}, "2026-07-28T12:30:15+02:00", ""},
 		{"new york", map[string]any{"timezone": "America/New_York"}, "2026-07-28T06:30:15-04:00", ""},
 		{"unknown zone", map[string]any{"timezone": "Mars/Olympus"}, "", `unknown timezone "Mars/Olympus"`},
-		{"empty zone", map[string]any{"timezone": ""}, "", "timezone: minLength: got 0, want 1"},
+		{"empty zone", map[string]any{"timezone": ""}, "", "timezone: must not be empty"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -109,7 +109,7 @@ func TestRandomInt(t *testing.T) {
 		{"full int64 range", map[string]any{"min": int64(-1 << 63), "max": int64(1<<63 - 1)}, -1 << 63, 1<<63 - 1, "", 20},
 		{"max below min", map[string]any{"min": int64(5), "max": int64(1)}, 0, 0, "max (1) is less than min (5)", 1},
 		{"missing max", map[string]any{"min": int64(5)}, 0, 0, `input of action "random.int": max: is required`, 1},
-		{"fraction", map[string]any{"min": 0.5, "max": int64(1)}, 0, 0, "min: got number, want integer", 1},
+		{"fraction", map[string]any{"min": 0.5, "max": int64(1)}, 0, 0, "min: must be an integer, not a fractional number", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

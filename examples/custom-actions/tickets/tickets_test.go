@@ -141,7 +141,7 @@ func TestInvalidInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := run(t, reg, 1, "tickets.create", map[string]any{"title": "", "priority": "urgent"})
-	want := `input of action "tickets.create": priority: value must be one of 'low', 'normal', 'high'; title: minLength: got 0, want 1`
+	want := `input of action "tickets.create": priority: must be one of low, normal, high; title: must not be empty`
 	if err == nil || err.Error() != want {
 		t.Fatalf("error = %v\nwant %s", err, want)
 	}
