@@ -70,8 +70,8 @@ func TestPromptRun(t *testing.T) {
 		},
 		{name: "fail", args: `{"lang": "rust", "code": "fail"}`, failText: "cannot review fail"},
 		{name: "missing and wrong arguments", args: `{"lang": "c"}`,
-			problems: []string{"code: is required", "lang: value must be one of"}},
-		{name: "not strings", args: `{"lang": "go", "code": 7}`, problems: []string{"code: got number, want string"}},
+			problems: []string{"code: is required", "lang: must be one of go, rust"}},
+		{name: "not strings", args: `{"lang": "go", "code": 7}`, problems: []string{"code: must be a string, not an integer"}},
 		{name: "not an object", args: `[1]`, problems: []string{"must be an object"}},
 	}
 	for _, tc := range tests {
