@@ -155,15 +155,17 @@ func mergeChoices(branches [][]finding) (finding, bool) {
 func clause(at []token, fs []finding) string {
 	parts := make([]string, len(fs))
 	for i, f := range fs {
-		parts[i] = f.reason
-		if len(f.path) > len(at) && comparePaths(f.path[:len(at)], at) == 0 {
-			rel := fieldText(f.path[len(at):])
-			if f.path[len(at)].index {
-				rel = "item " + rel
-			}
-			parts[i] = rel + " " + f.reason
-		} else if len(f.path) != len(at) {
-			parts[i] = fieldText(f.path) + " " + f.reason
+		rel := f.path
+		if len(rel) >= len(at) && comparePaths(rel[:len(at)], at) == 0 {
+			rel = rel[len(at):]
+		}
+		switch {
+		case len(rel) == 0:
+			parts[i] = f.reason
+		case rel[0].index:
+			parts[i] = "item " + fieldText(rel) + " " + f.reason
+		default:
+			parts[i] = fieldText(rel) + " " + f.reason
 		}
 	}
 	return strings.Join(parts, " and ")
