@@ -170,7 +170,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, bool) {
 // parseClient reads --client: a comma-separated list of form, url,
 // sampling and roots, or none.
 func parseClient(s string) (flow.Client, error) {
-	c := flow.Client{Name: "flowserve-run", Version: Version, Protocol: "2026-07-28"}
+	c := flow.Client{Name: "flowserve-run", Version: servedVersion(), Protocol: "2026-07-28"}
 	for _, part := range strings.Split(s, ",") {
 		switch strings.TrimSpace(part) {
 		case "form":
