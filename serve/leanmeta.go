@@ -33,10 +33,10 @@ func leanClient(meta map[string]json.RawMessage) flow.Client {
 	return c
 }
 
-// readClient is leanClient, and in the same pass the error go-sdk answers
-// a request whose clientInfo or clientCapabilities its types cannot hold
-// with, or nil: clientInfo may be absent, not null; clientCapabilities
-// must be there (see shape).
+// readClient is leanClient that, in the same pass, also returns the
+// -32602 error go-sdk answers when its types cannot hold clientInfo or
+// clientCapabilities (see shape), or nil. clientInfo may be absent but
+// not null; clientCapabilities must be there.
 func readClient(meta map[string]json.RawMessage) (flow.Client, *jsonrpc.Error) {
 	c := flow.Client{Protocol: firstModernVersion}
 	var infoErr, capsErr bool
