@@ -100,11 +100,12 @@ func (s *Server) serveLean(w http.ResponseWriter, r *http.Request, maxBody int64
 
 // decodeLeanRequest decodes body into req and reports whether the lean
 // path serves it: a well-formed tools/call or prompts/get with params and
-// an id, read exactly as go-sdk reads it. It is not when the SDK would
-// decode the body differently: nested deeper than the SDK allows, an id it
-// would not echo as sent (leanID), or arguments given twice (the SDK
+// an id, whose envelope go-sdk reads as decodeLean does. It is not when
+// the SDK would read it otherwise: nested deeper than the SDK allows, an
+// id it would not echo as sent (leanID), or arguments given twice (the SDK
 // merges them to check the Mcp-Param headers and keeps the last for the
-// tool).
+// tool). The answers and a prompt's arguments are brought into the SDK's
+// form later (leanParams.asSDK).
 func decodeLeanRequest(body []byte, req *leanRequest) bool {
 	return withinSDKDepth(body) && decodeLean(body, req) == nil && req.JSONRPC == "2.0" &&
 		leanMethod(req.Method) && leanID(req.ID) && req.Params != nil
