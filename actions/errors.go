@@ -10,9 +10,9 @@ import (
 // A Violation is one way a value fails an action's schema. It is package
 // schemas' own type, and its wording is schemas', so a bad `with` value
 // reads the same here as anywhere else a flowserve schema is checked.
-// Field is the dotted path of the offending value ("headers.accept",
-// "entries.0.name"), "" for the value itself; Reason says what is wrong,
-// lower-case, like "is required".
+// Field is the JSON path of the offending value ("headers.accept",
+// "entries[0].name", `headers["x.y"]`), "" for the value itself; Reason
+// says what is wrong, lower-case, like "is required".
 type Violation = schemas.Violation
 
 // A ValidationError reports that an action's input or output does not match

@@ -5,8 +5,6 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 )
 
 // CompileError is a schema document that does not compile. Err is the JSON
@@ -14,6 +12,7 @@ import (
 // [ErrorText] says it on one line.
 type CompileError struct {
 	Err error
+	doc map[string]any // the document compiled
 }
 
 // Error returns the compiler's message.
@@ -26,9 +25,9 @@ func (e *CompileError) Unwrap() error { return e.Err }
 
 // ErrorText says on one line what is wrong with a schema that Compile
 // refused. A document that breaks the JSON Schema metaschema reads "not a
-// valid JSON Schema: " followed by each leaf of the compiler's error tree
-// ("at '/properties/n/type': value must be one of ..."), joined by "; ".
-// Any other error reads as its message.
+// valid JSON Schema: " followed by each violation of the metaschema, in
+// the one wording of [Schema.Validate] ("properties.n.type: must be one
+// of ..."), joined by "; ". Any other error reads as its message.
 func ErrorText(err error) string {
 	var sve *jsonschema.SchemaValidationError
 	if !errors.As(err, &sve) {
@@ -38,28 +37,14 @@ func ErrorText(err error) string {
 	if !errors.As(sve.Err, &ve) {
 		return "not a valid JSON Schema: " + sve.Err.Error()
 	}
-	p := message.NewPrinter(language.English)
-	var leaves []string
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			leaves = append(leaves, "at '"+pointer(e.InstanceLocation)+"': "+e.ErrorKind.LocalizedString(p))
-			return
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
+	var doc map[string]any
+	var ce *CompileError
+	if errors.As(err, &ce) {
+		doc = ce.doc
 	}
-	walk(ve)
-	return "not a valid JSON Schema: " + strings.Join(leaves, "; ")
-}
-
-// pointer writes a JSON Pointer (RFC 6901) of tokens.
-func pointer(tokens []string) string {
-	var b strings.Builder
-	for _, t := range tokens {
-		b.WriteByte('/')
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(t))
+	var parts []string
+	for _, v := range (wording{inst: doc}).violations(ve) {
+		parts = append(parts, v.String())
 	}
-	return b.String()
+	return "not a valid JSON Schema: " + strings.Join(parts, "; ")
 }

@@ -40,13 +40,13 @@ func CompileWith(doc map[string]any, opts *CompileOptions) (*Schema, error) {
 	if opts.SelfContained {
 		c.UseLoader(jsonschema.SchemeURLLoader{}) // no scheme loads: only doc and the meta-schemas
 	}
-	const loc = "flowserve:///schema.json"
+	loc := docLocation
 	if err := c.AddResource(loc, inst); err != nil {
 		return nil, fmt.Errorf("bad schema: %w", err)
 	}
 	s, err := c.Compile(loc)
 	if err != nil {
-		return nil, &CompileError{Err: err}
+		return nil, &CompileError{Err: err, doc: doc}
 	}
 	return &Schema{doc: doc, sch: s, fast: newFastForm(doc, s)}, nil
 }
