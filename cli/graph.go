@@ -19,7 +19,9 @@ func runGraph(ctx context.Context, env *Env) int {
 	format := fs.String("format", "mermaid", "diagram format: mermaid or dot")
 	fs.Usage = func() {
 		fmt.Fprintln(env.Stderr, "usage: flowserve graph FLOW [--format mermaid|dot]")
-		fmt.Fprintln(env.Stderr, "\nPrints the flow file FLOW as a diagram: a Mermaid flowchart (for Markdown) or a Graphviz digraph.")
+		fmt.Fprintln(env.Stderr, "\nPrints the flow FLOW as a diagram: a Mermaid flowchart (for Markdown) or a")
+		fmt.Fprintln(env.Stderr, "Graphviz digraph. FLOW is a flow file, or the name of one in flows/ (NAME for")
+		fmt.Fprintln(env.Stderr, "flows/NAME.yaml). Exits 1 when the flow has errors, 2 on usage errors.")
 		fs.PrintDefaults()
 	}
 	args, err := flagsAndArgs(fs, env.Args)
@@ -45,7 +47,11 @@ func runGraph(ctx context.Context, env *Env) int {
 		fmt.Fprintf(env.Stderr, "flowserve graph: --format must be mermaid or dot, not %q\n", *format)
 		return exitUsage
 	}
-	path := args[0]
+	path, err := resolveFlow(args[0])
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "flowserve graph: %v\n", err)
+		return exitUsage
+	}
 	if info, err := os.Stat(path); err == nil && info.IsDir() {
 		fmt.Fprintf(env.Stderr, "flowserve graph: %s is a directory; name one flow file\n", path)
 		return exitUsage
@@ -55,7 +61,7 @@ func runGraph(ctx context.Context, env *Env) int {
 	set, diags := project.Load([]string{path}, project.Options{})
 	if msg, ok := usageError(diags); ok {
 		fmt.Fprintf(env.Stderr, "flowserve graph: %s\n", msg)
-		return exitFail
+		return exitUsage
 	}
 	if len(set.Parsed) != 1 || set.Parsed[0].Partial() {
 		for _, d := range diags {

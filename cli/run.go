@@ -23,73 +23,38 @@ import (
 // (128 + SIGINT, as shells report it).
 const exitInterrupted = 130
 
+// runFlags is run's command line.
 type runFlags struct {
 	args       string
 	answers    string
 	client     string
 	fsRoot     string
 	accessible bool
+
+	flow      string          // FLOW, as given
+	arguments json.RawMessage // args, checked to be an object
+	caps      flow.Client     // client, parsed
 }
 
 // runRun runs one flow in the terminal, answering its questions.
 func runRun(ctx context.Context, env *Env) int {
-	var f runFlags
-	fs := flag.NewFlagSet("flowserve run", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
-	fs.StringVar(&f.args, "args", "{}", "the tool arguments, a JSON object")
-	fs.StringVar(&f.answers, "answers", "", "answer the questions from this YAML file instead of asking (ask id: an answer {action, content}, used every time, or a list used in turn)")
-	fs.StringVar(&f.client, "client", "form,url,sampling,roots", "what the client can be asked: a comma-separated list of form, url, sampling and roots, or none")
-	fs.StringVar(&f.fsRoot, "fs-root", "", "directory the fs.* actions are confined to (none: they refuse)")
-	fs.BoolVar(&f.accessible, "accessible", os.Getenv("ACCESSIBLE") != "", "ask with plain line-by-line prompts (the default when standard input is not a terminal)")
-	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, "usage: flowserve run [flags] FLOW")
-		fmt.Fprintln(env.Stderr, "\nRuns a flow round by round through the engine, asking its questions in the")
-		fmt.Fprintln(env.Stderr, "terminal (each can be answered, declined or cancelled), and prints the result.")
-		fmt.Fprintln(env.Stderr, "FLOW is a flow file, or the name of one in flows/. Exit status: 0, 1 when the")
-		fmt.Fprintln(env.Stderr, "result is an error, 130 when interrupted.")
-		fs.PrintDefaults()
+	f, code := parseRunFlags(env)
+	if f == nil {
+		return code
 	}
-	pos, ok := parseInterspersed(fs, env.Args)
-	if !ok {
-		return exitUsage
-	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return exitUsage
-	}
-	args := json.RawMessage(f.args)
-	var obj map[string]any
-	if err := json.Unmarshal(args, &obj); err != nil || obj == nil {
-		fmt.Fprintln(env.Stderr, "flowserve run: --args must be a JSON object")
-		return exitUsage
-	}
-	client, err := parseClient(f.client)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "flowserve run: --client: %v\n", err)
-		return exitUsage
-	}
-	if f.fsRoot != "" {
-		if info, err := os.Stat(f.fsRoot); err != nil || !info.IsDir() {
-			fmt.Fprintf(env.Stderr, "flowserve run: --fs-root %s is not a directory\n", f.fsRoot)
-			return exitFail
-		}
-	}
-
 	var answerer runui.Answerer
 	var script *runui.Script
 	if f.answers != "" {
-		src, err := os.ReadFile(f.answers)
-		if err != nil {
-			fmt.Fprintf(env.Stderr, "flowserve run: %s: %v\n", f.answers, errNotFound(err))
-			return exitFail
-		}
-		if script, err = runui.ParseAnswers(f.answers, src); err != nil {
-			fmt.Fprintf(env.Stderr, "flowserve run: %v\n", err)
-			return exitFail
+		if script, code = loadAnswers(env, f.answers); script == nil {
+			return code
 		}
 		answerer = script
 	}
-
+	path, err := resolveFlow(f.flow)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "flowserve run: %v\n", err)
+		return exitUsage
+	}
 	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	host := &actions.Host{FSRoot: f.fsRoot, Logger: logger}
 	reg, err := actions.Default().Provision(ctx, host)
@@ -98,7 +63,7 @@ func runRun(ctx context.Context, env *Env) int {
 		return exitFail
 	}
 	defer reg.Cleanup()
-	prog, code := loadOne(env, resolveFlow(pos[0]), reg)
+	prog, code := loadOne(env, path, reg)
 	if prog == nil {
 		return code
 	}
@@ -113,8 +78,8 @@ func runRun(ctx context.Context, env *Env) int {
 	}
 	fmt.Fprintf(env.Stdout, "Running %s\n", title)
 	res, err := runui.Run(ctx, prog, runui.Config{
-		Arguments: args,
-		Client:    client,
+		Arguments: f.arguments,
+		Client:    f.caps,
 		Answerer:  answerer,
 		Out:       env.Stdout,
 	})
@@ -123,18 +88,8 @@ func runRun(ctx context.Context, env *Env) int {
 			fmt.Fprintf(env.Stderr, "flowserve run: answers not used: %s\n", strings.Join(unused, ", "))
 		}
 	}
-	var mc *flow.MissingCapabilityError
-	switch {
-	case err == nil:
-	case errors.Is(err, runui.ErrInterrupted) || ctx.Err() != nil:
-		fmt.Fprintln(env.Stderr, "\nflowserve run: interrupted")
-		return exitInterrupted
-	case errors.As(err, &mc):
-		fmt.Fprintf(env.Stderr, "flowserve run: %v (--client is %q)\n", err, f.client)
-		return exitFail
-	default:
-		fmt.Fprintf(env.Stderr, "flowserve run: %v\n", err)
-		return exitFail
+	if err != nil {
+		return runFailed(ctx, env, err, f.client)
 	}
 	if res.Prompt != nil {
 		runui.PrintPrompt(env.Stdout, res.Prompt)
@@ -145,6 +100,87 @@ func runRun(ctx context.Context, env *Env) int {
 		return exitFail
 	}
 	return exitOK
+}
+
+// parseRunFlags reads run's command line and checks its values; a nil
+// result comes with the exit status, the problem printed.
+func parseRunFlags(env *Env) (*runFlags, int) {
+	f := &runFlags{}
+	fs := flag.NewFlagSet("flowserve run", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	fs.StringVar(&f.args, "args", "{}", "the tool arguments, a JSON object")
+	fs.StringVar(&f.answers, "answers", "", "answer the questions from this YAML file instead of asking (ask id: an answer {action, content}, used every time, or a list used in turn)")
+	fs.StringVar(&f.client, "client", "form,url,sampling,roots", "what the client can be asked: a comma-separated list of form, url, sampling and roots, or none")
+	fs.StringVar(&f.fsRoot, "fs-root", "", "directory the fs.* actions are confined to (none: they refuse)")
+	fs.BoolVar(&f.accessible, "accessible", os.Getenv("ACCESSIBLE") != "", "ask with plain line-by-line prompts (the default when standard input is not a terminal)")
+	fs.Usage = func() {
+		fmt.Fprintln(env.Stderr, "usage: flowserve run [flags] FLOW")
+		fmt.Fprintln(env.Stderr, "\nRuns a flow round by round through the engine, asking its questions in the")
+		fmt.Fprintln(env.Stderr, "terminal (each can be answered, declined or cancelled), and prints the result.")
+		fmt.Fprintln(env.Stderr, "FLOW is a flow file, or the name of one in flows/ (NAME for flows/NAME.yaml).")
+		fmt.Fprintln(env.Stderr, "Exit status: 0, 1 when the result is an error, 2 on usage errors (FLOW not")
+		fmt.Fprintln(env.Stderr, "found), 130 when interrupted.")
+		fs.PrintDefaults()
+	}
+	pos, ok := parseInterspersed(fs, env.Args)
+	if !ok {
+		return nil, exitUsage
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return nil, exitUsage
+	}
+	f.flow = pos[0]
+	f.arguments = json.RawMessage(f.args)
+	var obj map[string]any
+	if err := json.Unmarshal(f.arguments, &obj); err != nil || obj == nil {
+		fmt.Fprintln(env.Stderr, "flowserve run: --args must be a JSON object")
+		return nil, exitUsage
+	}
+	var err error
+	if f.caps, err = parseClient(f.client); err != nil {
+		fmt.Fprintf(env.Stderr, "flowserve run: --client: %v\n", err)
+		return nil, exitUsage
+	}
+	if f.fsRoot != "" {
+		if info, err := os.Stat(f.fsRoot); err != nil || !info.IsDir() {
+			fmt.Fprintf(env.Stderr, "flowserve run: --fs-root %s is not a directory\n", f.fsRoot)
+			return nil, exitFail
+		}
+	}
+	return f, exitOK
+}
+
+// loadAnswers reads an answers file; a nil script comes with the exit
+// status, the problem printed.
+func loadAnswers(env *Env, path string) (*runui.Script, int) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "flowserve run: %s: %v\n", path, errNotFound(err))
+		return nil, exitFail
+	}
+	script, err := runui.ParseAnswers(path, src)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "flowserve run: %v\n", err)
+		return nil, exitFail
+	}
+	return script, exitOK
+}
+
+// runFailed reports a run that ended with err and returns its exit
+// status: 130 when the user interrupted it, 1 otherwise.
+func runFailed(ctx context.Context, env *Env, err error, client string) int {
+	var mc *flow.MissingCapabilityError
+	switch {
+	case errors.Is(err, runui.ErrInterrupted) || ctx.Err() != nil:
+		fmt.Fprintln(env.Stderr, "\nflowserve run: interrupted")
+		return exitInterrupted
+	case errors.As(err, &mc):
+		fmt.Fprintf(env.Stderr, "flowserve run: %v (--client is %q)\n", err, client)
+	default:
+		fmt.Fprintf(env.Stderr, "flowserve run: %v\n", err)
+	}
+	return exitFail
 }
 
 // parseInterspersed parses flags that may come before or after the
@@ -189,19 +225,30 @@ func parseClient(s string) (flow.Client, error) {
 	return c, nil
 }
 
-// resolveFlow returns the flow file FLOW names: the path itself, or
-// flows/FLOW.yaml when FLOW is a bare name and no such file exists.
-func resolveFlow(name string) string {
-	if _, err := os.Stat(name); err == nil || strings.ContainsAny(name, `/\`) || filepath.Ext(name) != "" {
-		return name
+// resolveFlow returns the flow file FLOW names: the path itself when it
+// exists; for a name without a directory, flows/NAME.yaml or
+// flows/NAME.yml (flows/NAME when it ends in .yaml or .yml). When FLOW is
+// such a name and none exists, the error says where it looked; any other
+// path that does not exist is returned for loading to report.
+func resolveFlow(name string) (string, error) {
+	if _, err := os.Stat(name); err == nil || strings.ContainsAny(name, `/\`) {
+		return name, nil
 	}
-	for _, ext := range []string{".yaml", ".yml"} {
-		p := filepath.Join("flows", name+ext)
+	var candidates []string
+	switch filepath.Ext(name) {
+	case "":
+		candidates = []string{filepath.Join("flows", name+".yaml"), filepath.Join("flows", name+".yml")}
+	case ".yaml", ".yml":
+		candidates = []string{filepath.Join("flows", name)}
+	default:
+		return name, nil
+	}
+	for _, p := range candidates {
 		if _, err := os.Stat(p); err == nil {
-			return p
+			return p, nil
 		}
 	}
-	return name
+	return "", fmt.Errorf("no flow %q: looked for %s", name, strings.Join(append([]string{name}, candidates...), ", "))
 }
 
 // loadOne loads one flow file with project.LoadFile, the way serve loads
@@ -215,7 +262,7 @@ func loadOne(env *Env, path string, reg *actions.Registry) (*flow.Program, int) 
 	p, diags := project.LoadFile(path, project.Options{Actions: reg})
 	if msg, ok := usageError(diags); ok {
 		fmt.Fprintf(env.Stderr, "flowserve run: %s\n", msg)
-		return nil, exitFail
+		return nil, exitUsage
 	}
 	printDiagnostics(env.Stderr, diags)
 	if p == nil {

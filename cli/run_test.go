@@ -398,6 +398,39 @@ func waitFor(t *testing.T, text func() string, want string) {
 	}
 }
 
+// TestResolveFlow: FLOW is a path, or a name looked for in flows/.
+func TestResolveFlow(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "flows", "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"flows/a.yaml", "flows/b.yml", "flows/c.yaml", "c.yaml", "plain"} {
+		writeTemp(t, dir, name, "")
+	}
+	t.Chdir(dir)
+	tests := []struct {
+		name, want, err string
+	}{
+		{"a", filepath.Join("flows", "a.yaml"), ""},
+		{"b", filepath.Join("flows", "b.yml"), ""},
+		{"a.yaml", filepath.Join("flows", "a.yaml"), ""},
+		{"c.yaml", "c.yaml", ""}, // the file here wins
+		{"plain", "plain", ""},
+		{"flows/a.yaml", "flows/a.yaml", ""},
+		{"flows/none.yaml", "flows/none.yaml", ""}, // a path: loading reports it
+		{"none.json", "none.json", ""},
+		{"sub", "", `no flow "sub": looked for sub, flows/sub.yaml, flows/sub.yml`},
+		{"none", "", `no flow "none": looked for none, flows/none.yaml, flows/none.yml`},
+		{"none.yaml", "", `no flow "none.yaml": looked for none.yaml, flows/none.yaml`},
+	}
+	for _, tc := range tests {
+		got, err := resolveFlow(tc.name)
+		if got != tc.want || (err == nil) != (tc.err == "") || (err != nil && err.Error() != tc.err) {
+			t.Errorf("resolveFlow(%q) = %q, %v; want %q, %q", tc.name, got, err, tc.want, tc.err)
+		}
+	}
+}
+
 func TestRunCommandLine(t *testing.T) {
 	dir := t.TempDir()
 	bad := writeTemp(t, dir, "bad.yaml", "name: bad\ndescription: d\nnodes:\n  - id: q\n    ask: x\n    form: {a: {type: string}}\n  - branch:\n      - if: q.content.b == 'x'\n        then: nowhere\n")
@@ -415,7 +448,10 @@ func TestRunCommandLine(t *testing.T) {
 		{"args not an object", []string{"--args", "[1]", signup}, 2, "--args must be a JSON object"},
 		{"bad client", []string{"--client", "form,telepathy", signup}, 2, `--client: unknown capability "telepathy"`},
 		{"unknown flag", []string{"--bogus", signup}, 2, "flag provided but not defined"},
-		{"no such flow", []string{filepath.Join(dir, "none.yaml")}, 1, "no such file or directory"},
+		{"no such flow", []string{filepath.Join(dir, "none.yaml")}, 2, "none.yaml: no such file or directory"},
+		// Issue 14: a name says where it was looked for.
+		{"no flow of that name", []string{"nope"}, 2, `flowserve run: no flow "nope": looked for nope, flows/nope.yaml, flows/nope.yml`},
+		{"no flow of that file name", []string{"nope.yml"}, 2, `flowserve run: no flow "nope.yml": looked for nope.yml, flows/nope.yml`},
 		{"a directory", []string{dir}, 2, "is a directory; name one flow file"},
 		{"flow with errors", []string{bad}, 1, `bad.yaml:9:15: error: no node has id "nowhere" [unknown-target]`},
 		{"no such answers file", []string{"--answers", filepath.Join(dir, "none.yaml"), signup}, 1, "none.yaml: no such file or directory"},

@@ -4,10 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 
 	"github.com/flowserve/flowserve/flowtest"
+	"github.com/flowserve/flowserve/project"
 )
 
 // runTest runs the test files beside flows (see package flowtest for
@@ -22,6 +24,8 @@ func runTest(ctx context.Context, env *Env) int {
 		fmt.Fprintln(env.Stderr, "usage: flowserve test [--cover] [--format text|json] [--run REGEXP] [PATH...]")
 		fmt.Fprintln(env.Stderr, "\nRuns the cases of every <flow>_test.yaml beside the flows in PATH (default: flows/;")
 		fmt.Fprintln(env.Stderr, "directories are searched recursively) and reports each case, like go test.")
+		fmt.Fprintln(env.Stderr, "Exits 1 when a case fails, 2 on usage errors (a PATH that does not exist,")
+		fmt.Fprintln(env.Stderr, "or nothing to test).")
 		fs.PrintDefaults()
 	}
 	paths, err := flagsAndArgs(fs, env.Args)
@@ -42,7 +46,19 @@ func runTest(ctx context.Context, env *Env) int {
 		opts.Match = func(flow, name string) bool { return re.MatchString(flow + "/" + name) }
 	}
 	if len(paths) == 0 {
+		if info, err := os.Stat("flows"); err != nil || !info.IsDir() {
+			fmt.Fprintln(env.Stderr, "flowserve test: no paths given and no flows/ directory here")
+			fs.Usage()
+			return exitUsage
+		}
 		paths = []string{"flows"}
+	}
+	// Paths that do not exist are usage errors, as lint and serve say.
+	if _, diags := project.Discover(paths); project.IsUsage(diags) {
+		msg, _ := usageError(diags)
+		fmt.Fprintf(env.Stderr, "flowserve test: %s\n", msg)
+		fs.Usage()
+		return exitUsage
 	}
 	if *format == "text" {
 		opts.OnFlow = func(fr *flowtest.FlowReport) { fr.WriteText(env.Stdout, *cover) }
@@ -54,7 +70,8 @@ func runTest(ctx context.Context, env *Env) int {
 	}
 	if len(report.Flows) == 0 {
 		fmt.Fprintf(env.Stderr, "flowserve test: no flows or test files in %s\n", strings.Join(paths, ", "))
-		return exitFail
+		fs.Usage()
+		return exitUsage
 	}
 	if *format == "json" {
 		if err := report.WriteJSON(env.Stdout); err != nil {

@@ -85,16 +85,23 @@ func TestTestCommand(t *testing.T) {
 			[]string{"flag provided but not defined: -bogus", "usage: flowserve test"}},
 		{"bad regexp", []string{"test", "--run", "("}, exitUsage, nil,
 			[]string{"flowserve test: --run: error parsing regexp"}},
-		{"missing path", []string{"test", "nope/"}, exitFail, nil,
-			[]string{"flowserve test: nope/: no such file or directory"}},
-		{"nothing to test", []string{"test", empty}, exitFail, nil,
-			[]string{"flowserve test: no flows or test files in " + empty}},
+		// Issue 14: as lint does, a path that does not exist, or nothing
+		// to test, is a usage error.
+		{"missing path", []string{"test", "nope/"}, exitUsage, nil,
+			[]string{"flowserve test: nope/: no such file or directory\nusage: flowserve test "}},
+		{"a missing path beside one that exists", []string{"test", "../flows", "nope"}, exitUsage, nil,
+			[]string{"flowserve test: nope: no such file or directory"}},
+		{"nothing to test", []string{"test", empty}, exitUsage, nil,
+			[]string{"flowserve test: no flows or test files in " + empty + "\nusage: flowserve test "}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			out, errOut, code := invoke(t, tc.args...)
 			if code != tc.code {
 				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, out, errOut)
+			}
+			if tc.code == exitUsage && out != "" {
+				t.Errorf("a usage error printed to stdout:\n%s", out)
 			}
 			for _, w := range tc.want {
 				if !strings.Contains(out, w) {
@@ -107,6 +114,19 @@ func TestTestCommand(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTestWithoutFlowsDir: without paths, test tests flows/, and says so
+// as lint does when there is none.
+func TestTestWithoutFlowsDir(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, cmd := range []string{"lint", "test"} {
+		_, errOut, code := invoke(t, cmd)
+		want := "flowserve " + cmd + ": no paths given and no flows/ directory here\nusage: flowserve " + cmd + " "
+		if code != exitUsage || !strings.HasPrefix(errOut, want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2 starting %q", cmd, code, errOut, want)
+		}
 	}
 }
 
@@ -131,7 +151,9 @@ func TestGraphCommand(t *testing.T) {
 		{"no flow", []string{"graph"}, exitUsage, "", "give the flow file to draw"},
 		{"two flows", []string{"graph", "a.yaml", "b.yaml"}, exitUsage, "", `unexpected argument "b.yaml"`},
 		{"bad format", []string{"graph", "--format", "png", "../flows/signup.yaml"}, exitUsage, "", "--format must be mermaid or dot"},
-		{"missing file", []string{"graph", "nope.yaml"}, exitFail, "", "flowserve graph: nope.yaml: no such file or directory"},
+		{"missing file", []string{"graph", "nope.yaml"}, exitUsage, "", "flowserve graph: no flow \"nope.yaml\": looked for nope.yaml, flows/nope.yaml"},
+		{"missing path", []string{"graph", "../nope.yaml"}, exitUsage, "", "flowserve graph: ../nope.yaml: no such file or directory"},
+		{"a name not found", []string{"graph", "nope"}, exitUsage, "", "flowserve graph: no flow \"nope\": looked for nope, flows/nope.yaml, flows/nope.yml"},
 		{"flow with errors", []string{"graph", "../flowtest/testdata/errors/broken.yaml"}, exitFail, "",
 			"broken.yaml:7:11: error: no node has id \"nowhere\" [unknown-target]\nflowserve graph: ../flowtest/testdata/errors/broken.yaml has errors"},
 	}
