@@ -125,3 +125,36 @@ func TestParseText(t *testing.T) {
 		})
 	}
 }
+
+// TestSelectValue: a select with nothing chosen is left out of the
+// answer when optional, and is an error when required (never its first
+// option).
+func TestSelectValue(t *testing.T) {
+	prop := map[string]any{"type": "string", "enum": []any{"a", "b"}}
+	tests := []struct {
+		name     string
+		required bool
+		initial  any
+		want     any
+		ok       bool
+		err      error
+	}{
+		{"optional, nothing chosen", false, nil, nil, false, nil},
+		{"required, nothing chosen", true, nil, nil, false, errChoiceRequired},
+		{"required, a previous answer", true, "b", "b", true, nil},
+		{"required, an answer not among the options", true, "z", nil, false, errChoiceRequired},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			schema := map[string]any{"properties": map[string]any{"f": prop}}
+			if tc.required {
+				schema["required"] = []any{"f"}
+			}
+			c := newControl(fields(schema, nil)[0], tc.initial)
+			v, ok, err := c.value()
+			if v != tc.want || ok != tc.ok || err != tc.err {
+				t.Errorf("value() = %v, %v, %v; want %v, %v, %v", v, ok, err, tc.want, tc.ok, tc.err)
+			}
+		})
+	}
+}

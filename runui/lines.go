@@ -296,14 +296,14 @@ func (l *lineReader) readLine() (string, bool) {
 	if line == "" && err != nil {
 		return "", false
 	}
-	line = strings.TrimSuffix(line, "\n")
+	line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
 	l.mu.Lock()
 	echo := l.echo
 	l.mu.Unlock()
 	if echo != nil {
 		io.WriteString(echo, line+"\n")
 	}
-	return strings.TrimSuffix(line, "\r"), true
+	return line, true
 }
 
 func (l *lineReader) setEcho(w io.Writer) {

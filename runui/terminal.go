@@ -117,10 +117,13 @@ func (c *control) value() (v any, ok bool, err error) {
 	case kindBool:
 		return c.on, true, nil
 	case kindSelect:
-		if c.choice < 0 || c.choice >= len(c.f.options) {
-			return nil, false, nil
+		switch {
+		case c.choice >= 0 && c.choice < len(c.f.options):
+			return c.f.options[c.choice].value, true, nil
+		case c.f.required:
+			return nil, false, errChoiceRequired
 		}
-		return c.f.options[c.choice].value, true, nil
+		return nil, false, nil
 	case kindMulti:
 		list := make([]any, 0, len(c.picks))
 		for _, i := range c.picks {
