@@ -21,9 +21,6 @@ const (
 	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
 )
 
-// firstModernVersion is the first protocol version without sessions.
-const firstModernVersion = "2026-07-28"
-
 // JSON-RPC error codes this package answers with.
 const (
 	codeInternalError      = -32603
@@ -40,7 +37,7 @@ const (
 // version a legacy client asked for at initialize (go-sdk-notes probe B).
 func modernVersion(meta mcp.Meta) string {
 	v, _ := meta[metaProtocolVersion].(string)
-	if v >= firstModernVersion {
+	if parseEra(v).stateless() {
 		return v
 	}
 	return ""
@@ -80,21 +77,20 @@ func principalFromHeader(h http.Header) string {
 // modernClient reads the client's name and capabilities from a
 // 2026-07-28 request's _meta: elicitation {} means form mode.
 func modernClient(meta mcp.Meta, version string) flow.Client {
-	c := flow.Client{Protocol: version}
+	var d declared
 	if info, ok := meta[metaClientInfo].(map[string]any); ok {
-		c.Name, _ = info["name"].(string)
-		c.Version, _ = info["version"].(string)
+		d.name, _ = info["name"].(string)
+		d.version, _ = info["version"].(string)
 	}
 	caps, _ := meta[metaClientCapabilities].(map[string]any)
 	if el, ok := caps["elicitation"].(map[string]any); ok {
-		_, form := el["form"]
-		_, url := el["url"]
-		c.Form = form || !url
-		c.URL = url
+		_, d.elicitForm = el["form"]
+		_, d.elicitURL = el["url"]
+		d.elicitation = true
 	}
-	_, c.Sampling = caps["sampling"].(map[string]any)
-	_, c.Roots = caps["roots"].(map[string]any)
-	return c
+	_, d.sampling = caps["sampling"].(map[string]any)
+	_, d.roots = caps["roots"].(map[string]any)
+	return d.client(era20260728, version)
 }
 
 // callModern serves one round of a 2026-07-28 call that came through the

@@ -170,7 +170,7 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 		if !g.check(w, r) {
 			return
 		}
-		if r.Header.Get("Mcp-Protocol-Version") < firstModernVersion {
+		if sessionVersion(r.Header.Get("Mcp-Protocol-Version")) {
 			if s.serveUnversioned(w, r, opts.MaxRequestBodyBytes) {
 				return
 			}
@@ -286,7 +286,7 @@ func (s *Server) serveUnversioned(w http.ResponseWriter, r *http.Request, maxBod
 	r.Body = readCloser{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
 	var req leanRequest
 	if err != nil || int64(len(body)) > maxBody || !decodeLeanRequest(body, &req) ||
-		metaString(req.Params.Meta[metaProtocolVersion]) < firstModernVersion {
+		!parseEra(metaString(req.Params.Meta[metaProtocolVersion])).stateless() {
 		return false
 	}
 	_, rpcErr := s.validateLean(r.Header, &req)

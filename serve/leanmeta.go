@@ -38,12 +38,12 @@ func leanClient(meta map[string]json.RawMessage) flow.Client {
 // clientCapabilities (see shape), or nil. clientInfo may be absent but
 // not null; clientCapabilities must be there.
 func readClient(meta map[string]json.RawMessage) (flow.Client, *jsonrpc.Error) {
-	c := flow.Client{Protocol: firstModernVersion}
+	var d declared
 	var infoErr, capsErr bool
 	if raw, ok := meta[metaClientInfo]; ok {
 		var m shapeMembers
 		if clientInfoShape.members(raw, &m) {
-			c.Name, c.Version = jsonString(m[infoName]), jsonString(m[infoVersion])
+			d.name, d.version = jsonString(m[infoName]), jsonString(m[infoVersion])
 			infoErr = !clientInfoShape.valid(&m)
 		} else {
 			infoErr = true
@@ -59,12 +59,11 @@ func readClient(meta map[string]json.RawMessage) (flow.Client, *jsonrpc.Error) {
 		if el := m[capsElicitation]; isObject(el) {
 			var e shapeMembers
 			elicitationShape.members(el, &e)
-			form, url := e[elicitationForm] != nil, e[elicitationURL] != nil
-			c.Form = form || !url
-			c.URL = url
+			d.elicitation, d.elicitForm, d.elicitURL = true, e[elicitationForm] != nil, e[elicitationURL] != nil
 		}
-		c.Sampling, c.Roots = isObject(m[capsSampling]), isObject(m[capsRoots])
+		d.sampling, d.roots = isObject(m[capsSampling]), isObject(m[capsRoots])
 	}
+	c := d.client(era20260728, firstModernVersion)
 	switch {
 	case infoErr:
 		return c, &jsonrpc.Error{Code: codeInvalidParams, Message: fmt.Sprintf("invalid _meta field %q", metaClientInfo)}

@@ -16,34 +16,26 @@ import (
 	"github.com/flowserve/flowserve/metrics"
 )
 
-// firstURLVersion is the first protocol version with URL-mode elicitation.
-const firstURLVersion = "2025-11-25"
-
 // legacyClient reads a session client's name and capabilities from its
 // initialize request.
 func legacyClient(ip *mcp.InitializeParams) flow.Client {
-	var c flow.Client
 	if ip == nil {
-		return c
+		return flow.Client{}
 	}
-	c.Protocol = ip.ProtocolVersion
+	var d declared
 	if ip.ClientInfo != nil {
-		c.Name, c.Version = ip.ClientInfo.Name, ip.ClientInfo.Version
+		d.name, d.version = ip.ClientInfo.Name, ip.ClientInfo.Version
 	}
-	caps := ip.Capabilities
-	if caps == nil {
-		return c
+	if caps := ip.Capabilities; caps != nil {
+		if el := caps.Elicitation; el != nil {
+			d.elicitation, d.elicitForm, d.elicitURL = true, el.Form != nil, el.URL != nil
+		}
+		d.sampling = caps.Sampling != nil
+		// The SDK keeps no trace of a bare "roots": {} in a session's
+		// capabilities, only of listChanged; its own clients set both.
+		d.roots = caps.RootsV2 != nil || caps.Roots.ListChanged
 	}
-	if caps.Elicitation != nil {
-		el := caps.Elicitation
-		c.Form = el.Form != nil || el.URL == nil
-		c.URL = el.URL != nil && ip.ProtocolVersion >= firstURLVersion
-	}
-	c.Sampling = caps.Sampling != nil
-	// The SDK keeps no trace of a bare "roots": {} in a session's
-	// capabilities, only of listChanged; its own clients set both.
-	c.Roots = caps.RootsV2 != nil || caps.Roots.ListChanged
-	return c
+	return d.client(parseEra(ip.ProtocolVersion), ip.ProtocolVersion)
 }
 
 // callLegacy serves a tools/call from a session client (2025-06-18,
@@ -109,7 +101,7 @@ func (s *Server) legacyRounds(ctx context.Context, p *flow.Program, req mcp.Requ
 		fr.Responses = make(map[string]json.RawMessage, len(res.Input.Requests))
 		for _, id := range slices.Sorted(maps.Keys(res.Input.Requests)) {
 			q := res.Input.Requests[id]
-			answer, err := s.ask(ctx, ss, q, client.Protocol >= firstURLVersion)
+			answer, err := s.ask(ctx, ss, q, parseEra(client.Protocol).urlElicitation())
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
@@ -266,8 +258,8 @@ func capInitializeVersion(next mcp.MethodHandler) mcp.MethodHandler {
 			return next(ctx, method, req)
 		}
 		ip, ok := req.GetParams().(*mcp.InitializeParams)
-		if ok && ip.ProtocolVersion >= firstModernVersion {
-			ip.ProtocolVersion = "2025-11-25"
+		if ok && parseEra(ip.ProtocolVersion).stateless() {
+			ip.ProtocolVersion = version20251125
 		}
 		res, err := next(ctx, method, req)
 		if ir, isInit := res.(*mcp.InitializeResult); ok && isInit && err == nil && ir.ProtocolVersion != "" {

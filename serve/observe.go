@@ -37,16 +37,7 @@ import (
 
 // eraLabel maps a protocol version onto the era label of logs and
 // metrics, from a fixed set: the version comes from the client.
-func eraLabel(version string) string {
-	switch version {
-	case firstModernVersion, "2025-11-25", "2025-06-18":
-		return version
-	}
-	if version > firstModernVersion {
-		return firstModernVersion
-	}
-	return "other"
-}
+func eraLabel(version string) string { return parseEra(version).label() }
 
 // round is one round being served.
 type round struct {
