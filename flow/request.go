@@ -1,6 +1,12 @@
 package flow
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/flowserve/flowserve/dsl"
+)
 
 // Request is one round of a tool call.
 type Request struct {
@@ -203,6 +209,24 @@ func textResult(msg string, isError bool) *ToolResult {
 		Content: []map[string]any{{"type": "text", "text": msg}},
 		IsError: isError,
 	}
+}
+
+// FailureResult is the error result that answers a call of p whose round
+// ended with err, an error that is not about the request (see
+// IsInvalidParams): a *RunError reads as itself ("flow.yaml:12:5: node
+// charge: ..."), naming the node in its Failure; any other error is the
+// server's, "the <name> tool failed: ...". Servers, flowserve test and
+// flowserve run all answer a failed run with it.
+func (p *Program) FailureResult(err error) *ToolResult {
+	var re *RunError
+	if errors.As(err, &re) {
+		return failResult(re.Node, err.Error())
+	}
+	kind := dsl.FlowTool
+	if p.IsPrompt() {
+		kind = dsl.FlowPrompt
+	}
+	return failResult("", fmt.Sprintf("the %s %s failed: %v", p.Name(), kind, err))
 }
 
 // failResult is the error result of a run that failed at node ("" for

@@ -83,7 +83,7 @@ func (s *Suite) Run(ctx context.Context, opts Options) *FlowReport {
 
 	reg, cleanup, err := provision(ctx, opts.Actions)
 	if err != nil {
-		fr.addDiags(dsl.Diagnostics{{Pos: dsl.Pos{File: s.Flow, Line: 1, Col: 1}, Severity: dsl.Error, Code: dsl.CodeCompile, Message: err.Error()}})
+		fr.addDiags(dsl.Diagnostics{{Pos: dsl.Pos{File: s.Flow, Line: 1, Col: 1}, Severity: dsl.Error, Code: CodeCompile, Message: err.Error()}})
 		fr.LoadFailed = true
 		return fr
 	}
@@ -104,7 +104,7 @@ func (s *Suite) Run(ctx context.Context, opts Options) *FlowReport {
 	for _, path := range s.Tests {
 		f, diags, err := ReadFile(path)
 		if err != nil {
-			fr.addDiags(dsl.Diagnostics{{Pos: dsl.Pos{File: path, Line: 1, Col: 1}, Severity: dsl.Error, Code: "unreadable", Message: err.Error()}})
+			fr.addDiags(dsl.Diagnostics{{Pos: dsl.Pos{File: path, Line: 1, Col: 1}, Severity: dsl.Error, Code: CodeUnreadable, Message: err.Error()}})
 			continue
 		}
 		if f != nil && missing {
@@ -112,7 +112,7 @@ func (s *Suite) Run(ctx context.Context, opts Options) *FlowReport {
 			if !pos.IsValid() {
 				pos = dsl.Pos{File: path, Line: 1, Col: 1}
 			}
-			diags = append(diags, dsl.Diagnostic{Pos: pos, Severity: dsl.Error, Code: "no-flow",
+			diags = append(diags, dsl.Diagnostic{Pos: pos, Severity: dsl.Error, Code: CodeNoFlow,
 				Message: fmt.Sprintf("there is no flow file %s for this test file; a test file runs the flow named like it (x_test.yaml runs x.yaml) or the one its flow key gives", s.Flow)})
 		}
 		if f != nil && p != nil {
@@ -132,7 +132,7 @@ func (s *Suite) Run(ctx context.Context, opts Options) *FlowReport {
 	for _, f := range files {
 		for _, c := range f.Cases {
 			if prev, dup := names[c.Name]; dup {
-				fr.addDiags(dsl.Diagnostics{{Pos: c.Pos, Severity: dsl.Error, Code: "duplicate-case",
+				fr.addDiags(dsl.Diagnostics{{Pos: c.Pos, Severity: dsl.Error, Code: CodeDuplicateCase,
 					Message: fmt.Sprintf("another case of flow %s is named %q (%s)", p.Name(), c.Name, prev)}})
 				continue
 			}
@@ -240,11 +240,11 @@ func checkRefs(f *File, p *flow.Program, reg *actions.Registry) dsl.Diagnostics 
 			} else if _, isAnon := anonIndex(name); isAnon && !anon {
 				msg += " (nodes without an id are left out of path; use visits)"
 			}
-			errorf(pos, "unknown-node", "%s", msg)
+			errorf(pos, CodeUnknownNode, "%s", msg)
 			return nil
 		}
 		if len(kinds) > 0 && !slices.Contains(kinds, n.Kind) {
-			errorf(pos, "wrong-kind", "%s: %s is %s node, not %s", what, name, withArticle(n.Kind), kindList(kinds))
+			errorf(pos, CodeWrongKind, "%s: %s is %s node, not %s", what, name, withArticle(n.Kind), kindList(kinds))
 			return nil
 		}
 		return n
@@ -258,7 +258,7 @@ func checkRefs(f *File, p *flow.Program, reg *actions.Registry) dsl.Diagnostics 
 			}
 			for _, a := range as.List {
 				if a.Kind != n.Kind {
-					errorf(a.Pos, "wrong-answer", "answers: %s is %s node, and this answer is %s", id, withArticle(n.Kind), answerKind(a.Kind))
+					errorf(a.Pos, CodeWrongAnswer, "answers: %s is %s node, and this answer is %s", id, withArticle(n.Kind), answerKind(a.Kind))
 				}
 			}
 		}
@@ -277,7 +277,7 @@ func checkRefs(f *File, p *flow.Program, reg *actions.Registry) dsl.Diagnostics 
 				err = act.ValidateOutput(v)
 			}
 			if err != nil {
-				errorf(m.Pos, "bad-mock", "mocks: the mocked %s does not match the %s", id, err)
+				errorf(m.Pos, CodeBadMock, "mocks: the mocked %s does not match the %s", id, err)
 			}
 		}
 		x := &c.Expect
@@ -320,9 +320,9 @@ func checkRefs(f *File, p *flow.Program, reg *actions.Registry) dsl.Diagnostics 
 			switch {
 			case !k.pos.IsValid() || k.prompt == p.IsPrompt():
 			case k.prompt:
-				errorf(k.pos, "wrong-kind", "%s: %s is a tool flow, and only prompt flows return %s", k.key, file.Path, k.key)
+				errorf(k.pos, CodeWrongKind, "%s: %s is a tool flow, and only prompt flows return %s", k.key, file.Path, k.key)
 			default:
-				errorf(k.pos, "wrong-kind", "%s: %s is a prompt flow, which returns messages, not structured content", k.key, file.Path)
+				errorf(k.pos, CodeWrongKind, "%s: %s is a prompt flow, which returns messages, not structured content", k.key, file.Path)
 			}
 		}
 	}
@@ -457,8 +457,8 @@ rounds:
 		if err != nil {
 			var re *flow.RunError
 			if errors.As(err, &re) {
-				// A server answers a failed run with an error result.
-				o.result = &flow.ToolResult{Content: []map[string]any{{"type": "text", "text": err.Error()}}, IsError: true}
+				// A server answers a failed run with this error result.
+				o.result = p.FailureResult(err)
 				cov.visit(re.Node)
 			} else {
 				o.err = err

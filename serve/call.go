@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 
@@ -172,38 +171,9 @@ func (s *Server) modernRound(ctx context.Context, p *flow.Program, fr *flow.Requ
 	res, err := s.engine.Run(rctx, p, fr)
 	cancel()
 	s.logAnswers(p, rd, fr.Responses)
-	if err == nil {
-		if rpcErr := promptFailure(p, res); rpcErr != nil {
-			rd.end(nil, rpcErr, nil)
-			return nil, rpcErr, nil
-		}
-		rd.end(res, nil, nil)
-		return res, nil, nil
-	}
-	var mc *flow.MissingCapabilityError
-	switch {
-	case ctx.Err() != nil:
-		// The call itself was cancelled; a step's own deadline is a run
-		// failure below.
-		rd.end(nil, nil, ctx.Err())
-		return nil, nil, ctx.Err()
-	case flow.IsInvalidParams(err):
-		rpcErr := &jsonrpc.Error{Code: codeInvalidParams, Message: err.Error()}
-		rd.end(nil, rpcErr, err)
-		return nil, rpcErr, nil
-	case errors.As(err, &mc):
-		data, _ := json.Marshal(map[string]any{"requiredCapabilities": mc.Required})
-		rpcErr := &jsonrpc.Error{Code: codeMissingCapability, Message: err.Error(), Data: data}
-		rd.end(nil, rpcErr, err)
-		return nil, rpcErr, nil
-	}
-	res = &flow.Result{Complete: failure(p, err)}
-	if rpcErr := promptFailure(p, res); rpcErr != nil {
-		rd.end(nil, rpcErr, err)
-		return nil, rpcErr, nil
-	}
-	rd.end(res, nil, err)
-	return res, nil, nil
+	r := outcome(ctx, era20260728, p, res, err)
+	rd.end(r.res, r.rpcErr, r.cause(err))
+	return r.res, r.rpcErr, r.cancelled
 }
 
 // inputRequest turns a question into the SDK's input request.

@@ -3,7 +3,6 @@ package serve
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -85,16 +84,8 @@ func (s *Server) legacyRounds(ctx context.Context, p *flow.Program, req mcp.Requ
 		rctx, cancel := s.roundContext(ctx)
 		res, err := s.engine.Run(rctx, p, fr)
 		cancel()
-		if err != nil {
-			return s.legacyError(ctx, p, rd, err)
-		}
-		if res.Input == nil {
-			if rpcErr := promptFailure(p, res); rpcErr != nil {
-				rd.end(nil, rpcErr, nil)
-				return nil, rpcErr
-			}
-			rd.end(res, nil, nil)
-			return res, nil
+		if err != nil || res.Input == nil {
+			return s.legacyEnd(ctx, p, parseEra(client.Protocol), rd, res, err)
 		}
 		rd.end(res, nil, nil)
 		fr.State = res.Input.State
@@ -173,37 +164,18 @@ func (s *Server) elicit(ctx context.Context, ss *mcp.ServerSession, params *mcp.
 	})
 }
 
-// legacyError maps an engine error onto a session reply: problems are
-// error results that say what went wrong, or for a prompt JSON-RPC
-// errors.
-func (s *Server) legacyError(ctx context.Context, p *flow.Program, rd *round, err error) (*flow.Result, error) {
-	var (
-		mc  *flow.MissingCapabilityError
-		res *flow.Result
-	)
+// legacyEnd ends a session call with the round's outcome (see outcome):
+// a result, or for a prompt's failures a JSON-RPC error.
+func (s *Server) legacyEnd(ctx context.Context, p *flow.Program, e era, rd *round, res *flow.Result, err error) (*flow.Result, error) {
+	r := outcome(ctx, e, p, res, err)
+	rd.end(r.res, r.rpcErr, r.cause(err))
 	switch {
-	case ctx.Err() != nil:
-		rd.end(nil, nil, ctx.Err())
-		return nil, ctx.Err()
-	case errors.As(err, &mc):
-		res = errorFlowResult(fmt.Sprintf("The %s %s needs %s (at %q), but this client does not support %s.", p.Name(), flowKind(p), mc.Needs(), mc.Node, mc.Lacks()))
-		err = nil
-	case p.IsPrompt() && flow.IsInvalidParams(err):
-		rpcErr := &jsonrpc.Error{Code: codeInvalidParams, Message: err.Error()}
-		rd.end(nil, rpcErr, err)
-		return nil, rpcErr
-	case flow.IsInvalidParams(err):
-		res = errorFlowResult(err.Error())
-		err = nil
-	default:
-		res = &flow.Result{Complete: failure(p, err)}
+	case r.cancelled != nil:
+		return nil, r.cancelled
+	case r.rpcErr != nil:
+		return nil, r.rpcErr
 	}
-	if rpcErr := promptFailure(p, res); rpcErr != nil {
-		rd.end(nil, rpcErr, err)
-		return nil, rpcErr
-	}
-	rd.end(&flow.Result{Complete: &flow.ToolResult{IsError: true}}, nil, err)
-	return res, nil
+	return r.res, nil
 }
 
 // legacyFailure ends a session call that cannot go on, with an error

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/flow/state"
 	"github.com/flowserve/flowserve/metrics"
@@ -202,11 +203,12 @@ func (s *Server) logAnswers(p *flow.Program, rd *round, responses map[string]jso
 	}
 }
 
-// isFormAsk reports whether id names a form-mode ask of p.
+// isFormAsk reports whether id names a form-mode ask of p, a question of
+// an all node included.
 func isFormAsk(p *flow.Program, id string) bool {
-	for _, n := range p.File().Nodes {
+	for n := range p.File().Walk() {
 		if n.ID == id {
-			return n.Ask != nil && n.Ask.URL == nil
+			return n.Kind == dsl.KindAsk && n.Ask.URL == nil
 		}
 	}
 	return false

@@ -2,7 +2,6 @@ package serve
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -355,20 +354,6 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 // errorResult is a tool error the model can read.
 func errorResult(msg string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: msg}}, IsError: true}
-}
-
-// failure turns an engine error that is not a protocol error into an
-// error result; the round's log names the error.
-func failure(p *flow.Program, err error) *flow.ToolResult {
-	msg, node := err.Error(), ""
-	var re *flow.RunError
-	if errors.As(err, &re) {
-		node = re.Node
-	} else {
-		msg = fmt.Sprintf("the %s %s failed: %v", p.Name(), flowKind(p), err)
-	}
-	return &flow.ToolResult{Content: []map[string]any{{"type": "text", "text": msg}}, IsError: true,
-		Failure: &flow.Failure{Node: node, Message: msg}}
 }
 
 // roundContext detaches a round from the cancellation of the request that

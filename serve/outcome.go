@@ -1,0 +1,73 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/flowserve/flowserve/flow"
+)
+
+// reply is what one round of a call comes to for the client: a result, a
+// JSON-RPC error, or neither when the call was cancelled (cancelled holds
+// the context's error).
+type reply struct {
+	res       *flow.Result
+	rpcErr    *jsonrpc.Error
+	cancelled error
+}
+
+// outcome is the one mapping from the engine's outcome of a round of p on
+// era e (its result, or its error) to what the client is answered. Every
+// path that runs rounds (the SDK's, the lean one, sessions) goes through
+// it:
+//
+//   - a cancelled call: no reply;
+//   - a problem with the request (flow.IsInvalidParams: the request state,
+//     an answer, a prompt's arguments): JSON-RPC -32602; a session client
+//     never sends a state or answers of its own, so there a tool answers
+//     it with an error result;
+//   - a question the client cannot be asked: on the stateless era -32021
+//     with the requiredCapabilities; on session eras, which negotiate
+//     capabilities once, an error result saying what is missing;
+//   - any other error (a *flow.RunError): an error result naming the node;
+//   - a prompt, which has no error results, answers any error result with
+//     -32603 and its failure's message.
+func outcome(ctx context.Context, e era, p *flow.Program, res *flow.Result, err error) reply {
+	var mc *flow.MissingCapabilityError
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		// The call itself was cancelled; a step's own deadline is a run
+		// failure below.
+		return reply{cancelled: ctx.Err()}
+	case flow.IsInvalidParams(err) && (e.stateless() || p.IsPrompt()):
+		return reply{rpcErr: &jsonrpc.Error{Code: codeInvalidParams, Message: err.Error()}}
+	case flow.IsInvalidParams(err):
+		res = errorFlowResult(err.Error())
+	case errors.As(err, &mc) && e.stateless():
+		data, _ := json.Marshal(map[string]any{"requiredCapabilities": mc.Required})
+		return reply{rpcErr: &jsonrpc.Error{Code: codeMissingCapability, Message: err.Error(), Data: data}}
+	case errors.As(err, &mc):
+		res = errorFlowResult(fmt.Sprintf("The %s %s needs %s (at %q), but this client does not support %s.",
+			p.Name(), flowKind(p), mc.Needs(), mc.Node, mc.Lacks()))
+	default:
+		res = &flow.Result{Complete: p.FailureResult(err)}
+	}
+	if rpcErr := promptFailure(p, res); rpcErr != nil {
+		return reply{rpcErr: rpcErr}
+	}
+	return reply{res: res}
+}
+
+// cause is what the log records as the reason for r, the engine's err, or
+// the context's when the call was cancelled.
+func (r reply) cause(err error) error {
+	if r.cancelled != nil {
+		return r.cancelled
+	}
+	return err
+}
