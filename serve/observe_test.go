@@ -346,3 +346,33 @@ func rawServerURL(t testing.TB) string {
 	t.Helper()
 	return startHTTPWith(t, serverWith(t, compileExamples(t, flow.Env{}), serve.Options{}), serve.HTTPOptions{})
 }
+
+// TestAllAnswersInLogs: a form answer to a question of an all node is
+// logged at Debug on 2026-07-28 as on sessions (it was looked for among
+// the top-level nodes only).
+func TestAllAnswersInLogs(t *testing.T) {
+	ctx := testCtx(t)
+	var logs logBuffer
+	p := compileFile(t, "../testdata/conformance/test_input_required_result_multiple_inputs.yaml", flow.Env{})
+	srv := serverWith(t, []*flow.Program{p}, serve.Options{Logger: logs.logger(slog.LevelDebug)})
+	url := startHTTPWith(t, srv, serve.HTTPOptions{})
+	caps := map[string]any{"elicitation": map[string]any{}, "sampling": map[string]any{}, "roots": map[string]any{}}
+	first := rawRound(t, ctx, url, nil, callParams(p.Name(), map[string]any{}, caps))
+	answers := map[string]any{
+		"user_name": map[string]any{"action": "accept", "content": map[string]any{"name": "Grace Hopper"}},
+		"capital":   map[string]any{"role": "assistant", "content": map[string]any{"type": "text", "text": "Paris"}, "model": "m"},
+		"roots":     map[string]any{"roots": []any{}},
+	}
+	again := callParams(p.Name(), map[string]any{}, caps)
+	again["requestState"], again["inputResponses"] = first.RequestState, answers
+	wantComplete(t, rawRound(t, ctx, url, nil, again), false, "Grace Hopper asked")
+	var asks []any
+	for _, r := range logs.records(t) {
+		if r["msg"] == "form answer" {
+			asks = append(asks, r["ask"])
+		}
+	}
+	if len(asks) != 1 || asks[0] != "user_name" {
+		t.Errorf("form answers logged for %v, want [user_name]", asks)
+	}
+}
