@@ -72,6 +72,7 @@ func runLint(ctx context.Context, env *Env) int {
 	set, diags := project.Load(paths, project.Options{})
 	if msg, ok := usageError(diags); ok {
 		fmt.Fprintf(env.Stderr, "flowserve lint: %s\n", msg)
+		fs.Usage()
 		return exitUsage
 	}
 	switch *format {

@@ -22,8 +22,10 @@ import (
 	"github.com/flowserve/flowserve/serve"
 )
 
-// Version is flowserve's version, reported to clients.
-const Version = "0.1.0"
+// Version is flowserve's version, reported to clients: the module's
+// release, or 0.1.0-devel+<commit> for a build from a clone (see
+// flowserve version).
+var Version = servedVersion()
 
 // DefaultKeysEnv is the environment variable read for the state key ring
 // when --keys is not given.
