@@ -136,11 +136,11 @@ func (c *checker) checkTop() {
 	case name == "":
 	case toolNamePattern.MatchString(name):
 	case toolNameSlashPattern.MatchString(name):
-		c.warnf(f.Name.Pos, "tool-name-slash", "%s name %q%s has a '/': the MCP conformance suite accepts it, but the specification's tool names are letters, digits, _, - and . only, and some clients refuse others", c.flowWord(), name, from)
+		c.warnf(f.Name.Pos, CodeToolNameSlash, "%s name %q%s has a '/': the MCP conformance suite accepts it, but the specification's tool names are letters, digits, _, - and . only, and some clients refuse others", c.flowWord(), name, from)
 	case len(name) > 64:
-		c.errorf(f.Name.Pos, "bad-tool-name", "%s name %q%s is %d characters long; MCP clients accept at most 64", c.flowWord(), name, from, len(name))
+		c.errorf(f.Name.Pos, CodeBadToolName, "%s name %q%s is %d characters long; MCP clients accept at most 64", c.flowWord(), name, from, len(name))
 	default:
-		c.errorf(f.Name.Pos, "bad-tool-name", "%s name %q%s may only hold letters, digits, _, - and . (MCP), not %s", c.flowWord(), name, from, badNameChars(name))
+		c.errorf(f.Name.Pos, CodeBadToolName, "%s name %q%s may only hold letters, digits, _, - and . (MCP), not %s", c.flowWord(), name, from, badNameChars(name))
 	}
 	if c.ix.root == nil || c.ix.root.Kind != yaml.MappingNode {
 		return // an empty file or not a mapping: Parse said so
@@ -160,7 +160,7 @@ func (c *checker) checkTop() {
 		if f.IsPrompt() {
 			why = "MCP clients show it to the user choosing a prompt"
 		}
-		c.errorf(pos, "missing-description", "the flow needs a description: %s", why)
+		c.errorf(pos, CodeMissingDescription, "the flow needs a description: %s", why)
 	}
 	if f.Input != nil {
 		c.checkObjectSchema(f.Input, "input", "the "+c.flowWord()+"'s arguments are a JSON object")
@@ -195,10 +195,10 @@ func (c *checker) checkObjectSchema(s *Schema, what, why string) {
 	t, has := s.Value["type"]
 	switch {
 	case !has:
-		c.errorf(s.Pos, "schema-not-object", "%s needs type: object (%s)", what, why)
+		c.errorf(s.Pos, CodeSchemaNotObject, "%s needs type: object (%s)", what, why)
 	case t != "object":
 		_, pos := c.ix.find(c.ix.mapping(s.Pos), s.Pos, "type")
-		c.errorf(pos, "schema-not-object", "%s must have type: object, not %s (%s)", what, jsonText(t), why)
+		c.errorf(pos, CodeSchemaNotObject, "%s must have type: object, not %s (%s)", what, jsonText(t), why)
 	}
 }
 
@@ -215,7 +215,7 @@ func (c *checker) checkAsk(n *Node) {
 	if a.URL != nil {
 		c.checkURL(a.URL)
 		if len(a.Validate) > 0 {
-			c.errorf(a.Validate[0].Pos, "validate-on-url", "validate checks form answers, and a url ask has none: remove it")
+			c.errorf(a.Validate[0].Pos, CodeValidateOnURL, "validate checks form answers, and a url ask has none: remove it")
 		}
 	}
 }
@@ -231,7 +231,7 @@ func (c *checker) checkSample(n *Node) {
 			continue
 		}
 		if t := blockType(m.Content); t == "resource" || t == "resource_link" {
-			c.errorf(m.Content.Pos, "bad-value", "a sampling message carries text, image or audio, not %s", t)
+			c.errorf(m.Content.Pos, CodeBadValue, "a sampling message carries text, image or audio, not %s", t)
 			continue
 		}
 		c.checkContent(m.Content, fmt.Sprintf("content[%d]", i))
@@ -267,7 +267,7 @@ func (c *checker) checkURL(t *Template) {
 		var http bool
 		if rest, http = strings.CutPrefix(lower, "http://"); !http {
 			if whole || strings.ContainsAny(lead, ":/") {
-				c.errorf(t.Pos, "bad-url", "url must be an absolute https:// URL, not %q", clip(t.Src))
+				c.errorf(t.Pos, CodeBadURL, "url must be an absolute https:// URL, not %q", clip(t.Src))
 			}
 			return
 		}
@@ -279,7 +279,7 @@ func (c *checker) checkURL(t *Template) {
 		authority = authority[:i]
 	}
 	if strings.Contains(authority, "@") {
-		c.errorf(t.Pos, "bad-url", "url must not carry credentials (user:password@): MCP forbids credentials in URLs")
+		c.errorf(t.Pos, CodeBadURL, "url must not carry credentials (user:password@): MCP forbids credentials in URLs")
 		return
 	}
 	if !https {
@@ -289,7 +289,7 @@ func (c *checker) checkURL(t *Template) {
 		}
 		complete := strings.ContainsAny(rest, "/?#") || whole
 		if complete && host != "localhost" && host != "127.0.0.1" && host != "[::1]" {
-			c.warnf(t.Pos, "insecure-url", "url uses http://: MCP says URL asks should use https://")
+			c.warnf(t.Pos, CodeInsecureURL, "url uses http://: MCP says URL asks should use https://")
 		}
 	}
 }
@@ -314,7 +314,7 @@ func (c *checker) checkStep(n *Node) {
 		for _, a := range c.reg.Actions() {
 			names = append(names, a.Name)
 		}
-		c.errorf(s.Action.Pos, "unknown-action", "unknown action %q%s", s.Action.Value, didYouMean(s.Action.Value, names))
+		c.errorf(s.Action.Pos, CodeUnknownAction, "unknown action %q%s", s.Action.Value, didYouMean(s.Action.Value, names))
 		return
 	}
 	with := s.With
@@ -325,7 +325,7 @@ func (c *checker) checkStep(n *Node) {
 	vc := &valueChecker{ix: c.ix, fillsDefaults: true, of: " of action " + act.Name}
 	vc.check(with, act.Input, "with", true)
 	for _, is := range vc.issues {
-		code := map[valueProblem]string{problemMissing: "with-missing", problemUnknown: "with-unknown", problemValue: "with-value"}[is.problem]
+		code := map[valueProblem]string{problemMissing: CodeWithMissing, problemUnknown: CodeWithUnknown, problemValue: CodeWithValue}[is.problem]
 		c.errorf(is.pos, code, "%s", is.msg)
 	}
 }
@@ -346,11 +346,11 @@ func (c *checker) checkReturn(n *Node) {
 		vc := &valueChecker{ix: c.ix, of: " of the output schema"}
 		vc.check(r.Structured, c.f.Output.Value, "structured", true)
 		for _, is := range vc.issues {
-			code := map[valueProblem]string{problemMissing: "structured-missing", problemUnknown: "structured-unknown", problemValue: "structured-value"}[is.problem]
+			code := map[valueProblem]string{problemMissing: CodeStructuredMissing, problemUnknown: CodeStructuredUnknown, problemValue: CodeStructuredValue}[is.problem]
 			c.errorf(is.pos, code, "%s", is.msg)
 		}
 	case r.Structured == nil && c.f.Output != nil:
-		c.warnf(r.Pos, "missing-structured", "the flow declares an output schema, so MCP requires structured content in every result: add structured to this return")
+		c.warnf(r.Pos, CodeMissingStructured, "the flow declares an output schema, so MCP requires structured content in every result: add structured to this return")
 	}
 	for i, b := range r.Content {
 		c.checkContent(b, fmt.Sprintf("content[%d]", i))
@@ -430,7 +430,7 @@ func (c *checker) checkContent(b *Value, path string) {
 	vc := &valueChecker{ix: c.ix, of: " of " + article2(typ) + " " + typ + " block"}
 	vc.check(b, schema, path, true)
 	for _, is := range vc.issues {
-		c.errorf(is.pos, "bad-content", "%s", is.msg)
+		c.errorf(is.pos, CodeBadContent, "%s", is.msg)
 	}
 	// Media data is base64; a resource has text or a base64 blob.
 	for k, key := range b.Keys {
@@ -443,9 +443,9 @@ func (c *checker) checkContent(b *Value, path string) {
 			hasBlob := slices.Contains(v.Keys, "blob")
 			switch {
 			case hasText && hasBlob:
-				c.errorf(c.ix.keyPos(v.Pos, "blob"), "bad-content", "%s.resource has text or blob, not both", path)
+				c.errorf(c.ix.keyPos(v.Pos, "blob"), CodeBadContent, "%s.resource has text or blob, not both", path)
 			case !hasText && !hasBlob:
-				c.errorf(v.Pos, "bad-content", "%s.resource needs text or blob (base64)", path)
+				c.errorf(v.Pos, CodeBadContent, "%s.resource needs text or blob (base64)", path)
 			case hasBlob:
 				c.checkBase64(v.Map[slices.Index(v.Keys, "blob")], path+".resource.blob")
 			}
@@ -470,6 +470,6 @@ func (c *checker) checkBase64(v *Value, path string) {
 		return
 	}
 	if _, err := base64.StdEncoding.DecodeString(s); err != nil {
-		c.errorf(v.Pos, "bad-content", "%s must be base64 (standard alphabet, padded)", path)
+		c.errorf(v.Pos, CodeBadContent, "%s must be base64 (standard alphabet, padded)", path)
 	}
 }

@@ -100,25 +100,25 @@ func (pc *propChecker) check() {
 		} else if _, ok := s["oneOf"]; ok {
 			hint = "string (its oneOf makes it a choice)"
 		}
-		pc.errorf(pc.prop.Pos, "form-kind", "needs a type: %s", hint)
+		pc.errorf(pc.prop.Pos, CodeFormKind, "needs a type: %s", hint)
 		return
 	}
 	_, typePos := pc.at("type")
 	t, ok := raw.(string)
 	if !ok {
-		pc.errorf(typePos, "form-kind", "type must be one of %s, not %s", strings.Join(formTypes(), ", "), articleType(jsonType(raw)))
+		pc.errorf(typePos, CodeFormKind, "type must be one of %s, not %s", strings.Join(formTypes(), ", "), articleType(jsonType(raw)))
 		return
 	}
 	switch {
 	case t == "object":
-		pc.errorf(typePos, "form-kind", "form properties are flat: an object cannot be asked for; make each of its fields a property of the form")
+		pc.errorf(typePos, CodeFormKind, "form properties are flat: an object cannot be asked for; make each of its fields a property of the form")
 		return
 	case !slices.Contains(formTypes(), t):
 		hint := didYouMean(t, formTypes())
 		if a, ok := formTypeAliases[t]; ok {
 			hint = `; did you mean "` + a + `"?`
 		}
-		pc.errorf(typePos, "form-kind", "type %q is not one MCP forms allow (%s)%s", t, strings.Join(formTypes(), ", "), hint)
+		pc.errorf(typePos, CodeFormKind, "type %q is not one MCP forms allow (%s)%s", t, strings.Join(formTypes(), ", "), hint)
 		return
 	}
 	pc.checkKeywords(t)
@@ -126,7 +126,7 @@ func (pc *propChecker) check() {
 		if v, ok := s[k]; ok {
 			if _, isStr := v.(string); !isStr {
 				_, pos := pc.at(k)
-				pc.errorf(pos, "form-value", "%s must be a string, not %s", k, articleType(jsonType(v)))
+				pc.errorf(pos, CodeFormValue, "%s must be a string, not %s", k, articleType(jsonType(v)))
 			}
 		}
 	}
@@ -155,20 +155,20 @@ func (pc *propChecker) checkKeywords(t string) {
 		keyPos, _ := pc.at(k)
 		switch {
 		case choice && !slices.Contains(choiceKeywords(), k) && slices.Contains(allowed, k):
-			pc.errorf(keyPos, "form-keyword", "%s does not go with a choice (enum or oneOf): a choice takes only title, description and default", k)
+			pc.errorf(keyPos, CodeFormKeyword, "%s does not go with a choice (enum or oneOf): a choice takes only title, description and default", k)
 		case slices.Contains(allowed, k):
 		case k == "pattern":
-			pc.errorf(keyPos, "form-keyword", "pattern is not allowed: MCP forms do not support it; check the answer with a validate rule instead")
+			pc.errorf(keyPos, CodeFormKeyword, "pattern is not allowed: MCP forms do not support it; check the answer with a validate rule instead")
 		case k == "required":
-			pc.errorf(keyPos, "form-keyword", "required is not a property keyword: list the property in the ask's required list")
+			pc.errorf(keyPos, CodeFormKeyword, "required is not a property keyword: list the property in the ask's required list")
 		case k == "properties" || k == "additionalProperties" || k == "items":
-			pc.errorf(keyPos, "form-keyword", "%s is not allowed: form properties are flat, without nested fields", k)
+			pc.errorf(keyPos, CodeFormKeyword, "%s is not allowed: form properties are flat, without nested fields", k)
 		case k == "exclusiveMinimum" || k == "exclusiveMaximum":
-			pc.errorf(keyPos, "form-keyword", "%s is not allowed: MCP forms have only minimum and maximum", k)
+			pc.errorf(keyPos, CodeFormKeyword, "%s is not allowed: MCP forms have only minimum and maximum", k)
 		case k == "enum" || k == "oneOf" || k == "enumNames":
-			pc.errorf(keyPos, "form-keyword", "%s is not allowed on %s property: choices are strings (or an array of them)", k, articleType(t))
+			pc.errorf(keyPos, CodeFormKeyword, "%s is not allowed on %s property: choices are strings (or an array of them)", k, articleType(t))
 		default:
-			pc.errorf(keyPos, "form-keyword", "%s is not allowed on %s property (it takes %s)%s",
+			pc.errorf(keyPos, CodeFormKeyword, "%s is not allowed on %s property (it takes %s)%s",
 				k, articleType(t), strings.Join(allowed[1:], ", "), didYouMean(k, allowed))
 		}
 	}
@@ -184,9 +184,9 @@ func (pc *propChecker) checkString() []string {
 		fs, isStr := f.(string)
 		switch {
 		case !isStr:
-			pc.errorf(pos, "form-format", "format must be one of %s, not %s", strings.Join(formFormats(), ", "), articleType(jsonType(f)))
+			pc.errorf(pos, CodeFormFormat, "format must be one of %s, not %s", strings.Join(formFormats(), ", "), articleType(jsonType(f)))
 		case !slices.Contains(formFormats(), fs):
-			pc.errorf(pos, "form-format", "format %q is not one MCP forms allow (%s)%s", fs, strings.Join(formFormats(), ", "), didYouMean(fs, formFormats()))
+			pc.errorf(pos, CodeFormFormat, "format %q is not one MCP forms allow (%s)%s", fs, strings.Join(formFormats(), ", "), didYouMean(fs, formFormats()))
 		}
 	}
 	enum, hasEnum := s["enum"]
@@ -195,7 +195,7 @@ func (pc *propChecker) checkString() []string {
 	switch {
 	case hasEnum && hasOneOf:
 		pos, _ := pc.at("oneOf")
-		pc.errorf(pos, "form-enum", "a choice has enum or oneOf, not both")
+		pc.errorf(pos, CodeFormEnum, "a choice has enum or oneOf, not both")
 		return pc.choices(enum, []any{"enum"})
 	case hasEnum:
 		choices := pc.choices(enum, []any{"enum"})
@@ -206,12 +206,12 @@ func (pc *propChecker) checkString() []string {
 	case hasOneOf:
 		if hasNames {
 			pos, _ := pc.at("enumNames")
-			pc.errorf(pos, "form-enum", "enumNames goes with enum; with oneOf, each choice has its title")
+			pc.errorf(pos, CodeFormEnum, "enumNames goes with enum; with oneOf, each choice has its title")
 		}
 		return pc.titled(oneOf, []any{"oneOf"})
 	case hasNames:
 		pos, _ := pc.at("enumNames")
-		pc.errorf(pos, "form-enum", "enumNames names the values of an enum, and this property has none")
+		pc.errorf(pos, CodeFormEnum, "enumNames names the values of an enum, and this property has none")
 	}
 	return nil
 }
@@ -222,13 +222,13 @@ func (pc *propChecker) checkArray() []string {
 	pc.checkBounds("minItems", "maxItems", true)
 	items, ok := s["items"]
 	if !ok {
-		pc.errorf(pc.prop.Pos, "form-enum", "an array is a multi-select: it needs items with an enum or an anyOf of {const, title}")
+		pc.errorf(pc.prop.Pos, CodeFormEnum, "an array is a multi-select: it needs items with an enum or an anyOf of {const, title}")
 		return nil
 	}
 	itemsKey, itemsPos := pc.at("items")
 	im, ok := items.(map[string]any)
 	if !ok {
-		pc.errorf(itemsPos, "form-enum", "items must be a mapping with an enum or an anyOf of {const, title}, not %s", articleType(jsonType(items)))
+		pc.errorf(itemsPos, CodeFormEnum, "items must be a mapping with an enum or an anyOf of {const, title}, not %s", articleType(jsonType(items)))
 		return nil
 	}
 	if t, ok := im["type"]; ok {
@@ -236,10 +236,10 @@ func (pc *propChecker) checkArray() []string {
 		switch t {
 		case "string":
 		case "object", "array":
-			pc.errorf(pos, "form-kind", "form properties are flat: a multi-select's items are strings, not %s", articleType(t.(string)))
+			pc.errorf(pos, CodeFormKind, "form properties are flat: a multi-select's items are strings, not %s", articleType(t.(string)))
 			return nil
 		default:
-			pc.errorf(pos, "form-kind", "a multi-select's items are strings, not %s", typeOrValue(t))
+			pc.errorf(pos, CodeFormKind, "a multi-select's items are strings, not %s", typeOrValue(t))
 			return nil
 		}
 	}
@@ -259,7 +259,7 @@ func (pc *propChecker) checkArray() []string {
 			continue
 		}
 		pos, _ := pc.at("items", k)
-		pc.errorf(pos, "form-keyword", "items take only type, and enum or anyOf, not %s%s", k, didYouMean(k, []string{"type", "enum", "anyOf"}))
+		pc.errorf(pos, CodeFormKeyword, "items take only type, and enum or anyOf, not %s%s", k, didYouMean(k, []string{"type", "enum", "anyOf"}))
 	}
 	enum, hasEnum := im["enum"]
 	anyOf, hasAnyOf := im["anyOf"]
@@ -267,19 +267,19 @@ func (pc *propChecker) checkArray() []string {
 	switch {
 	case hasEnum && hasAnyOf:
 		pos, _ := pc.at("items", "anyOf")
-		pc.errorf(pos, "form-enum", "items have enum or anyOf, not both")
+		pc.errorf(pos, CodeFormEnum, "items have enum or anyOf, not both")
 		choices = pc.choices(enum, []any{"items", "enum"})
 	case hasEnum:
 		choices = pc.choices(enum, []any{"items", "enum"})
 	case hasAnyOf:
 		choices = pc.titled(anyOf, []any{"items", "anyOf"})
 	default:
-		pc.errorf(itemsKey, "form-enum", "a multi-select's items need an enum or an anyOf of {const, title}")
+		pc.errorf(itemsKey, CodeFormEnum, "a multi-select's items need an enum or an anyOf of {const, title}")
 		return nil
 	}
 	if lo, ok := intOf(s["minItems"]); ok && len(choices) > 0 && lo > int64(len(choices)) {
 		_, pos := pc.at("minItems")
-		pc.errorf(pos, "form-value", "minItems %d is more than the %d choices", lo, len(choices))
+		pc.errorf(pos, CodeFormValue, "minItems %d is more than the %d choices", lo, len(choices))
 	}
 	return choices
 }
@@ -305,7 +305,7 @@ func (pc *propChecker) choices(enum any, path []any) []string {
 	_, pos := pc.at(path...)
 	list, ok := enum.([]any)
 	if !ok || len(list) == 0 {
-		pc.errorf(pos, "form-enum", "%s must be a non-empty list of strings", path[len(path)-1])
+		pc.errorf(pos, CodeFormEnum, "%s must be a non-empty list of strings", path[len(path)-1])
 		return nil
 	}
 	var out []string
@@ -314,9 +314,9 @@ func (pc *propChecker) choices(enum any, path []any) []string {
 		s, ok := e.(string)
 		switch {
 		case !ok:
-			pc.errorf(epos, "form-enum", "choices are strings, not %s", articleType(jsonType(e)))
+			pc.errorf(epos, CodeFormEnum, "choices are strings, not %s", articleType(jsonType(e)))
 		case slices.Contains(out, s):
-			pc.errorf(epos, "form-enum", "choice %q is listed twice", s)
+			pc.errorf(epos, CodeFormEnum, "choice %q is listed twice", s)
 		default:
 			out = append(out, s)
 		}
@@ -330,7 +330,7 @@ func (pc *propChecker) titled(list any, path []any) []string {
 	_, pos := pc.at(path...)
 	l, ok := list.([]any)
 	if !ok || len(l) == 0 {
-		pc.errorf(pos, "form-enum", "%s must be a non-empty list of {const, title}", path[len(path)-1])
+		pc.errorf(pos, CodeFormEnum, "%s must be a non-empty list of {const, title}", path[len(path)-1])
 		return nil
 	}
 	var out []string
@@ -339,7 +339,7 @@ func (pc *propChecker) titled(list any, path []any) []string {
 		_, epos := pc.at(ep...)
 		m, ok := e.(map[string]any)
 		if !ok {
-			pc.errorf(epos, "form-enum", "each choice is a mapping {const, title}, not %s", articleType(jsonType(e)))
+			pc.errorf(epos, CodeFormEnum, "each choice is a mapping {const, title}, not %s", articleType(jsonType(e)))
 			continue
 		}
 		keys := make([]string, 0, len(m))
@@ -350,30 +350,30 @@ func (pc *propChecker) titled(list any, path []any) []string {
 		for _, k := range keys {
 			if k != "const" && k != "title" {
 				kpos, _ := pc.at(append(slices.Clone(ep), k)...)
-				pc.errorf(kpos, "form-enum", "a choice has only const and title, not %s%s", k, didYouMean(k, []string{"const", "title"}))
+				pc.errorf(kpos, CodeFormEnum, "a choice has only const and title, not %s%s", k, didYouMean(k, []string{"const", "title"}))
 			}
 		}
 		c, hasConst := m["const"]
 		cs, isStr := c.(string)
 		switch {
 		case !hasConst:
-			pc.errorf(epos, "form-enum", "a choice needs a const (its value)")
+			pc.errorf(epos, CodeFormEnum, "a choice needs a const (its value)")
 		case !isStr:
 			_, cpos := pc.at(append(slices.Clone(ep), "const")...)
-			pc.errorf(cpos, "form-enum", "a choice's const is a string, not %s", articleType(jsonType(c)))
+			pc.errorf(cpos, CodeFormEnum, "a choice's const is a string, not %s", articleType(jsonType(c)))
 		case slices.Contains(out, cs):
 			_, cpos := pc.at(append(slices.Clone(ep), "const")...)
-			pc.errorf(cpos, "form-enum", "choice %q is listed twice", cs)
+			pc.errorf(cpos, CodeFormEnum, "choice %q is listed twice", cs)
 		default:
 			out = append(out, cs)
 		}
 		t, hasTitle := m["title"]
 		if _, ok := t.(string); !ok {
 			if !hasTitle {
-				pc.errorf(epos, "form-enum", "a choice needs a title (what the user sees)")
+				pc.errorf(epos, CodeFormEnum, "a choice needs a title (what the user sees)")
 			} else {
 				_, tpos := pc.at(append(slices.Clone(ep), "title")...)
-				pc.errorf(tpos, "form-enum", "a choice's title is a string, not %s", articleType(jsonType(t)))
+				pc.errorf(tpos, CodeFormEnum, "a choice's title is a string, not %s", articleType(jsonType(t)))
 			}
 		}
 	}
@@ -386,17 +386,17 @@ func (pc *propChecker) checkEnumNames(names any, n int) {
 	_, pos := pc.at("enumNames")
 	l, ok := names.([]any)
 	if !ok {
-		pc.errorf(pos, "form-enum", "enumNames must be a list of strings, not %s", articleType(jsonType(names)))
+		pc.errorf(pos, CodeFormEnum, "enumNames must be a list of strings, not %s", articleType(jsonType(names)))
 		return
 	}
 	for i, e := range l {
 		if _, ok := e.(string); !ok {
 			_, epos := pc.at("enumNames", i)
-			pc.errorf(epos, "form-enum", "enumNames are strings, not %s", articleType(jsonType(e)))
+			pc.errorf(epos, CodeFormEnum, "enumNames are strings, not %s", articleType(jsonType(e)))
 		}
 	}
 	if len(l) != n && n > 0 {
-		pc.errorf(pos, "form-enum", "enumNames has %d names for %d enum values", len(l), n)
+		pc.errorf(pos, CodeFormEnum, "enumNames has %d names for %d enum values", len(l), n)
 	}
 }
 
@@ -415,7 +415,7 @@ func (pc *propChecker) checkBounds(loKey, hiKey string, counts bool) {
 		if counts {
 			n, isInt := intOf(v)
 			if !isInt || n < 0 {
-				pc.errorf(pos, "form-value", "%s must be an integer of 0 or more, not %s", k, jsonText(v))
+				pc.errorf(pos, CodeFormValue, "%s must be an integer of 0 or more, not %s", k, jsonText(v))
 				continue
 			}
 			vals[i], have[i] = float64(n), true
@@ -423,14 +423,14 @@ func (pc *propChecker) checkBounds(loKey, hiKey string, counts bool) {
 		}
 		f, isNum := numberOf(v)
 		if !isNum {
-			pc.errorf(pos, "form-value", "%s must be a number, not %s", k, articleType(jsonType(v)))
+			pc.errorf(pos, CodeFormValue, "%s must be a number, not %s", k, articleType(jsonType(v)))
 			continue
 		}
 		vals[i], have[i] = f, true
 	}
 	if have[0] && have[1] && vals[0] > vals[1] {
 		_, pos := pc.at(hiKey)
-		pc.errorf(pos, "form-value", "%s %s is less than %s %s", hiKey, jsonText(s[hiKey]), loKey, jsonText(s[loKey]))
+		pc.errorf(pos, CodeFormValue, "%s %s is less than %s %s", hiKey, jsonText(s[hiKey]), loKey, jsonText(s[loKey]))
 	}
 }
 
@@ -442,29 +442,29 @@ func (pc *propChecker) checkDefault(t string, d any, choices []string) {
 	got := jsonType(d)
 	want := t
 	if !typeAllowed([]string{t}, got) {
-		pc.errorf(pos, "form-default", "default must be %s, not %s", articleType(want), articleType(got))
+		pc.errorf(pos, CodeFormDefault, "default must be %s, not %s", articleType(want), articleType(got))
 		return
 	}
 	switch x := d.(type) {
 	case string:
 		if choices != nil && !slices.Contains(choices, x) {
-			pc.errorf(pos, "form-default", "default %q is not one of the choices (%s)%s", x, strings.Join(choices, ", "), didYouMean(x, choices))
+			pc.errorf(pos, CodeFormDefault, "default %q is not one of the choices (%s)%s", x, strings.Join(choices, ", "), didYouMean(x, choices))
 			return
 		}
 		n := int64(utf8.RuneCountInString(x))
 		if lo, ok := intOf(s["minLength"]); ok && n < lo {
-			pc.errorf(pos, "form-default", "default is shorter than minLength %d", lo)
+			pc.errorf(pos, CodeFormDefault, "default is shorter than minLength %d", lo)
 		}
 		if hi, ok := intOf(s["maxLength"]); ok && n > hi {
-			pc.errorf(pos, "form-default", "default is longer than maxLength %d", hi)
+			pc.errorf(pos, CodeFormDefault, "default is longer than maxLength %d", hi)
 		}
 	case int64, float64:
 		f, _ := numberOf(x)
 		if lo, ok := numberOf(s["minimum"]); ok && f < lo {
-			pc.errorf(pos, "form-default", "default %s is less than minimum %s", jsonText(x), jsonText(s["minimum"]))
+			pc.errorf(pos, CodeFormDefault, "default %s is less than minimum %s", jsonText(x), jsonText(s["minimum"]))
 		}
 		if hi, ok := numberOf(s["maximum"]); ok && f > hi {
-			pc.errorf(pos, "form-default", "default %s is more than maximum %s", jsonText(x), jsonText(s["maximum"]))
+			pc.errorf(pos, CodeFormDefault, "default %s is more than maximum %s", jsonText(x), jsonText(s["maximum"]))
 		}
 	case []any:
 		for i, e := range x {
@@ -472,16 +472,16 @@ func (pc *propChecker) checkDefault(t string, d any, choices []string) {
 			es, ok := e.(string)
 			switch {
 			case !ok:
-				pc.errorf(epos, "form-default", "a multi-select's default lists strings, not %s", articleType(jsonType(e)))
+				pc.errorf(epos, CodeFormDefault, "a multi-select's default lists strings, not %s", articleType(jsonType(e)))
 			case choices != nil && !slices.Contains(choices, es):
-				pc.errorf(epos, "form-default", "default %q is not one of the choices (%s)%s", es, strings.Join(choices, ", "), didYouMean(es, choices))
+				pc.errorf(epos, CodeFormDefault, "default %q is not one of the choices (%s)%s", es, strings.Join(choices, ", "), didYouMean(es, choices))
 			}
 		}
 		if lo, ok := intOf(s["minItems"]); ok && int64(len(x)) < lo {
-			pc.errorf(pos, "form-default", "default has %d items, fewer than minItems %d", len(x), lo)
+			pc.errorf(pos, CodeFormDefault, "default has %d items, fewer than minItems %d", len(x), lo)
 		}
 		if hi, ok := intOf(s["maxItems"]); ok && int64(len(x)) > hi {
-			pc.errorf(pos, "form-default", "default has %d items, more than maxItems %d", len(x), hi)
+			pc.errorf(pos, CodeFormDefault, "default has %d items, more than maxItems %d", len(x), hi)
 		}
 	}
 }

@@ -29,7 +29,7 @@ nodes:
 	}
 	found := false
 	for _, d := range want {
-		found = found || d.Code == "form-keyword" && d.Pos.Line == 7 && d.Pos.Col == 31
+		found = found || d.Code == CodeFormKeyword && d.Pos.Line == 7 && d.Pos.Col == 31
 	}
 	if !found {
 		t.Errorf("no form-keyword at the pattern key 7:31 in\n%v", want)

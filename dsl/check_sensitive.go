@@ -252,7 +252,7 @@ props:
 		}
 		free = true
 		if what := sensitiveText(prop.Name, true); what != "" {
-			c.errorf(prop.Pos, "sensitive-form", "form property %q asks for %s; %s", prop.Name, what, advice)
+			c.errorf(prop.Pos, CodeSensitiveForm, "form property %q asks for %s; %s", prop.Name, what, advice)
 			flagged = true
 			continue
 		}
@@ -261,7 +261,7 @@ props:
 			text, _ := prop.Schema[k].(string)
 			if what := sensitiveText(text, false); what != "" {
 				_, pos := c.ix.find(node, prop.Pos, k)
-				c.errorf(pos, "sensitive-form", "form property %q asks for %s (its %s says %q); %s", prop.Name, what, k, text, advice)
+				c.errorf(pos, CodeSensitiveForm, "form property %q asks for %s (its %s says %q); %s", prop.Name, what, k, text, advice)
 				flagged = true
 				continue props
 			}
@@ -279,6 +279,6 @@ props:
 		}
 	}
 	if what := sensitiveRequest(text.String()); what != "" {
-		c.errorf(a.Message.Pos, "sensitive-form", "the message asks for %s in a form; %s", what, advice)
+		c.errorf(a.Message.Pos, CodeSensitiveForm, "the message asks for %s in a form; %s", what, advice)
 	}
 }

@@ -297,11 +297,11 @@ func TestCheckToolName(t *testing.T) {
 		{"Delete-File.v2", ""},
 		{"a", ""},
 		{strings.Repeat("x", 64), ""},
-		{strings.Repeat("x", 65), "bad-tool-name"},
-		{"files/delete", "tool-name-slash"},
-		{"delete file", "bad-tool-name"},
-		{"löschen", "bad-tool-name"},
-		{"a:b", "bad-tool-name"},
+		{strings.Repeat("x", 65), CodeBadToolName},
+		{"files/delete", CodeToolNameSlash},
+		{"delete file", CodeBadToolName},
+		{"löschen", CodeBadToolName},
+		{"a:b", CodeBadToolName},
 	}
 	for _, tc := range tests {
 		got := codes(check(t, "name: \""+tc.name+"\"\ndescription: d\nnodes:\n  - return: ok\n"))
@@ -327,13 +327,13 @@ func TestCheckURL(t *testing.T) {
 		{"https://{{ input.host }}/x", ""},
 		{"http://localhost:8080/x", ""},
 		{"http://127.0.0.1/x", ""},
-		{"http://example.com/x", "insecure-url"},
+		{"http://example.com/x", CodeInsecureURL},
 		{"http://{{ input.host }}/x", ""},
-		{"ftp://example.com/x", "bad-url"},
-		{"example.com/x", "bad-url"},
-		{"/relative/path", "bad-url"},
-		{"https://user:pw@example.com/", "bad-url"},
-		{"https://token@{{ input.host }}/", "bad-url"},
+		{"ftp://example.com/x", CodeBadURL},
+		{"example.com/x", CodeBadURL},
+		{"/relative/path", CodeBadURL},
+		{"https://user:pw@example.com/", CodeBadURL},
+		{"https://token@{{ input.host }}/", CodeBadURL},
 		{"https://example.com/@user", ""},
 	}
 	for _, tc := range tests {
@@ -356,14 +356,14 @@ func TestCheckGraph(t *testing.T) {
 		want  []string
 	}{
 		{"straight", "  - set: {a: 1}\n  - return: ok\n", nil},
-		{"fall off after set", "  - set: {a: 1}\n", []string{"falls-off-end"}},
+		{"fall off after set", "  - set: {a: 1}\n", []string{CodeFallsOffEnd}},
 		{"branch with else", "  - branch:\n      - if: \"true\"\n        then: a\n      - else: a\n  - id: a\n    return: ok\n", nil},
 		{"loop with ask", "  - id: q\n    ask: Again?\n    form: {ok: {type: boolean}}\n  - branch:\n      - if: q.content.ok\n        then: q\n  - return: ok\n", nil},
-		{"self loop", "  - id: a\n    set: {x: 1}\n    next: a\n", []string{"endless-loop"}},
-		{"busy loop", "  - id: a\n    set: {x: 1}\n  - branch:\n      - if: x < 3\n        then: a\n  - return: ok\n", []string{"busy-loop"}},
+		{"self loop", "  - id: a\n    set: {x: 1}\n    next: a\n", []string{CodeEndlessLoop}},
+		{"busy loop", "  - id: a\n    set: {x: 1}\n  - branch:\n      - if: x < 3\n        then: a\n  - return: ok\n", []string{CodeBusyLoop}},
 		{"on_error exits a loop", "  - id: s\n    step: text.shout\n    with: {text: x}\n    on_error: out\n    next: s\n  - id: out\n    fail: no\n", nil},
 		{"unavailable is an edge", "  - id: q\n    ask: Sure?\n    form: {ok: {type: boolean}}\n    unavailable: no\n  - return: ok\n  - id: no\n    fail: cannot ask\n", nil},
-		{"unreachable region", "  - return: ok\n  - id: a\n    set: {x: 1}\n    next: b\n  - id: b\n    set: {y: 1}\n    next: a\n", []string{"unreachable-node"}},
+		{"unreachable region", "  - return: ok\n  - id: a\n    set: {x: 1}\n    next: b\n  - id: b\n    set: {y: 1}\n    next: a\n", []string{CodeUnreachableNode}},
 	}
 	for _, tc := range tests {
 		got := codes(check(t, "description: d\nnodes:\n"+tc.nodes))
@@ -426,7 +426,7 @@ func TestCheckNil(t *testing.T) {
 	}
 	// A nil registry is actions.Default(), empty in this package's tests.
 	f, _ := Parse("flow.yaml", []byte("description: d\nnodes:\n  - id: s\n    step: text.shout\n  - return: ok\n"))
-	if ds := Check(f, nil); len(ds) != 1 || ds[0].Code != "unknown-action" {
+	if ds := Check(f, nil); len(ds) != 1 || ds[0].Code != CodeUnknownAction {
 		t.Errorf("Check with the default registry: %v", ds)
 	}
 }

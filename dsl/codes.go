@@ -1,36 +1,208 @@
 package dsl
 
-// Codes of the diagnostics that more than one package reports, or that
-// callers test for. Each is listed with its meaning in the package
-// documentation.
+import "github.com/flowserve/flowserve/internal/yamlx"
+
+// The codes of the diagnostics Parse reports. The package documentation
+// lists each with its meaning, and a test checks that the list and these
+// constants agree. The YAML reader's codes are its own (internal/yamlx),
+// under the same names.
 const (
-	// CodeBadSchema: an input, output or form schema does not compile.
-	CodeBadSchema = "bad-schema"
-	// CodeBadExpression: an expression does not compile.
+	// CodeBadAlias means an alias refers to its own anchor, or aliases
+	// expand the file too much.
+	CodeBadAlias = yamlx.CodeBadAlias
+	// CodeBadBranch means a branch has no cases, an else that is not
+	// last, or two elses.
+	CodeBadBranch = "bad-branch"
+	// CodeBadExpression means an expression has a syntax error, or a
+	// condition is empty or wrapped in {{ }}; flow.Compile reports it too,
+	// for an expression that does not compile.
 	CodeBadExpression = "bad-expression"
-	// CodeTypeError: an expression or value has the wrong type.
-	CodeTypeError = "type-error"
-	// CodeUnknownLanguage: `expressions:` names no expression language.
+	// CodeBadGroup means an all node holds something other than ask,
+	// sample and roots nodes, or a question of it says next or
+	// unavailable.
+	CodeBadGroup = "bad-group"
+	// CodeBadName means an id or set name does not match
+	// ^[a-z_][a-z0-9_]*$.
+	CodeBadName = "bad-name"
+	// CodeBadTemplate means a template has a {{ without }}, or an empty
+	// {{ }}.
+	CodeBadTemplate = "bad-template"
+	// CodeBadType means a value has the wrong YAML type.
+	CodeBadType = yamlx.CodeBadType
+	// CodeBadValue means a value has the right type but is invalid: a
+	// negative retries, a malformed duration, an unknown content type,
+	// kind or role, an infinite number.
+	CodeBadValue = yamlx.CodeBadValue
+	// CodeBadYAML means the file is not valid YAML, or uses an unsupported
+	// tag.
+	CodeBadYAML = yamlx.CodeBadYAML
+	// CodeConflictingKeys means a mapping has keys that exclude each
+	// other: form and url, required with url, if and else, a message's
+	// text and content.
+	CodeConflictingKeys = "conflicting-keys"
+	// CodeDuplicateID means two nodes have the same id.
+	CodeDuplicateID = "duplicate-id"
+	// CodeDuplicateKey means a mapping has the same key twice, or required
+	// lists a name twice.
+	CodeDuplicateKey = yamlx.CodeDuplicateKey
+	// CodeEmptyFile means the file has no content.
+	CodeEmptyFile = "empty-file"
+	// CodeMisplacedKey means a node has a key that belongs to another node
+	// kind, or next on a branch, return or fail.
+	CodeMisplacedKey = "misplaced-key"
+	// CodeMissingKey means a required key is missing: nodes, an ask or
+	// step id, form or url, rule, then, attempts and the like.
+	CodeMissingKey = "missing-key"
+	// CodeMissingKind means a node has none of the keys ask, step, branch,
+	// set, return, fail, sample, roots and all.
+	CodeMissingKind = "missing-kind"
+	// CodeMultipleDocuments means the file holds more than one YAML
+	// document.
+	CodeMultipleDocuments = yamlx.CodeMultipleDocuments
+	// CodeNameCollision means a set name is also the id of an ask or step
+	// node.
+	CodeNameCollision = "name-collision"
+	// CodeNoNodes means the node list is empty.
+	CodeNoNodes = "no-nodes"
+	// CodeReservedName means an id or set name is input, run, client or
+	// error.
+	CodeReservedName = "reserved-name"
+	// CodeTwoKinds means a node has more than one kind key.
+	CodeTwoKinds = "two-kinds"
+	// CodeUnknownKey means a key that no node kind or mapping accepts.
+	CodeUnknownKey = "unknown-key"
+	// CodeUnknownLanguage means expressions names a language that is not
+	// supported; flow.Compile reports it too.
 	CodeUnknownLanguage = "unknown-language"
-	// CodeUnknownAction: a step names an action that is not registered.
-	CodeUnknownAction = "unknown-action"
-	// CodeUnknownTarget: a next, then, else, unavailable or on_error names
-	// no node.
+	// CodeUnknownProperty means required names a property the form does
+	// not have.
+	CodeUnknownProperty = "unknown-property"
+	// CodeUnknownTarget means a next, then, else, unavailable or on_error
+	// names no node.
 	CodeUnknownTarget = "unknown-target"
-	// CodeDuplicateTool: two flows define the same tool or prompt name.
-	CodeDuplicateTool = "duplicate-tool"
-	// CodeUnreadable: a file cannot be read.
-	CodeUnreadable = "unreadable"
-	// CodeNoFlow: there is no flow: a test file's flow file is missing, or
-	// Compile was given none.
+)
+
+// The codes of the diagnostics Check reports. The package documentation
+// lists each with its meaning, and a test checks that the list and these
+// constants agree.
+const (
+	// CodeBadContent means a return content block, or a prompt message's
+	// content, lacks a field its type needs, has one it does not take, or
+	// has data that is not base64.
+	CodeBadContent = "bad-content"
+	// CodeBadToolName means the tool name is not 1 to 64 letters, digits,
+	// _, - or .
+	CodeBadToolName = "bad-tool-name"
+	// CodeBadURL means a url ask's url is not an absolute http(s) URL, or
+	// carries credentials.
+	CodeBadURL = "bad-url"
+	// CodeBusyLoop means a loop neither asks nor runs a step, so only a
+	// branch on set names can end it (a warning).
+	CodeBusyLoop = "busy-loop"
+	// CodeEndlessLoop means a loop that no node leads out of.
+	CodeEndlessLoop = "endless-loop"
+	// CodeFallsOffEnd means a path runs past the last node, which is not a
+	// return or fail (a warning).
+	CodeFallsOffEnd = "falls-off-end"
+	// CodeFormDefault means a form property's default has the wrong type,
+	// is not one of the choices, or is out of bounds.
+	CodeFormDefault = "form-default"
+	// CodeFormEnum means a choice property's enum, oneOf, enumNames or
+	// items are not one of the MCP enum shapes.
+	CodeFormEnum = "form-enum"
+	// CodeFormFormat means a string property's format is not email, uri,
+	// date or date-time.
+	CodeFormFormat = "form-format"
+	// CodeFormKeyword means a form property has a keyword MCP forms do not
+	// take: pattern, nesting, a misspelt keyword and the like.
+	CodeFormKeyword = "form-keyword"
+	// CodeFormKind means a form property's type is missing or not a
+	// primitive (string, number, integer, boolean, array of choices).
+	CodeFormKind = "form-kind"
+	// CodeFormValue means a form property's title, description or bound
+	// has the wrong type, or a lower bound exceeds the upper.
+	CodeFormValue = "form-value"
+	// CodeInsecureURL means a url ask's url uses http:// for a host other
+	// than localhost (a warning).
+	CodeInsecureURL = "insecure-url"
+	// CodeMissingDescription means the flow has no description, which MCP
+	// clients show to the model.
+	CodeMissingDescription = "missing-description"
+	// CodeMissingStructured means the flow declares an output schema and a
+	// return has no structured (a warning).
+	CodeMissingStructured = "missing-structured"
+	// CodePromptArgument means a prompt flow's input property is not of
+	// type string, as MCP prompt arguments are strings.
+	CodePromptArgument = "prompt-argument"
+	// CodePromptOnly means a tool flow's return has description or
+	// messages, which only prompt flows return.
+	CodePromptOnly = "prompt-only"
+	// CodeSchemaNotObject means the input or output schema is not of type
+	// object.
+	CodeSchemaNotObject = "schema-not-object"
+	// CodeSensitiveForm means a form-mode ask asks for a password, secret,
+	// token, API key, card number, CVV, PIN, SSN or one-time code.
+	CodeSensitiveForm = "sensitive-form"
+	// CodeStructuredMissing means a return's structured lacks a property
+	// the output schema requires.
+	CodeStructuredMissing = "structured-missing"
+	// CodeStructuredUnknown means a return's structured has a property the
+	// output schema does not allow.
+	CodeStructuredUnknown = "structured-unknown"
+	// CodeStructuredValue means a literal in a return's structured has the
+	// wrong type, or is outside the output schema's enum or bounds.
+	CodeStructuredValue = "structured-value"
+	// CodeToolOnly means a prompt flow declares output, or a return of it
+	// has structured or content.
+	CodeToolOnly = "tool-only"
+	// CodeToolNameSlash means the tool name has a '/', which the
+	// conformance suite allows but the MCP spec does not list (a warning).
+	CodeToolNameSlash = "tool-name-slash"
+	// CodeUnknownAction means a step names an action that is not
+	// registered.
+	CodeUnknownAction = "unknown-action"
+	// CodeUnreachableNode means no path from the first node leads to a
+	// node (a warning, one per unreachable region).
+	CodeUnreachableNode = "unreachable-node"
+	// CodeValidateOnURL means a url ask has validate rules, though it has
+	// no answers to check.
+	CodeValidateOnURL = "validate-on-url"
+	// CodeWithMissing means a step's with lacks a field the action's input
+	// schema requires and gives no default for.
+	CodeWithMissing = "with-missing"
+	// CodeWithUnknown means a step's with has a field the action's input
+	// schema does not allow.
+	CodeWithUnknown = "with-unknown"
+	// CodeWithValue means a literal in a step's with has the wrong type,
+	// or is outside the input schema's enum or bounds.
+	CodeWithValue = "with-value"
+)
+
+// The codes of the diagnostics flow.Compile and project.Load add, named in
+// the package documentation; flowtest reports some of them too.
+const (
+	// CodeBadSchema means an input, output or form schema does not
+	// compile.
+	CodeBadSchema = "bad-schema"
+	// CodeTypeError means an expression or value has the wrong type.
+	CodeTypeError = "type-error"
+	// CodePartialFile means Compile was given a file Parse found errors
+	// in.
+	CodePartialFile = "partial-file"
+	// CodeNoFlow means there is no flow: a test file's flow file is
+	// missing, or Compile was given none.
 	CodeNoFlow = "no-flow"
-	// CodePartial: Compile was given a file Parse found errors in.
-	CodePartial = "partial-file"
-	// CodeCompile: compiling failed for a reason that is not the flow's
-	// (the expression environment could not be built).
+	// CodeCompile means compiling failed for a reason that is not the
+	// flow's, such as an expression environment that could not be built.
 	CodeCompile = "compile"
-	// CodeNoSuchPath: a path given to load does not exist.
+	// CodeDuplicateTool means two flows define the same tool or prompt
+	// name.
+	CodeDuplicateTool = "duplicate-tool"
+	// CodeUnreadable means a file cannot be read.
+	CodeUnreadable = "unreadable"
+	// CodeNoSuchPath means a path given to load does not exist.
 	CodeNoSuchPath = "no-such-path"
-	// CodeNoFlows: the paths given to load hold no flow files.
+	// CodeNoFlows means the paths given to load hold neither flow files
+	// nor resource declarations.
 	CodeNoFlows = "no-flows"
 )

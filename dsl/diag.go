@@ -47,7 +47,7 @@ func (s Severity) String() string {
 type Diagnostic struct {
 	Pos      Pos
 	Severity Severity
-	Code     string // stable, kebab-case: "unknown-key", "bad-expression"
+	Code     string // stable, kebab-case: a constant such as CodeUnknownKey (codes.go)
 	Message  string // lower-case, no trailing period
 }
 

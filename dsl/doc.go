@@ -84,12 +84,15 @@
 //
 // flow.Compile adds bad-schema (an input, output or form schema that does
 // not compile), bad-expression and type-error (the expression type
-// checks), unknown-language, and partial-file (it was given a file Parse
-// found errors in). project.Load adds duplicate-tool (two files define the
-// same tool name), unreadable (a file that cannot be read), and the usage
-// errors no-such-path (a path that does not exist) and no-flows (paths
-// with neither flows nor resource declarations). The codes shared between
-// packages are constants (codes.go).
+// checks), unknown-language, partial-file (it was given a file Parse
+// found errors in), no-flow (it was given no file) and compile (a failure
+// that is not the flow's: the expression environment could not be built).
+// project.Load adds duplicate-tool (two files define the same tool name),
+// unreadable (a file that cannot be read), and the usage errors
+// no-such-path (a path that does not exist) and no-flows (paths with
+// neither flows nor resource declarations). Every code is a constant
+// (codes.go) named after it: CodeBadAlias is bad-alias, CodeBadURL is
+// bad-url.
 //
 // BuildCFG gives a flow's control flow, the one graph Check's graph codes
 // (unreachable-node, falls-off-end, busy-loop, endless-loop), flowserve

@@ -206,7 +206,7 @@ func FuzzTemplate(f *testing.F) {
 			if !inFile(d.Pos) || d.Code == "" || d.Message == "" {
 				t.Errorf("diagnostic without position, code or message: %#v", d)
 			}
-			if d.Code == "bad-template" {
+			if d.Code == CodeBadTemplate {
 				badTemplate = true
 			}
 		}

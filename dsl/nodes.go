@@ -78,7 +78,7 @@ func article(k Kind) string {
 // not a mapping.
 func (p *parser) node(index int, y *yaml.Node) *Node {
 	if y.Kind != yaml.MappingNode {
-		p.errorf(p.pos(y), "bad-type", "a node must be a mapping, not %s", yamlx.TypeName(y))
+		p.errorf(p.pos(y), CodeBadType, "a node must be a mapping, not %s", yamlx.TypeName(y))
 		return nil
 	}
 	n := &Node{Index: index, Pos: p.pos(y)}
@@ -92,11 +92,11 @@ func (p *parser) node(index int, y *yaml.Node) *Node {
 		}
 	}
 	if len(kindEntries) == 0 {
-		p.errorf(n.Pos, "missing-kind", "a node needs one of the keys ask, step, branch, set, return, fail, sample, roots, all")
+		p.errorf(n.Pos, CodeMissingKind, "a node needs one of the keys ask, step, branch, set, return, fail, sample, roots, all")
 	} else {
 		n.Kind = kindOf(kindEntries[0].name)
 		for _, e := range kindEntries[1:] {
-			p.errorf(p.pos(e.key), "two-kinds", "a node has exactly one kind; this one is both %s and %s", n.Kind, e.name)
+			p.errorf(p.pos(e.key), CodeTwoKinds, "a node has exactly one kind; this one is both %s and %s", n.Kind, e.name)
 		}
 	}
 	where := " in a node"
@@ -122,7 +122,7 @@ func (p *parser) node(index int, y *yaml.Node) *Node {
 				if n.Kind == KindBranch {
 					why = "its cases choose the next node"
 				}
-				p.errorf(p.pos(e.key), "misplaced-key", "%s %s node has no next: %s", article(n.Kind), n.Kind, why)
+				p.errorf(p.pos(e.key), CodeMisplacedKey, "%s %s node has no next: %s", article(n.Kind), n.Kind, why)
 				continue
 			}
 			n.Next = p.ref(e)
@@ -131,7 +131,7 @@ func (p *parser) node(index int, y *yaml.Node) *Node {
 			case owner == n.Kind || n.Kind != 0 && accepts(n.Kind, e.name):
 				fields[e.name] = e
 			case n.Kind != 0 && !present[owner]:
-				p.errorf(p.pos(e.key), "misplaced-key", "%s belongs to %s nodes, not %s nodes", e.name, owner, n.Kind)
+				p.errorf(p.pos(e.key), CodeMisplacedKey, "%s belongs to %s nodes, not %s nodes", e.name, owner, n.Kind)
 			}
 		default:
 			p.unknownKey(e, where, known)
@@ -158,14 +158,14 @@ func (p *parser) node(index int, y *yaml.Node) *Node {
 	case KindRoots:
 		n.Ask = &Ask{Roots: true, Unavailable: p.optRef(fields, "unavailable")}
 		if e := fields["roots"]; !yamlx.IsNull(e.val) && !(e.val.Kind == yaml.MappingNode && len(e.val.Content) == 0) {
-			p.errorf(p.pos(e.val), "bad-type", "roots takes no options: write roots: {} (or leave it empty), not %s", yamlx.TypeName(e.val))
+			p.errorf(p.pos(e.val), CodeBadType, "roots takes no options: write roots: {} (or leave it empty), not %s", yamlx.TypeName(e.val))
 		}
 	case KindAll:
 		n.All = p.all(n, fields["all"])
 		n.All.Unavailable = p.optRef(fields, "unavailable")
 	}
 	if (n.Kind.IsQuestion() || n.Kind == KindStep) && !hasID {
-		p.errorf(n.Pos, "missing-key", "%s %s node needs an id", article(n.Kind), n.Kind)
+		p.errorf(n.Pos, CodeMissingKey, "%s %s node needs an id", article(n.Kind), n.Kind)
 	}
 	return n
 }
@@ -200,10 +200,10 @@ func (p *parser) ask(n *Node, f map[string]pair) *Ask {
 	switch {
 	case hasForm && hasURL:
 		if before(form.key, url.key) {
-			p.errorf(p.pos(url.key), "conflicting-keys", "an ask has a form or a url, not both")
+			p.errorf(p.pos(url.key), CodeConflictingKeys, "an ask has a form or a url, not both")
 			a.Form = p.form(form, reqp)
 		} else {
-			p.errorf(p.pos(form.key), "conflicting-keys", "an ask has a form or a url, not both")
+			p.errorf(p.pos(form.key), CodeConflictingKeys, "an ask has a form or a url, not both")
 			a.URL = p.templateOf(url)
 		}
 	case hasForm:
@@ -211,10 +211,10 @@ func (p *parser) ask(n *Node, f map[string]pair) *Ask {
 	case hasURL:
 		a.URL = p.templateOf(url)
 	default:
-		p.errorf(n.Pos, "missing-key", "an ask node needs a form or a url")
+		p.errorf(n.Pos, CodeMissingKey, "an ask node needs a form or a url")
 	}
 	if hasReq && hasURL && a.Form == nil {
-		p.errorf(p.pos(req.key), "conflicting-keys", "required lists form properties; a url ask has no form")
+		p.errorf(p.pos(req.key), CodeConflictingKeys, "required lists form properties; a url ask has no form")
 	}
 	if e, ok := f["validate"]; ok {
 		a.Validate = p.validate(e)
@@ -222,7 +222,7 @@ func (p *parser) ask(n *Node, f map[string]pair) *Ask {
 	if e, ok := f["retries"]; ok {
 		if v, ok := p.integer(e); ok {
 			if v < 0 {
-				p.errorf(p.pos(e.val), "bad-value", "retries must be 0 or more, not %d", v)
+				p.errorf(p.pos(e.val), CodeBadValue, "retries must be 0 or more, not %d", v)
 			} else {
 				a.Retries = v
 			}
@@ -241,11 +241,11 @@ func (p *parser) form(e pair, req *pair) *Form {
 	switch {
 	case yamlx.IsNull(e.val):
 	case e.val.Kind != yaml.MappingNode:
-		p.errorf(p.pos(e.val), "bad-type", "form must be a mapping of property names to schemas, not %s", yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), CodeBadType, "form must be a mapping of property names to schemas, not %s", yamlx.TypeName(e.val))
 	default:
 		for _, pe := range p.pairs(e.val) {
 			if pe.val.Kind != yaml.MappingNode {
-				p.errorf(p.pos(pe.val), "bad-type", "form property %q must be a mapping (its schema), not %s", pe.name, yamlx.TypeName(pe.val))
+				p.errorf(p.pos(pe.val), CodeBadType, "form property %q must be a mapping (its schema), not %s", pe.name, yamlx.TypeName(pe.val))
 				continue
 			}
 			schema, _ := p.json(pe.val).(map[string]any)
@@ -276,7 +276,7 @@ func (p *parser) required(e pair, fm *Form) []String {
 		return nil
 	}
 	if e.val.Kind != yaml.SequenceNode {
-		p.errorf(p.pos(e.val), "bad-type", "required must be a list of property names, not %s", yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), CodeBadType, "required must be a list of property names, not %s", yamlx.TypeName(e.val))
 		return nil
 	}
 	var names []string
@@ -287,15 +287,15 @@ func (p *parser) required(e pair, fm *Form) []String {
 	for _, c := range e.val.Content {
 		c = p.resolve(c)
 		if !yamlx.IsString(c) {
-			p.errorf(p.pos(c), "bad-type", "required lists property names (strings), not %s", yamlx.TypeName(c))
+			p.errorf(p.pos(c), CodeBadType, "required lists property names (strings), not %s", yamlx.TypeName(c))
 			continue
 		}
 		if slices.ContainsFunc(out, func(s String) bool { return s.Value == c.Value }) {
-			p.errorf(p.pos(c), "duplicate-key", "required lists %q twice", c.Value)
+			p.errorf(p.pos(c), CodeDuplicateKey, "required lists %q twice", c.Value)
 			continue
 		}
 		if !slices.Contains(names, c.Value) {
-			p.errorf(p.pos(c), "unknown-property", "required names %q, which is not a property of the form%s", c.Value, didYouMean(c.Value, names))
+			p.errorf(p.pos(c), CodeUnknownProperty, "required names %q, which is not a property of the form%s", c.Value, didYouMean(c.Value, names))
 		}
 		out = append(out, String{Value: c.Value, Pos: p.pos(c)})
 	}
@@ -308,14 +308,14 @@ func (p *parser) validate(e pair) []*Rule {
 		return nil
 	}
 	if e.val.Kind != yaml.SequenceNode {
-		p.errorf(p.pos(e.val), "bad-type", "validate must be a list of {rule, message}, not %s", yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), CodeBadType, "validate must be a list of {rule, message}, not %s", yamlx.TypeName(e.val))
 		return nil
 	}
 	var rules []*Rule
 	for _, c := range e.val.Content {
 		c = p.resolve(c)
 		if c.Kind != yaml.MappingNode {
-			p.errorf(p.pos(c), "bad-type", "a validate entry must be a mapping {rule, message}, not %s", yamlx.TypeName(c))
+			p.errorf(p.pos(c), CodeBadType, "a validate entry must be a mapping {rule, message}, not %s", yamlx.TypeName(c))
 			continue
 		}
 		r := &Rule{Pos: p.pos(c)}
@@ -333,10 +333,10 @@ func (p *parser) validate(e pair) []*Rule {
 			}
 		}
 		if !hasRule {
-			p.errorf(r.Pos, "missing-key", "a validate entry needs a rule")
+			p.errorf(r.Pos, CodeMissingKey, "a validate entry needs a rule")
 		}
 		if !hasMessage {
-			p.errorf(r.Pos, "missing-key", "a validate entry needs a message")
+			p.errorf(r.Pos, CodeMissingKey, "a validate entry needs a message")
 		}
 		rules = append(rules, r)
 	}
@@ -348,7 +348,7 @@ func (p *parser) step(f map[string]pair) *Step {
 	s := &Step{Timeout: DefaultStepTimeout}
 	if a, ok := p.str(f["step"]); ok {
 		if strings.TrimSpace(a.Value) == "" {
-			p.errorf(a.Pos, "bad-value", "step needs an action name")
+			p.errorf(a.Pos, CodeBadValue, "step needs an action name")
 		}
 		s.Action = a
 	}
@@ -358,13 +358,13 @@ func (p *parser) step(f map[string]pair) *Step {
 		case e.val.Kind == yaml.MappingNode:
 			s.With = p.value(e.val)
 		default:
-			p.errorf(p.pos(e.val), "bad-type", "with must be a mapping, not %s", yamlx.TypeName(e.val))
+			p.errorf(p.pos(e.val), CodeBadType, "with must be a mapping, not %s", yamlx.TypeName(e.val))
 		}
 	}
 	if e, ok := f["timeout"]; ok {
 		if d, ok := p.duration(e); ok {
 			if d <= 0 {
-				p.errorf(p.pos(e.val), "bad-value", "timeout must be more than 0")
+				p.errorf(p.pos(e.val), CodeBadValue, "timeout must be more than 0")
 			} else {
 				s.Timeout = d
 			}
@@ -382,12 +382,12 @@ func (p *parser) step(f map[string]pair) *Step {
 // duration reads a Go duration string such as "30s".
 func (p *parser) duration(e pair) (time.Duration, bool) {
 	if !yamlx.IsString(e.val) {
-		p.errorf(p.pos(e.val), "bad-type", `%s must be a duration such as "30s", not %s`, e.name, yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), CodeBadType, `%s must be a duration such as "30s", not %s`, e.name, yamlx.TypeName(e.val))
 		return 0, false
 	}
 	d, err := time.ParseDuration(e.val.Value)
 	if err != nil {
-		p.errorf(p.pos(e.val), "bad-value", `%s %q is not a duration such as "30s" or "1m30s"`, e.name, e.val.Value)
+		p.errorf(p.pos(e.val), CodeBadValue, `%s %q is not a duration such as "30s" or "1m30s"`, e.name, e.val.Value)
 		return 0, false
 	}
 	return d, true
@@ -396,7 +396,7 @@ func (p *parser) duration(e pair) (time.Duration, bool) {
 // retry reads the retry mapping of a step.
 func (p *parser) retry(e pair) *Retry {
 	if e.val.Kind != yaml.MappingNode {
-		p.errorf(p.pos(e.val), "bad-type", "retry must be a mapping {attempts, backoff}, not %s", yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), CodeBadType, "retry must be a mapping {attempts, backoff}, not %s", yamlx.TypeName(e.val))
 		return nil
 	}
 	r := &Retry{Pos: p.pos(e.val)}
@@ -407,7 +407,7 @@ func (p *parser) retry(e pair) *Retry {
 			hasAttempts = true
 			if v, ok := p.integer(ce); ok {
 				if v < 1 {
-					p.errorf(p.pos(ce.val), "bad-value", "attempts must be at least 1, not %d", v)
+					p.errorf(p.pos(ce.val), CodeBadValue, "attempts must be at least 1, not %d", v)
 				} else {
 					r.Attempts = v
 				}
@@ -415,7 +415,7 @@ func (p *parser) retry(e pair) *Retry {
 		case "backoff":
 			if d, ok := p.duration(ce); ok {
 				if d < 0 {
-					p.errorf(p.pos(ce.val), "bad-value", "backoff must not be negative")
+					p.errorf(p.pos(ce.val), CodeBadValue, "backoff must not be negative")
 				} else {
 					r.Backoff = d
 				}
@@ -425,7 +425,7 @@ func (p *parser) retry(e pair) *Retry {
 		}
 	}
 	if !hasAttempts {
-		p.errorf(r.Pos, "missing-key", "retry needs attempts")
+		p.errorf(r.Pos, CodeMissingKey, "retry needs attempts")
 	}
 	return r
 }
@@ -434,17 +434,17 @@ func (p *parser) retry(e pair) *Retry {
 func (p *parser) branch(e pair) *Branch {
 	b := &Branch{}
 	if e.val.Kind != yaml.SequenceNode {
-		p.errorf(p.pos(e.val), "bad-type", "branch must be a list of cases, not %s", yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), CodeBadType, "branch must be a list of cases, not %s", yamlx.TypeName(e.val))
 		return b
 	}
 	if len(e.val.Content) == 0 {
-		p.errorf(p.pos(e.val), "bad-branch", "a branch needs at least one case")
+		p.errorf(p.pos(e.val), CodeBadBranch, "a branch needs at least one case")
 	}
 	last := len(e.val.Content) - 1
 	for i, c := range e.val.Content {
 		c = p.resolve(c)
 		if c.Kind != yaml.MappingNode {
-			p.errorf(p.pos(c), "bad-type", "a branch case must be a mapping, not %s", yamlx.TypeName(c))
+			p.errorf(p.pos(c), CodeBadType, "a branch case must be a mapping, not %s", yamlx.TypeName(c))
 			continue
 		}
 		var ifE, thenE, elseE *pair
@@ -466,19 +466,19 @@ func (p *parser) branch(e pair) *Branch {
 			if before(elseE.key, ifE.key) {
 				later = ifE
 			}
-			p.errorf(p.pos(later.key), "conflicting-keys", "a branch case has if or else, not both")
+			p.errorf(p.pos(later.key), CodeConflictingKeys, "a branch case has if or else, not both")
 			elseE = nil
 		}
 		if elseE != nil {
 			if thenE != nil {
-				p.errorf(p.pos(thenE.key), "conflicting-keys", "an else case has no then: else names its node itself")
+				p.errorf(p.pos(thenE.key), CodeConflictingKeys, "an else case has no then: else names its node itself")
 			}
 			switch {
 			case b.Else != nil:
-				p.errorf(p.pos(elseE.key), "bad-branch", "a branch has at most one else")
+				p.errorf(p.pos(elseE.key), CodeBadBranch, "a branch has at most one else")
 			default:
 				if i != last {
-					p.errorf(p.pos(elseE.key), "bad-branch", "else must be the last case of a branch")
+					p.errorf(p.pos(elseE.key), CodeBadBranch, "else must be the last case of a branch")
 				}
 				b.Else = p.ref(*elseE)
 			}
@@ -486,12 +486,12 @@ func (p *parser) branch(e pair) *Branch {
 		}
 		cs := &Case{Pos: p.pos(c)}
 		if ifE == nil {
-			p.errorf(cs.Pos, "missing-key", "a branch case needs if (or else)")
+			p.errorf(cs.Pos, CodeMissingKey, "a branch case needs if (or else)")
 		} else {
 			cs.If = p.condition(*ifE)
 		}
 		if thenE == nil {
-			p.errorf(cs.Pos, "missing-key", "a branch case needs then")
+			p.errorf(cs.Pos, CodeMissingKey, "a branch case needs then")
 		} else {
 			cs.Then = p.ref(*thenE)
 		}
@@ -504,12 +504,12 @@ func (p *parser) branch(e pair) *Branch {
 func (p *parser) set(e pair) *Set {
 	s := &Set{}
 	if e.val.Kind != yaml.MappingNode {
-		p.errorf(p.pos(e.val), "bad-type", "set must be a mapping of names to values, not %s", yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), CodeBadType, "set must be a mapping of names to values, not %s", yamlx.TypeName(e.val))
 		return s
 	}
 	entries := p.pairs(e.val)
 	if len(entries) == 0 {
-		p.errorf(p.pos(e.val), "bad-value", "set binds no names")
+		p.errorf(p.pos(e.val), CodeBadValue, "set binds no names")
 	}
 	for _, ce := range entries {
 		pos := p.pos(ce.key)
@@ -540,7 +540,7 @@ func (p *parser) ret(e pair) *Return {
 				if ce.val.Kind == yaml.MappingNode || yamlx.IsString(ce.val) {
 					r.Structured = p.value(ce.val)
 				} else {
-					p.errorf(p.pos(ce.val), "bad-type", "structured must be a mapping or a template, not %s", yamlx.TypeName(ce.val))
+					p.errorf(p.pos(ce.val), CodeBadType, "structured must be a mapping or a template, not %s", yamlx.TypeName(ce.val))
 				}
 			case "content":
 				r.Content = p.content(ce)
@@ -553,10 +553,10 @@ func (p *parser) ret(e pair) *Return {
 			}
 		}
 		if len(entries) == 0 {
-			p.errorf(r.Pos, "missing-key", "return needs %s", p.returnNeeds())
+			p.errorf(r.Pos, CodeMissingKey, "return needs %s", p.returnNeeds())
 		}
 	default:
-		p.errorf(p.pos(e.val), "bad-type", "return must be a text or a mapping {%s}, not %s", strings.Join(p.returnKeys(), ", "), yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), CodeBadType, "return must be a text or a mapping {%s}, not %s", strings.Join(p.returnKeys(), ", "), yamlx.TypeName(e.val))
 	}
 	return r
 }
@@ -564,14 +564,14 @@ func (p *parser) ret(e pair) *Return {
 // content reads the content blocks of a return.
 func (p *parser) content(e pair) []*Value {
 	if e.val.Kind != yaml.SequenceNode {
-		p.errorf(p.pos(e.val), "bad-type", "content must be a list of content blocks, not %s", yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), CodeBadType, "content must be a list of content blocks, not %s", yamlx.TypeName(e.val))
 		return nil
 	}
 	var out []*Value
 	for _, c := range e.val.Content {
 		c = p.resolve(c)
 		if c.Kind != yaml.MappingNode {
-			p.errorf(p.pos(c), "bad-type", "a content block must be a mapping, not %s", yamlx.TypeName(c))
+			p.errorf(p.pos(c), CodeBadType, "a content block must be a mapping, not %s", yamlx.TypeName(c))
 			continue
 		}
 		hasType := false
@@ -582,12 +582,12 @@ func (p *parser) content(e pair) []*Value {
 			hasType = true
 			t, ok := p.str(ce)
 			if ok && !slices.Contains(contentTypes(), t.Value) {
-				p.errorf(t.Pos, "bad-value", "content block type %q must be one of %s%s",
+				p.errorf(t.Pos, CodeBadValue, "content block type %q must be one of %s%s",
 					t.Value, strings.Join(contentTypes(), ", "), didYouMean(t.Value, contentTypes()))
 			}
 		}
 		if !hasType {
-			p.errorf(p.pos(c), "missing-key", "a content block needs a type")
+			p.errorf(p.pos(c), CodeMissingKey, "a content block needs a type")
 		}
 		out = append(out, p.value(c))
 	}
@@ -609,7 +609,7 @@ func roles() []string { return []string{"user", "assistant"} }
 func (p *parser) sample(e pair) *Sample {
 	s := &Sample{Pos: p.pos(e.val), MaxTokens: DefaultMaxTokens}
 	if e.val.Kind != yaml.MappingNode {
-		p.errorf(p.pos(e.val), "bad-type", "sample must be a mapping {messages, system, max_tokens, temperature, stop, model}, not %s", yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), CodeBadType, "sample must be a mapping {messages, system, max_tokens, temperature, stop, model}, not %s", yamlx.TypeName(e.val))
 		return s
 	}
 	known := []string{"messages", "system", "max_tokens", "temperature", "stop", "model"}
@@ -624,31 +624,31 @@ func (p *parser) sample(e pair) *Sample {
 		case "max_tokens":
 			if v, ok := p.integer(ce); ok {
 				if v < 1 {
-					p.errorf(p.pos(ce.val), "bad-value", "max_tokens must be at least 1, not %d", v)
+					p.errorf(p.pos(ce.val), CodeBadValue, "max_tokens must be at least 1, not %d", v)
 				} else {
 					s.MaxTokens = v
 				}
 			}
 		case "temperature":
 			if ce.val.Kind != yaml.ScalarNode || (ce.val.ShortTag() != tagInt && ce.val.ShortTag() != tagFloat) {
-				p.errorf(p.pos(ce.val), "bad-type", "temperature must be a number, not %s", yamlx.TypeName(ce.val))
+				p.errorf(p.pos(ce.val), CodeBadType, "temperature must be a number, not %s", yamlx.TypeName(ce.val))
 				continue
 			}
 			var v float64
 			if err := ce.val.Decode(&v); err != nil || v < 0 {
-				p.errorf(p.pos(ce.val), "bad-value", "temperature must be a number of 0 or more, not %s", ce.val.Value)
+				p.errorf(p.pos(ce.val), CodeBadValue, "temperature must be a number of 0 or more, not %s", ce.val.Value)
 				continue
 			}
 			s.Temperature = &v
 		case "stop":
 			if ce.val.Kind != yaml.SequenceNode {
-				p.errorf(p.pos(ce.val), "bad-type", "stop must be a list of strings, not %s", yamlx.TypeName(ce.val))
+				p.errorf(p.pos(ce.val), CodeBadType, "stop must be a list of strings, not %s", yamlx.TypeName(ce.val))
 				continue
 			}
 			for _, c := range ce.val.Content {
 				c = p.resolve(c)
 				if !yamlx.IsString(c) {
-					p.errorf(p.pos(c), "bad-type", "stop lists strings, not %s", yamlx.TypeName(c))
+					p.errorf(p.pos(c), CodeBadType, "stop lists strings, not %s", yamlx.TypeName(c))
 					continue
 				}
 				s.Stop = append(s.Stop, String{Value: c.Value, Pos: p.pos(c)})
@@ -660,7 +660,7 @@ func (p *parser) sample(e pair) *Sample {
 		}
 	}
 	if !hasMessages {
-		p.errorf(s.Pos, "missing-key", "sample needs messages")
+		p.errorf(s.Pos, CodeMissingKey, "sample needs messages")
 	}
 	return s
 }
@@ -669,7 +669,7 @@ func (p *parser) sample(e pair) *Sample {
 // {hints: [names], cost, speed, intelligence}, priorities from 0 to 1.
 func (p *parser) modelPreferences(e pair) *Schema {
 	if e.val.Kind != yaml.MappingNode {
-		p.errorf(p.pos(e.val), "bad-type", "model must be a mapping {hints, cost, speed, intelligence}, not %s", yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), CodeBadType, "model must be a mapping {hints, cost, speed, intelligence}, not %s", yamlx.TypeName(e.val))
 		return nil
 	}
 	out := map[string]any{}
@@ -677,14 +677,14 @@ func (p *parser) modelPreferences(e pair) *Schema {
 		switch ce.name {
 		case "hints":
 			if ce.val.Kind != yaml.SequenceNode {
-				p.errorf(p.pos(ce.val), "bad-type", "hints must be a list of model names, not %s", yamlx.TypeName(ce.val))
+				p.errorf(p.pos(ce.val), CodeBadType, "hints must be a list of model names, not %s", yamlx.TypeName(ce.val))
 				continue
 			}
 			var hints []any
 			for _, c := range ce.val.Content {
 				c = p.resolve(c)
 				if !yamlx.IsString(c) {
-					p.errorf(p.pos(c), "bad-type", "hints lists model names (strings), not %s", yamlx.TypeName(c))
+					p.errorf(p.pos(c), CodeBadType, "hints lists model names (strings), not %s", yamlx.TypeName(c))
 					continue
 				}
 				hints = append(hints, map[string]any{"name": c.Value})
@@ -693,11 +693,11 @@ func (p *parser) modelPreferences(e pair) *Schema {
 		case "cost", "speed", "intelligence":
 			var v float64
 			if ce.val.Kind != yaml.ScalarNode || (ce.val.ShortTag() != tagInt && ce.val.ShortTag() != tagFloat) || ce.val.Decode(&v) != nil {
-				p.errorf(p.pos(ce.val), "bad-type", "%s must be a number from 0 to 1, not %s", ce.name, yamlx.TypeName(ce.val))
+				p.errorf(p.pos(ce.val), CodeBadType, "%s must be a number from 0 to 1, not %s", ce.name, yamlx.TypeName(ce.val))
 				continue
 			}
 			if v < 0 || v > 1 {
-				p.errorf(p.pos(ce.val), "bad-value", "%s must be from 0 to 1, not %s", ce.name, ce.val.Value)
+				p.errorf(p.pos(ce.val), CodeBadValue, "%s must be from 0 to 1, not %s", ce.name, ce.val.Value)
 				continue
 			}
 			out[ce.name+"Priority"] = v
@@ -712,14 +712,14 @@ func (p *parser) modelPreferences(e pair) *Schema {
 // {role, content}.
 func (p *parser) messages(e pair) []*Message {
 	if e.val.Kind != yaml.SequenceNode || len(e.val.Content) == 0 {
-		p.errorf(p.pos(e.val), "bad-type", "messages must be a non-empty list of {role, text} or {role, content}, not %s", yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), CodeBadType, "messages must be a non-empty list of {role, text} or {role, content}, not %s", yamlx.TypeName(e.val))
 		return nil
 	}
 	var out []*Message
 	for _, c := range e.val.Content {
 		c = p.resolve(c)
 		if c.Kind != yaml.MappingNode {
-			p.errorf(p.pos(c), "bad-type", "a message must be a mapping {role, text} or {role, content}, not %s", yamlx.TypeName(c))
+			p.errorf(p.pos(c), CodeBadType, "a message must be a mapping {role, text} or {role, content}, not %s", yamlx.TypeName(c))
 			continue
 		}
 		m := &Message{Pos: p.pos(c)}
@@ -730,19 +730,19 @@ func (p *parser) messages(e pair) []*Message {
 				hasRole = true
 				if r, ok := p.str(ce); ok {
 					if !slices.Contains(roles(), r.Value) {
-						p.errorf(r.Pos, "bad-value", "role must be user or assistant, not %q%s", r.Value, didYouMean(r.Value, roles()))
+						p.errorf(r.Pos, CodeBadValue, "role must be user or assistant, not %q%s", r.Value, didYouMean(r.Value, roles()))
 					}
 					m.Role = r
 				}
 			case "text":
 				if m.Content != nil {
-					p.errorf(p.pos(ce.key), "conflicting-keys", "a message has text or content, not both")
+					p.errorf(p.pos(ce.key), CodeConflictingKeys, "a message has text or content, not both")
 					continue
 				}
 				m.Text = p.templateOf(ce)
 			case "content":
 				if m.Text != nil {
-					p.errorf(p.pos(ce.key), "conflicting-keys", "a message has text or content, not both")
+					p.errorf(p.pos(ce.key), CodeConflictingKeys, "a message has text or content, not both")
 					continue
 				}
 				blocks := p.content(pair{name: ce.name, key: ce.key, val: &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{ce.val}, Line: ce.val.Line, Column: ce.val.Column}})
@@ -754,10 +754,10 @@ func (p *parser) messages(e pair) []*Message {
 			}
 		}
 		if !hasRole {
-			p.errorf(m.Pos, "missing-key", "a message needs a role (user or assistant)")
+			p.errorf(m.Pos, CodeMissingKey, "a message needs a role (user or assistant)")
 		}
 		if m.Text == nil && m.Content == nil {
-			p.errorf(m.Pos, "missing-key", "a message needs text or content")
+			p.errorf(m.Pos, CodeMissingKey, "a message needs text or content")
 		}
 		out = append(out, m)
 	}
@@ -768,11 +768,11 @@ func (p *parser) messages(e pair) []*Message {
 func (p *parser) all(n *Node, e pair) *All {
 	a := &All{Pos: p.pos(e.val)}
 	if e.val.Kind != yaml.SequenceNode {
-		p.errorf(p.pos(e.val), "bad-type", "all must be a list of ask, sample or roots nodes, not %s", yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), CodeBadType, "all must be a list of ask, sample or roots nodes, not %s", yamlx.TypeName(e.val))
 		return a
 	}
 	if len(e.val.Content) < 2 {
-		p.errorf(p.pos(e.val), "bad-value", "all groups at least two questions; write a single one as a node of its own")
+		p.errorf(p.pos(e.val), CodeBadValue, "all groups at least two questions; write a single one as a node of its own")
 	}
 	for _, c := range e.val.Content {
 		c = p.resolve(c)
@@ -783,12 +783,12 @@ func (p *parser) all(n *Node, e pair) *All {
 		switch {
 		case q.Kind == 0:
 		case !q.Kind.IsQuestion():
-			p.errorf(q.Pos, "bad-group", "all groups ask, sample and roots nodes, not %s %s node", article(q.Kind), q.Kind)
+			p.errorf(q.Pos, CodeBadGroup, "all groups ask, sample and roots nodes, not %s %s node", article(q.Kind), q.Kind)
 			continue
 		case q.Next != nil:
-			p.errorf(q.Next.Pos, "bad-group", "a question of an all node has no next: the flow goes on after the all node")
+			p.errorf(q.Next.Pos, CodeBadGroup, "a question of an all node has no next: the flow goes on after the all node")
 		case q.Ask != nil && q.Ask.Unavailable != nil:
-			p.errorf(q.Ask.Unavailable.Pos, "bad-group", "a question of an all node has no unavailable: put it on the all node")
+			p.errorf(q.Ask.Unavailable.Pos, CodeBadGroup, "a question of an all node has no unavailable: put it on the all node")
 		}
 		q.Group = n
 		a.Questions = append(a.Questions, q)

@@ -120,11 +120,11 @@ func (p *parser) file() *File {
 		if root != nil {
 			pos = p.pos(root)
 		}
-		p.errorf(pos, "empty-file", "the file is empty; a flow needs at least a nodes list")
+		p.errorf(pos, CodeEmptyFile, "the file is empty; a flow needs at least a nodes list")
 		return f
 	}
 	if root.Kind != yaml.MappingNode {
-		p.errorf(p.pos(root), "bad-type", "a flow file must be a mapping, not %s", yamlx.TypeName(root))
+		p.errorf(p.pos(root), CodeBadType, "a flow file must be a mapping, not %s", yamlx.TypeName(root))
 		return f
 	}
 	p.top(f, root)
@@ -167,7 +167,7 @@ func (p *parser) top(f *File, root *yaml.Node) {
 		case "name":
 			if s, ok := p.str(e); ok {
 				if s.Value == "" {
-					p.errorf(s.Pos, "bad-value", "name must not be empty")
+					p.errorf(s.Pos, CodeBadValue, "name must not be empty")
 				} else {
 					f.Name = s
 				}
@@ -192,7 +192,7 @@ func (p *parser) top(f *File, root *yaml.Node) {
 		}
 	}
 	if nodes == nil {
-		p.errorf(p.pos(root), "missing-key", "a flow needs a nodes list")
+		p.errorf(p.pos(root), CodeMissingKey, "a flow needs a nodes list")
 		return
 	}
 	p.nodes(f, *nodes)
@@ -211,7 +211,7 @@ func (p *parser) expressions(f *File, e pair) {
 	}
 	p.lang = nil
 	names := lang.Names()
-	p.errorf(s.Pos, "unknown-language", "unknown expression language %q (supported: %s)%s",
+	p.errorf(s.Pos, CodeUnknownLanguage, "unknown expression language %q (supported: %s)%s",
 		s.Value, strings.Join(names, ", "), didYouMean(s.Value, names))
 }
 
@@ -225,7 +225,7 @@ func (p *parser) flowKind(f *File, e pair) {
 		return
 	}
 	if !slices.Contains(flowKinds(), s.Value) {
-		p.errorf(s.Pos, "bad-value", "kind must be %s, not %q%s",
+		p.errorf(s.Pos, CodeBadValue, "kind must be %s, not %q%s",
 			strings.Join(flowKinds(), " or "), s.Value, didYouMean(s.Value, flowKinds()))
 		return
 	}
@@ -239,7 +239,7 @@ func (p *parser) schema(e pair) *Schema {
 		return nil
 	}
 	if e.val.Kind != yaml.MappingNode {
-		p.errorf(p.pos(e.val), "bad-type", "%s must be a mapping (a JSON Schema), not %s", e.name, yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), CodeBadType, "%s must be a mapping (a JSON Schema), not %s", e.name, yamlx.TypeName(e.val))
 		return nil
 	}
 	m, _ := p.json(e.val).(map[string]any)
@@ -262,10 +262,10 @@ func (p *parser) schema(e pair) *Schema {
 func (p *parser) nodes(f *File, e pair) {
 	switch {
 	case yamlx.IsNull(e.val) || e.val.Kind == yaml.SequenceNode && len(e.val.Content) == 0:
-		p.errorf(p.pos(e.val), "no-nodes", "the flow has no nodes")
+		p.errorf(p.pos(e.val), CodeNoNodes, "the flow has no nodes")
 		return
 	case e.val.Kind != yaml.SequenceNode:
-		p.errorf(p.pos(e.val), "bad-type", "nodes must be a list, not %s", yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), CodeBadType, "nodes must be a list, not %s", yamlx.TypeName(e.val))
 		return
 	}
 	for _, c := range e.val.Content {
@@ -285,7 +285,7 @@ func (p *parser) link(f *File) {
 			continue
 		}
 		if first, dup := f.ByID[n.ID]; dup {
-			p.errorf(n.IDPos, "duplicate-id", "duplicate id %q (first at line %d)", n.ID, first.IDPos.Line)
+			p.errorf(n.IDPos, CodeDuplicateID, "duplicate id %q (first at line %d)", n.ID, first.IDPos.Line)
 			continue
 		}
 		f.ByID[n.ID] = n
@@ -297,7 +297,7 @@ func (p *parser) link(f *File) {
 		}
 		for _, b := range n.Set.Bindings {
 			if other := f.ByID[b.Name]; other != nil && (other.Kind.IsQuestion() || other.Kind == KindStep) {
-				p.errorf(b.Pos, "name-collision", "set name %q is also the id of the %s node at line %d", b.Name, other.Kind, other.IDPos.Line)
+				p.errorf(b.Pos, CodeNameCollision, "set name %q is also the id of the %s node at line %d", b.Name, other.Kind, other.IDPos.Line)
 			}
 		}
 	}
@@ -307,7 +307,7 @@ func (p *parser) link(f *File) {
 			continue
 		}
 		r.Target = -1
-		p.errorf(r.Pos, "unknown-target", "no node has id %q%s", r.ID, didYouMean(r.ID, ids))
+		p.errorf(r.Pos, CodeUnknownTarget, "no node has id %q%s", r.ID, didYouMean(r.ID, ids))
 	}
 }
 
@@ -323,7 +323,7 @@ func didYouMean(name string, options []string) string {
 // unknownKey reports a key that is not one of known; where says where
 // the key is (" in retry").
 func (p *parser) unknownKey(e pair, where string, known []string) {
-	p.errorf(p.pos(e.key), "unknown-key", "unknown key %q%s%s", e.name, where, didYouMean(e.name, known))
+	p.errorf(p.pos(e.key), CodeUnknownKey, "unknown key %q%s%s", e.name, where, didYouMean(e.name, known))
 }
 
 // str reads a string scalar.
@@ -341,7 +341,7 @@ func (p *parser) integer(e pair) (int, bool) {
 // ref reads a reference to a node; it is resolved by link.
 func (p *parser) ref(e pair) *Ref {
 	if !yamlx.IsString(e.val) {
-		p.errorf(p.pos(e.val), "bad-type", "%s must be a node id, not %s", e.name, yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), CodeBadType, "%s must be a node id, not %s", e.name, yamlx.TypeName(e.val))
 		return nil
 	}
 	r := &Ref{ID: e.val.Value, Pos: p.pos(e.val), Target: -1}
@@ -353,10 +353,10 @@ func (p *parser) ref(e pair) *Ref {
 // or that is reserved. what is "id" or "set name".
 func (p *parser) checkName(what, name string, pos Pos) {
 	if !idPattern.MatchString(name) {
-		p.errorf(pos, "bad-name", "%s %q must match %s (lower-case letters, digits and _)", what, name, idPattern)
+		p.errorf(pos, CodeBadName, "%s %q must match %s (lower-case letters, digits and _)", what, name, idPattern)
 		return
 	}
 	if reserved := reservedNames(); slices.Contains(reserved, name) {
-		p.errorf(pos, "reserved-name", "%s %q is reserved: %s are always in scope", what, name, strings.Join(reserved, ", "))
+		p.errorf(pos, CodeReservedName, "%s %q is reserved: %s are always in scope", what, name, strings.Join(reserved, ", "))
 	}
 }

@@ -41,7 +41,7 @@ func (c *checker) checkPromptTop() {
 		if e, ok := c.ix.entry(c.ix.root, "output"); ok {
 			pos = e.key
 		}
-		c.errorf(pos, "tool-only", "output belongs to tool flows: a prompt returns messages, not structured content")
+		c.errorf(pos, CodeToolOnly, "output belongs to tool flows: a prompt returns messages, not structured content")
 	}
 	if f.Input == nil {
 		return
@@ -54,9 +54,9 @@ func (c *checker) checkPromptTop() {
 		case has && t == "string":
 		case has:
 			_, pos := c.ix.find(c.ix.mapping(f.Input.Pos), name.Pos, "properties", name.Value, "type")
-			c.errorf(pos, "prompt-argument", "prompt argument %q must have type: string, not %s (MCP prompt arguments are strings)", name.Value, jsonText(t))
+			c.errorf(pos, CodePromptArgument, "prompt argument %q must have type: string, not %s (MCP prompt arguments are strings)", name.Value, jsonText(t))
 		default:
-			c.errorf(name.Pos, "prompt-argument", "prompt argument %q needs type: string (MCP prompt arguments are strings)", name.Value)
+			c.errorf(name.Pos, CodePromptArgument, "prompt argument %q needs type: string (MCP prompt arguments are strings)", name.Value)
 		}
 	}
 }
@@ -66,7 +66,7 @@ func (c *checker) checkPromptTop() {
 func (c *checker) checkPromptReturn(r *Return) {
 	for _, e := range c.ix.entries(c.ix.mapping(r.Pos)) {
 		if e.name == "structured" || e.name == "content" {
-			c.errorf(e.key, "tool-only", "%s belongs to tool flows: a prompt returns text or messages", e.name)
+			c.errorf(e.key, CodeToolOnly, "%s belongs to tool flows: a prompt returns text or messages", e.name)
 		}
 	}
 	for i, m := range r.Messages {
@@ -81,7 +81,7 @@ func (c *checker) checkPromptReturn(r *Return) {
 func (c *checker) checkToolReturn(r *Return) {
 	for _, e := range c.ix.entries(c.ix.mapping(r.Pos)) {
 		if e.name == "description" || e.name == "messages" {
-			c.errorf(e.key, "prompt-only", "%s belongs to prompt flows: add kind: prompt at the top to serve this flow as a prompt", e.name)
+			c.errorf(e.key, CodePromptOnly, "%s belongs to prompt flows: add kind: prompt at the top to serve this flow as a prompt", e.name)
 		}
 	}
 }

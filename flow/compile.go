@@ -169,7 +169,7 @@ func Compile(f *dsl.File, env Env) (*Program, dsl.Diagnostics) {
 		return nil, dsl.Diagnostics{{Severity: dsl.Error, Code: dsl.CodeNoFlow, Message: "no flow to compile"}}
 	}
 	if f.Partial() {
-		return nil, dsl.Diagnostics{{Pos: dsl.Pos{File: f.Path, Line: 1, Col: 1}, Severity: dsl.Error, Code: dsl.CodePartial,
+		return nil, dsl.Diagnostics{{Pos: dsl.Pos{File: f.Path, Line: 1, Col: 1}, Severity: dsl.Error, Code: dsl.CodePartialFile,
 			Message: "the flow has syntax errors (dsl.Parse reported them) and cannot be compiled"}}
 	}
 	reg := env.Actions
