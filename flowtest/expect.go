@@ -121,12 +121,12 @@ func (d *decoder) messages(k, n *yaml.Node) *ValueExp {
 		}
 		m, isMap := v.(map[string]any)
 		if !isMap {
-			d.errorf(item, "bad-type", "messages: a message is a mapping {role, text} or {role, content}")
+			d.errorf(item, CodeBadType, "messages: a message is a mapping {role, text} or {role, content}")
 			continue
 		}
 		if text, has := m["text"]; has {
 			if _, both := m["content"]; both {
-				d.errorf(item, "bad-value", "messages: a message has text or content, not both")
+				d.errorf(item, CodeBadValue, "messages: a message has text or content, not both")
 				continue
 			}
 			delete(m, "text")

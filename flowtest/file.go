@@ -147,7 +147,7 @@ func Parse(path string, src []byte) (*File, dsl.Diagnostics) {
 		return nil, d.finish()
 	}
 	if root == nil || yamlx.IsNull(root) {
-		d.errorAt(dsl.Pos{File: path, Line: 1, Col: 1}, "no-tests", "the test file is empty; it needs a tests list")
+		d.errorAt(dsl.Pos{File: path, Line: 1, Col: 1}, CodeNoTests, "the test file is empty; it needs a tests list")
 		return f, d.finish()
 	}
 	var tests *yaml.Node
@@ -168,13 +168,13 @@ func Parse(path string, src []byte) (*File, dsl.Diagnostics) {
 	}
 	if tests == nil {
 		if root.Kind == yaml.MappingNode {
-			d.errorf(root, "no-tests", "the test file has no tests list")
+			d.errorf(root, CodeNoTests, "the test file has no tests list")
 		}
 		return f, d.finish()
 	}
 	items := d.seq(tests, "tests")
 	if len(items) == 0 && yamlx.Resolve(tests).Kind == yaml.SequenceNode {
-		d.errorf(tests, "no-tests", "the tests list is empty")
+		d.errorf(tests, CodeNoTests, "the tests list is empty")
 	}
 	names := map[string]int{}
 	for _, item := range items {
@@ -184,7 +184,7 @@ func Parse(path string, src []byte) (*File, dsl.Diagnostics) {
 		}
 		if c.Name != "" {
 			if line, dup := names[c.Name]; dup {
-				d.errorAt(c.Pos, "duplicate-case", "another case is named %q (line %d)", c.Name, line)
+				d.errorAt(c.Pos, CodeDuplicateCase, "another case is named %q (line %d)", c.Name, line)
 			}
 			names[c.Name] = c.Pos.Line
 		}
@@ -243,14 +243,14 @@ func (d *decoder) testCase(n *yaml.Node) *Case {
 				hasName = true
 				c.Name = s
 				if strings.TrimSpace(s) == "" {
-					d.errorf(e.Value, "bad-value", "name must not be empty")
+					d.errorf(e.Value, CodeBadValue, "name must not be empty")
 				}
 			}
 		case "skip":
 			if s, ok := d.yr.String(e.Value, "skip"); ok {
 				c.Skip = s
 				if strings.TrimSpace(s) == "" {
-					d.errorf(e.Value, "bad-value", "skip takes the reason the case is skipped")
+					d.errorf(e.Value, CodeBadValue, "skip takes the reason the case is skipped")
 				}
 			}
 		case "args":
@@ -259,7 +259,7 @@ func (d *decoder) testCase(n *yaml.Node) *Case {
 				continue
 			}
 			if _, isMap := v.(map[string]any); !isMap && v != nil {
-				d.errorf(e.Value, "bad-value", "args must be a mapping of the tool's arguments")
+				d.errorf(e.Value, CodeBadValue, "args must be a mapping of the tool's arguments")
 				continue
 			}
 			c.Args, _ = json.Marshal(v)
@@ -284,7 +284,7 @@ func (d *decoder) testCase(n *yaml.Node) *Case {
 		}
 	}
 	if !hasName {
-		d.errorf(n, "missing-name", "a test case needs a name")
+		d.errorf(n, CodeMissingName, "a test case needs a name")
 	}
 	return c
 }
@@ -324,7 +324,7 @@ func (d *decoder) answers(k, v *yaml.Node) *Answers {
 	if yamlx.Resolve(v).Kind == yaml.SequenceNode {
 		items := d.seq(v, "answers")
 		if len(items) == 0 {
-			d.errorf(v, "bad-answer", "the list of answers to %q is empty", k.Value)
+			d.errorf(v, CodeBadAnswer, "the list of answers to %q is empty", k.Value)
 			return nil
 		}
 		good := true
@@ -363,7 +363,7 @@ func (d *decoder) answer(n *yaml.Node) (Answer, bool) {
 		}
 		a.Kind = parts.kind
 	default:
-		d.errorf(n, "bad-answer", "an answer is accept, decline, cancel or a mapping {action, content}")
+		d.errorf(n, CodeBadAnswer, "an answer is accept, decline, cancel or a mapping {action, content}")
 		return a, false
 	}
 	switch a.Kind {
@@ -390,11 +390,11 @@ func (d *decoder) answer(n *yaml.Node) (Answer, bool) {
 	case "accept":
 	case "decline", "cancel":
 		if parts.content != nil {
-			d.errorf(n, "bad-answer", "content goes only with action accept, not %s", parts.action)
+			d.errorf(n, CodeBadAnswer, "content goes only with action accept, not %s", parts.action)
 			return a, false
 		}
 	default:
-		d.errorf(n, "bad-answer", "action must be accept, decline or cancel, not %q", parts.action)
+		d.errorf(n, CodeBadAnswer, "action must be accept, decline or cancel, not %q", parts.action)
 		return a, false
 	}
 	m := map[string]any{"action": parts.action}
@@ -431,7 +431,7 @@ func (d *decoder) answerMapping(n *yaml.Node, parts *answerParts) bool {
 			}
 			m, isMap := v.(map[string]any)
 			if !isMap {
-				d.errorf(e.Value, "bad-answer", "content must be a mapping of the form's fields")
+				d.errorf(e.Value, CodeBadAnswer, "content must be a mapping of the form's fields")
 				return false
 			}
 			parts.content = m
@@ -450,7 +450,7 @@ func (d *decoder) answerMapping(n *yaml.Node, parts *answerParts) bool {
 		}
 	}
 	if len(kinds) > 1 {
-		d.errorf(n, "bad-answer", "an answer is an elicitation result {action, content}, a model reply {text, model, stop_reason} or roots {roots}, not a mix of them")
+		d.errorf(n, CodeBadAnswer, "an answer is an elicitation result {action, content}, a model reply {text, model, stop_reason} or roots {roots}, not a mix of them")
 		return false
 	}
 	parts.kind = dsl.KindAsk
@@ -474,7 +474,7 @@ func (d *decoder) roots(n *yaml.Node) []any {
 		}
 	}
 	if !isList {
-		d.errorf(n, "bad-answer", "roots must be a list of {uri, name}")
+		d.errorf(n, CodeBadAnswer, "roots must be a list of {uri, name}")
 		return nil
 	}
 	return list
@@ -493,7 +493,7 @@ func (d *decoder) mock(k, v *yaml.Node) *Mock {
 					return nil
 				}
 				if s == "" {
-					d.errorf(e.Value, "bad-mock", "the error message of a mock must not be empty")
+					d.errorf(e.Value, CodeBadMock, "the error message of a mock must not be empty")
 					return nil
 				}
 				m.IsErr, m.Err = true, s
@@ -569,7 +569,7 @@ func (d *decoder) mapping(n *yaml.Node, where string, known []string) []entry {
 			} else if where == "an answer" {
 				msg += "; an answer is {action, content}: put the form's fields under content"
 			}
-			d.errorAt(d.pos(e.Key), "unknown-key", "%s", msg)
+			d.errorAt(d.pos(e.Key), CodeUnknownKey, "%s", msg)
 			continue
 		}
 		out = append(out, e)

@@ -4,10 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/dsl"
 )
 
 // writeSuite writes files (name → content) to a new directory.
@@ -53,7 +55,7 @@ func TestRejectsWhatLintRejects(t *testing.T) {
 	for _, e := range r.Flows[0].Errors {
 		codes = append(codes, e.Code)
 	}
-	if got := strings.Join(codes, ","); !strings.Contains(got, "missing-description") || !strings.Contains(got, "sensitive-form") {
+	if !slices.Contains(codes, dsl.CodeMissingDescription) || !slices.Contains(codes, dsl.CodeSensitiveForm) {
 		t.Errorf("errors %v: want missing-description and sensitive-form", codes)
 	}
 }
