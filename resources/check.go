@@ -30,7 +30,7 @@ func Check(rs []*Resource) dsl.Diagnostics {
 	keys := map[string]*Resource{}
 	for _, r := range rs {
 		if prev, dup := names[r.Name]; dup {
-			out = append(out, dsl.Diagnostic{Pos: r.Pos, Severity: dsl.Error, Code: "duplicate-name",
+			out = append(out, dsl.Diagnostic{Pos: r.Pos, Severity: dsl.Error, Code: CodeDuplicateName,
 				Message: fmt.Sprintf("resource name %q is also used at %s", r.Name, prev.Pos)})
 		} else {
 			names[r.Name] = r
@@ -40,7 +40,7 @@ func Check(rs []*Resource) dsl.Diagnostics {
 			what = "uriTemplate"
 		}
 		if prev, dup := keys[r.Key()]; dup {
-			out = append(out, dsl.Diagnostic{Pos: r.Pos, Severity: dsl.Error, Code: "duplicate-uri",
+			out = append(out, dsl.Diagnostic{Pos: r.Pos, Severity: dsl.Error, Code: CodeDuplicateURI,
 				Message: fmt.Sprintf("%s %q is also declared at %s", what, r.Key(), prev.Pos)})
 		} else {
 			keys[r.Key()] = r

@@ -97,11 +97,11 @@ func (p *parser) file() []*Resource {
 		return nil
 	}
 	if root == nil || yamlx.IsNull(root) {
-		p.errorf(dsl.Pos{File: p.path, Line: 1, Col: 1}, "empty-file", "the file is empty; it needs a resources list")
+		p.errorf(dsl.Pos{File: p.path, Line: 1, Col: 1}, CodeEmptyFile, "the file is empty; it needs a resources list")
 		return nil
 	}
 	if root.Kind != yaml.MappingNode {
-		p.errorf(p.pos(root), "bad-type", "a resource file must be a mapping with a resources list, not %s", yamlx.TypeName(root))
+		p.errorf(p.pos(root), CodeBadType, "a resource file must be a mapping with a resources list, not %s", yamlx.TypeName(root))
 		return nil
 	}
 	var list *yaml.Node
@@ -118,20 +118,20 @@ func (p *parser) file() []*Resource {
 	}
 	switch {
 	case list == nil:
-		p.errorf(p.pos(root), "missing-key", "a resource file needs a resources list")
+		p.errorf(p.pos(root), CodeMissingKey, "a resource file needs a resources list")
 		return nil
 	case yamlx.IsNull(list) || list.Kind == yaml.SequenceNode && len(list.Content) == 0:
-		p.warnf(p.pos(list), "no-resources", "the resources list is empty")
+		p.warnf(p.pos(list), CodeNoResources, "the resources list is empty")
 		return nil
 	case list.Kind != yaml.SequenceNode:
-		p.errorf(p.pos(list), "bad-type", "resources must be a list, not %s", yamlx.TypeName(list))
+		p.errorf(p.pos(list), CodeBadType, "resources must be a list, not %s", yamlx.TypeName(list))
 		return nil
 	}
 	var out []*Resource
 	for _, item := range list.Content {
 		item = yamlx.Resolve(item)
 		if item.Kind != yaml.MappingNode {
-			p.errorf(p.pos(item), "bad-type", "each resource must be a mapping, not %s", yamlx.TypeName(item))
+			p.errorf(p.pos(item), CodeBadType, "each resource must be a mapping, not %s", yamlx.TypeName(item))
 			continue
 		}
 		if r := p.resource(item, defaults); r != nil {
@@ -166,7 +166,7 @@ func (p *parser) unknownKey(e pair, where string, known []string) {
 	if s := dsl.Suggest(e.name, known); s != "" {
 		hint = fmt.Sprintf("; did you mean %q?", s)
 	}
-	p.errorf(p.pos(e.key), "unknown-key", "unknown key %q%s%s", e.name, where, hint)
+	p.errorf(p.pos(e.key), CodeUnknownKey, "unknown key %q%s%s", e.name, where, hint)
 }
 
 // str reads a string scalar.
@@ -195,7 +195,7 @@ func (p *parser) resource(m *yaml.Node, defaults Cache) *Resource {
 			r.Cache = p.cache(kv, defaults)
 		case "name":
 			if r.Name, hasName = p.str(kv); hasName && strings.TrimSpace(r.Name) == "" {
-				p.errorf(p.pos(kv.val), "bad-value", "name must not be empty")
+				p.errorf(p.pos(kv.val), CodeBadValue, "name must not be empty")
 			}
 		case "title":
 			r.Title, _ = p.str(kv)
@@ -204,7 +204,7 @@ func (p *parser) resource(m *yaml.Node, defaults Cache) *Resource {
 		case "mimeType":
 			if mt, ok := p.str(kv); ok {
 				if t, _, err := mime.ParseMediaType(mt); err != nil || !strings.Contains(t, "/") {
-					p.errorf(p.pos(kv.val), "bad-value", "mimeType %q is not a media type such as text/plain or image/png", mt)
+					p.errorf(p.pos(kv.val), CodeBadValue, "mimeType %q is not a media type such as text/plain or image/png", mt)
 				}
 				r.MIMEType = mt
 			}
@@ -213,31 +213,31 @@ func (p *parser) resource(m *yaml.Node, defaults Cache) *Resource {
 		}
 	}
 	if !hasName {
-		p.errorf(p.pos(m), "missing-key", "a resource needs a name")
+		p.errorf(p.pos(m), CodeMissingKey, "a resource needs a name")
 	}
 	if !hasDescription {
-		p.warnf(p.pos(m), "missing-description", "the resource %s has no description, which clients show to users and models", orUnnamed(r.Name))
+		p.warnf(p.pos(m), CodeMissingDescription, "the resource %s has no description, which clients show to users and models", orUnnamed(r.Name))
 	}
 	switch {
 	case uri != nil && tmpl != nil:
-		p.errorf(p.pos(later(uri, tmpl).key), "conflicting-keys", "a resource has a uri or a uriTemplate, not both")
+		p.errorf(p.pos(later(uri, tmpl).key), CodeConflictingKeys, "a resource has a uri or a uriTemplate, not both")
 	case uri != nil:
 		p.uri(r, *uri)
 	case tmpl != nil:
 		p.uriTemplate(r, *tmpl)
 	default:
-		p.errorf(p.pos(m), "missing-key", "a resource needs a uri (a static resource) or a uriTemplate (a resource template)")
+		p.errorf(p.pos(m), CodeMissingKey, "a resource needs a uri (a static resource) or a uriTemplate (a resource template)")
 	}
 	templated := tmpl != nil
 	switch {
 	case text != nil && file != nil:
-		p.errorf(p.pos(later(text, file).key), "conflicting-keys", "a resource's content is a text or a file, not both")
+		p.errorf(p.pos(later(text, file).key), CodeConflictingKeys, "a resource's content is a text or a file, not both")
 	case text != nil:
 		p.text(r, *text, templated)
 	case file != nil:
 		p.fileContent(r, *file, templated)
 	default:
-		p.errorf(p.pos(m), "missing-key", "a resource needs its content: text (written here) or file (a file beside this one)")
+		p.errorf(p.pos(m), CodeMissingKey, "a resource needs its content: text (written here) or file (a file beside this one)")
 	}
 	if p.diags[before:].HasErrors() {
 		return nil
@@ -270,23 +270,23 @@ func (p *parser) uri(r *Resource, e pair) {
 	u, err := url.Parse(s)
 	switch {
 	case s == "":
-		p.errorf(pos, "bad-uri", "uri must not be empty")
+		p.errorf(pos, CodeBadURI, "uri must not be empty")
 		return
 	case strings.Contains(s, "{") && strings.Contains(s, "}"):
-		p.errorf(pos, "bad-uri", "uri %q has a {variable}: a URI with variables is written as a uriTemplate", s)
+		p.errorf(pos, CodeBadURI, "uri %q has a {variable}: a URI with variables is written as a uriTemplate", s)
 		return
 	case err != nil:
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		p.errorf(pos, "bad-uri", "uri %q is not a valid URI: %v", s, err)
+		p.errorf(pos, CodeBadURI, "uri %q is not a valid URI: %v", s, err)
 		return
 	case !u.IsAbs():
-		p.errorf(pos, "bad-uri", "uri %q is not absolute: it needs a scheme such as test: or https:", s)
+		p.errorf(pos, CodeBadURI, "uri %q is not absolute: it needs a scheme such as test: or https:", s)
 		return
 	case strings.EqualFold(u.Scheme, FlowScheme):
-		p.errorf(pos, "reserved-scheme", "uri %q uses the flow: scheme, which is reserved for the served flows' own resources", s)
+		p.errorf(pos, CodeReservedScheme, "uri %q uses the flow: scheme, which is reserved for the served flows' own resources", s)
 		return
 	}
 	r.URI = s
@@ -299,20 +299,20 @@ func (p *parser) uriTemplate(r *Resource, e pair) {
 		return
 	}
 	if s == "" {
-		p.errorf(p.pos(e.val), "bad-uri-template", "uriTemplate must not be empty")
+		p.errorf(p.pos(e.val), CodeBadURITemplate, "uriTemplate must not be empty")
 		return
 	}
 	t, terr := parseURITemplate(s)
 	if terr != nil {
-		p.errorf(p.posIn(e.val, terr.offset), "bad-uri-template", "uriTemplate %q %s", s, terr.msg)
+		p.errorf(p.posIn(e.val, terr.offset), CodeBadURITemplate, "uriTemplate %q %s", s, terr.msg)
 		return
 	}
 	if m := scheme.FindString(s); strings.EqualFold(strings.TrimSuffix(m, ":"), FlowScheme) {
-		p.errorf(p.pos(e.val), "reserved-scheme", "uriTemplate %q uses the flow: scheme, which is reserved for the served flows' own resources", s)
+		p.errorf(p.pos(e.val), CodeReservedScheme, "uriTemplate %q uses the flow: scheme, which is reserved for the served flows' own resources", s)
 		return
 	}
 	if len(t.vars) == 0 {
-		p.warnf(p.pos(e.val), "no-variables", "uriTemplate %q has no {variable}; write it as a uri", s)
+		p.warnf(p.pos(e.val), CodeNoVariables, "uriTemplate %q has no {variable}; write it as a uri", s)
 	}
 	r.URITemplate = s
 	r.tmpl = t
@@ -326,7 +326,7 @@ func (p *parser) text(r *Resource, e pair, templated bool) {
 		return
 	}
 	if s == "" {
-		p.warnf(p.pos(e.val), "empty-content", "the text is empty; clients get a resource with no text")
+		p.warnf(p.pos(e.val), CodeEmptyContent, "the text is empty; clients get a resource with no text")
 	}
 	if r.MIMEType == "" {
 		r.MIMEType = TextPlain
@@ -344,7 +344,7 @@ func (p *parser) text(r *Resource, e pair, templated bool) {
 func (p *parser) substituted(r *Resource, e pair, s string) *textTemplate {
 	t, refs, terr := parseText(s)
 	if terr != nil {
-		p.errorf(p.posIn(e.val, terr.offset), "bad-template", "%s %s", e.name, terr.msg)
+		p.errorf(p.posIn(e.val, terr.offset), CodeBadTemplate, "%s %s", e.name, terr.msg)
 		return nil
 	}
 	if r.tmpl == nil {
@@ -356,7 +356,7 @@ func (p *parser) substituted(r *Resource, e pair, s string) *textTemplate {
 			if sug := dsl.Suggest(ref.name, r.tmpl.vars); sug != "" {
 				hint = fmt.Sprintf("; did you mean %q?", sug)
 			}
-			p.errorf(p.posIn(e.val, ref.offset), "unknown-variable", "{{ %s }} is not a variable of the uriTemplate %q%s", ref.name, r.URITemplate, hint)
+			p.errorf(p.posIn(e.val, ref.offset), CodeUnknownVariable, "{{ %s }} is not a variable of the uriTemplate %q%s", ref.name, r.URITemplate, hint)
 		}
 	}
 	return t
@@ -372,15 +372,15 @@ func (p *parser) fileContent(r *Resource, e pair, templated bool) {
 	}
 	pos := p.pos(e.val)
 	if s == "" {
-		p.errorf(pos, "bad-value", "file must not be empty")
+		p.errorf(pos, CodeBadValue, "file must not be empty")
 		return
 	}
 	if filepath.IsAbs(s) || strings.HasPrefix(s, "/") || strings.Contains(s, "\\") {
-		p.errorf(pos, "bad-file", "file %q must be a relative path with / separators, naming a file in %s or below", s, p.dirName())
+		p.errorf(pos, CodeBadFile, "file %q must be a relative path with / separators, naming a file in %s or below", s, p.dirName())
 		return
 	}
 	if slices.Contains(strings.Split(s, "/"), "..") {
-		p.errorf(pos, "bad-file", "file %q leaves the directory of this file (..); resources serve files in %s or below", s, p.dirName())
+		p.errorf(pos, CodeBadFile, "file %q leaves the directory of this file (..); resources serve files in %s or below", s, p.dirName())
 		return
 	}
 	if !templated {
@@ -411,46 +411,46 @@ func (p *parser) dirName() string {
 func (p *parser) checkFile(r *Resource, pos dsl.Pos, name string) {
 	root, err := os.OpenRoot(p.dir)
 	if err != nil {
-		p.errorf(pos, "bad-file", "cannot open the directory %s: %v", p.dir, unwrapPath(err))
+		p.errorf(pos, CodeBadFile, "cannot open the directory %s: %v", p.dir, unwrapPath(err))
 		return
 	}
 	defer root.Close()
 	f, err := root.Open(name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		p.errorf(pos, "file-not-found", "file %q does not exist in %s", name, p.dirName())
+		p.errorf(pos, CodeFileNotFound, "file %q does not exist in %s", name, p.dirName())
 		return
 	case err != nil && strings.Contains(err.Error(), "escapes"):
-		p.errorf(pos, "bad-file", "file %q leads out of %s (through a symbolic link); resources serve files in it or below", name, p.dirName())
+		p.errorf(pos, CodeBadFile, "file %q leads out of %s (through a symbolic link); resources serve files in it or below", name, p.dirName())
 		return
 	case err != nil:
-		p.errorf(pos, "bad-file", "cannot read file %q: %v", name, unwrapPath(err))
+		p.errorf(pos, CodeBadFile, "cannot read file %q: %v", name, unwrapPath(err))
 		return
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	switch {
 	case err != nil:
-		p.errorf(pos, "bad-file", "cannot read file %q: %v", name, unwrapPath(err))
+		p.errorf(pos, CodeBadFile, "cannot read file %q: %v", name, unwrapPath(err))
 		return
 	case info.IsDir():
-		p.errorf(pos, "bad-file", "file %q is a directory; name a file", name)
+		p.errorf(pos, CodeBadFile, "file %q is a directory; name a file", name)
 		return
 	case !info.Mode().IsRegular():
-		p.errorf(pos, "bad-file", "file %q is not a regular file", name)
+		p.errorf(pos, CodeBadFile, "file %q is not a regular file", name)
 		return
 	case info.Size() > MaxFileSize:
-		p.errorf(pos, "bad-file", "file %q has %d bytes, more than the %d a resource may serve", name, info.Size(), MaxFileSize)
+		p.errorf(pos, CodeBadFile, "file %q has %d bytes, more than the %d a resource may serve", name, info.Size(), MaxFileSize)
 		return
 	}
 	head := make([]byte, 512)
 	n, err := io.ReadFull(f, head)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-		p.errorf(pos, "bad-file", "cannot read file %q: %v", name, unwrapPath(err))
+		p.errorf(pos, CodeBadFile, "cannot read file %q: %v", name, unwrapPath(err))
 		return
 	}
 	if n == 0 {
-		p.warnf(pos, "empty-content", "file %q is empty; clients get a resource with no content", name)
+		p.warnf(pos, CodeEmptyContent, "file %q is empty; clients get a resource with no content", name)
 	}
 	if r.MIMEType == "" {
 		if r.MIMEType = typeByExtension(name); r.MIMEType == "" {
@@ -475,7 +475,7 @@ func (p *parser) cache(e pair, base Cache) Cache {
 		return base
 	}
 	if e.val.Kind != yaml.MappingNode {
-		p.errorf(p.pos(e.val), "bad-type", "cache must be a mapping with ttl and scope, not %s", yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), CodeBadType, "cache must be a mapping with ttl and scope, not %s", yamlx.TypeName(e.val))
 		return base
 	}
 	c := base
@@ -487,7 +487,7 @@ func (p *parser) cache(e pair, base Cache) Cache {
 				continue
 			}
 			if tag := kv.val.ShortTag(); kv.val.Kind == yaml.ScalarNode && (tag == yamlx.TagInt || tag == yamlx.TagFloat) {
-				p.errorf(p.pos(kv.val), "bad-type", "ttl must be a duration such as 30s, 5m or 1h, not the bare number %s", kv.val.Value)
+				p.errorf(p.pos(kv.val), CodeBadType, "ttl must be a duration such as 30s, 5m or 1h, not the bare number %s", kv.val.Value)
 				continue
 			}
 			s, ok := p.str(kv)
@@ -497,9 +497,9 @@ func (p *parser) cache(e pair, base Cache) Cache {
 			d, err := time.ParseDuration(s)
 			switch {
 			case err != nil:
-				p.errorf(p.pos(kv.val), "bad-value", "ttl %q is not a duration such as 30s, 5m or 1h", s)
+				p.errorf(p.pos(kv.val), CodeBadValue, "ttl %q is not a duration such as 30s, 5m or 1h", s)
 			case d < 0:
-				p.errorf(p.pos(kv.val), "bad-value", "ttl %s is negative", s)
+				p.errorf(p.pos(kv.val), CodeBadValue, "ttl %s is negative", s)
 			default:
 				c.TTL = d
 			}
@@ -513,7 +513,7 @@ func (p *parser) cache(e pair, base Cache) Cache {
 				if sug := dsl.Suggest(s, []string{Public, Private}); sug != "" {
 					hint = fmt.Sprintf("; did you mean %q?", sug)
 				}
-				p.errorf(p.pos(kv.val), "bad-value", "scope must be public or private, not %q%s", s, hint)
+				p.errorf(p.pos(kv.val), CodeBadValue, "scope must be public or private, not %q%s", s, hint)
 				continue
 			}
 			c.Scope = s

@@ -228,7 +228,7 @@ func TestSymlinkOut(t *testing.T) {
   - {uriTemplate: "test://b/{f}", name: b, description: B., file: "out/{{ f }}"}
 `)
 	rs, ds := resources.Parse(filepath.Join(dir, "resources.yaml"), src)
-	if len(ds) != 1 || ds[0].Code != "bad-file" || !strings.Contains(ds[0].Message, "symbolic link") {
+	if len(ds) != 1 || ds[0].Code != resources.CodeBadFile || !strings.Contains(ds[0].Message, "symbolic link") {
 		t.Fatalf("diagnostics = %v; want one bad-file about the link", ds)
 	}
 	if len(rs) != 1 {
