@@ -70,11 +70,11 @@ nodes:
 		got[d.Pos.File] = append(got[d.Pos.File], d.Code)
 	}
 	want := map[string][]string{
-		"flows/action.yaml": {"unknown-action"},
-		"flows/nested.yaml": {"form-kind"},
-		"flows/types.yaml":  {"bad-expression"},
-		"flows/broken.yaml": {"bad-yaml"},
-		"flows/ok.yaml":     {"duplicate-tool"}, // dup.yaml comes first
+		"flows/action.yaml": {dsl.CodeUnknownAction},
+		"flows/nested.yaml": {dsl.CodeFormKind},
+		"flows/types.yaml":  {dsl.CodeBadExpression},
+		"flows/broken.yaml": {dsl.CodeBadYAML},
+		"flows/ok.yaml":     {dsl.CodeDuplicateTool}, // dup.yaml comes first
 	}
 	for file, w := range want {
 		if g := got[file]; !slices.Equal(g, w) {
@@ -113,7 +113,7 @@ nodes:
 		t.Fatal(diags)
 	}
 	p, diags := flow.Compile(f, flow.Env{})
-	if p != nil || !slices.Contains(codes(diags), "sensitive-form") {
+	if p != nil || !slices.Contains(codes(diags), dsl.CodeSensitiveForm) {
 		t.Errorf("Compile without Check: program %v, diagnostics %v; want none, and sensitive-form", p, diags)
 	}
 	// Checked first, Compile does not report Check's findings again.
