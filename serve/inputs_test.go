@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -207,4 +208,23 @@ func TestAllRoundOverHTTP(t *testing.T) {
 	if e := r4.rpcErr(t); e.Code != -32602 || !strings.Contains(e.Message, "not a valid sampling result") {
 		t.Fatalf("malformed sampling answer: %+v", e)
 	}
+}
+
+// TestNumberOutOfRange: arguments holding a number no float64 can hold
+// (valid JSON) get the engine's precise error on 2026-07-28, as over a
+// session or stdio, not the SDK's "failed to extract name" -32020 the lean
+// path used to fall back to.
+func TestNumberOutOfRange(t *testing.T) {
+	ctx := testCtx(t)
+	url := startHTTP(t, newServer(t, exampleFlows(t), ""))
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"signup","arguments":{"seats":1e400},` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
+	status, _, reply := rawPost(t, ctx, url, modernHeader("signup"), body)
+	var msg struct {
+		Result rawCallResult `json:"result"`
+	}
+	if err := json.Unmarshal(reply, &msg); err != nil || status != http.StatusOK {
+		t.Fatalf("HTTP %d %s", status, reply)
+	}
+	wantComplete(t, &msg.Result, true, "number 1e400 is out of range")
 }

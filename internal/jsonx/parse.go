@@ -318,38 +318,8 @@ func (p *jsonParser) number() (any, error) {
 // else a float64 (isInt false).
 func (p *jsonParser) num() (n int64, f float64, isInt bool, err error) {
 	start := p.i
-	if p.b[p.i] == '-' {
-		p.i++
-	}
-	digits := func() int {
-		n := 0
-		for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
-			p.i++
-			n++
-		}
-		return n
-	}
-	intStart := p.i
-	if n := digits(); n == 0 || (n > 1 && p.b[intStart] == '0') {
-		return 0, 0, false, p.errorf("%v", errBadNumber)
-	}
-	isInt = true
-	if p.i < len(p.b) && p.b[p.i] == '.' {
-		isInt = false
-		p.i++
-		if digits() == 0 {
-			return 0, 0, false, p.errorf("%v", errBadNumber)
-		}
-	}
-	if p.i < len(p.b) && (p.b[p.i] == 'e' || p.b[p.i] == 'E') {
-		isInt = false
-		p.i++
-		if p.i < len(p.b) && (p.b[p.i] == '+' || p.b[p.i] == '-') {
-			p.i++
-		}
-		if digits() == 0 {
-			return 0, 0, false, p.errorf("%v", errBadNumber)
-		}
+	if isInt, err = p.scanNumber(); err != nil {
+		return 0, 0, false, err
 	}
 	// Converted where it is used, so that the common case does not
 	// allocate the text.
@@ -366,9 +336,50 @@ func (p *jsonParser) num() (n int64, f float64, isInt bool, err error) {
 	return 0, f, false, nil
 }
 
+// scanNumber passes over a number, checking its syntax (RFC 8259) but not
+// its range: isInt reports an integer literal (no fraction or exponent).
+func (p *jsonParser) scanNumber() (isInt bool, err error) {
+	if p.b[p.i] == '-' {
+		p.i++
+	}
+	digits := func() int {
+		n := 0
+		for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
+			p.i++
+			n++
+		}
+		return n
+	}
+	intStart := p.i
+	if n := digits(); n == 0 || (n > 1 && p.b[intStart] == '0') {
+		return false, p.errorf("%v", errBadNumber)
+	}
+	isInt = true
+	if p.i < len(p.b) && p.b[p.i] == '.' {
+		isInt = false
+		p.i++
+		if digits() == 0 {
+			return false, p.errorf("%v", errBadNumber)
+		}
+	}
+	if p.i < len(p.b) && (p.b[p.i] == 'e' || p.b[p.i] == 'E') {
+		isInt = false
+		p.i++
+		if p.i < len(p.b) && (p.b[p.i] == '+' || p.b[p.i] == '-') {
+			p.i++
+		}
+		if digits() == 0 {
+			return false, p.errorf("%v", errBadNumber)
+		}
+	}
+	return isInt, nil
+}
+
 // Members calls fn with the key and the raw value (a slice of b) of each
 // member of the JSON object b, in order. It fails, without calling fn
-// further, when b is not exactly one well-formed object or fn fails.
+// further, when b is not exactly one well-formed object or fn fails. As
+// with encoding/json's RawMessage, a raw value is checked for syntax
+// only: a number out of float64's range is left to whoever decodes it.
 func Members(b []byte, fn func(key string, raw []byte) error) error {
 	return Fields(b, func(k, raw []byte) error {
 		return fn(validString(k), raw)
@@ -412,8 +423,8 @@ func (p *jsonParser) end() error {
 	return nil
 }
 
-// skip passes over one value, checking it as value would, without
-// building it.
+// skip passes over one value, checking its syntax as value would, without
+// building it (and so without checking that its numbers fit a float64).
 func (p *jsonParser) skip(depth int) error {
 	if depth > maxJSONDepth {
 		return p.errorf("nested too deeply")
@@ -475,7 +486,10 @@ func (p *jsonParser) skip(depth int) error {
 	case c == 'n':
 		return p.literal("null")
 	case c == '-' || (c >= '0' && c <= '9'):
-		_, _, _, err := p.num()
+		// Syntax only: the value is not decoded here. A number out of
+		// float64's range is valid JSON that Parse refuses when it
+		// decodes the value, saying so.
+		_, err := p.scanNumber()
 		return err
 	}
 	return p.errorf("unexpected %q", p.b[p.i])
