@@ -57,6 +57,11 @@ import (
 // TestPromptRaw require, and ignores an extra answer, as the spec asks of
 // extra keys. For those cases the test checks go-sdk's answer is that
 // -32020 and flowserve's the engine's.
+//
+// A second divergence (the cases marked unparsable): a body that is not
+// JSON gets HTTP 400 and JSON-RPC's parse error, -32700 with a null id,
+// from flowserve, as JSON-RPC 2.0 says; go-sdk answers a plain-text 400,
+// or, for a message followed by trailing data, reads the message.
 
 // diffMaxBody is the body limit both handlers are given, small so that the
 // oversize cases stay small.
@@ -313,6 +318,9 @@ type diffCase struct {
 	// undecodable: go-sdk cannot decode the params into its types (see the
 	// top of this file); flowserve answers as its engine does.
 	undecodable *engineAnswer
+	// unparsable: the body is not JSON; go-sdk answers HTTP 400 in plain
+	// text, flowserve with JSON-RPC's -32700 (see the top of this file).
+	unparsable bool
 }
 
 // engineAnswer is flowserve's answer to an undecodable case: an HTTP
@@ -763,13 +771,13 @@ func diffCases(state, key string) []diffCase {
 		{name: "version/older in both", params: plain.meta("io.modelcontextprotocol/protocolVersion", "2026-01-01"), hdr: []hmod{set("Mcp-Protocol-Version", "2026-01-01")}},
 
 		// Bodies.
-		{name: "body/empty", body: " "},
-		{name: "body/malformed", body: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{`},
+		{name: "body/empty", body: " ", unparsable: true},
+		{name: "body/malformed", body: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{`, unparsable: true},
 		{name: "body/trailing data", body: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"diff_plain","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}} x`,
-			hdr: []hmod{set("Mcp-Name", "diff_plain")}},
+			hdr: []hmod{set("Mcp-Name", "diff_plain")}, unparsable: true},
 		{name: "body/a string", body: `"tools/call"`},
 		{name: "body/white space around", body: "\n\t " + plainBody + " \r\n", hdr: []hmod{set("Mcp-Name", "diff_plain")}, lean: true},
-		{name: "body/byte order mark", body: "\xef\xbb\xbf" + plainBody, hdr: []hmod{set("Mcp-Name", "diff_plain")}},
+		{name: "body/byte order mark", body: "\xef\xbb\xbf" + plainBody, hdr: []hmod{set("Mcp-Name", "diff_plain")}, unparsable: true},
 		{name: "body/empty batch", body: `[]`},
 		{name: "body/batch", body: `[{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"diff_plain","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}]`,
 			hdr: []hmod{set("Mcp-Name", "diff_plain")}},
@@ -908,6 +916,15 @@ func TestDifferentialLeanPath(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			got, gotType := send(t, ep.flowserve, &c)
 			want, wantType := send(t, ep.sdk, &c)
+			if c.unparsable {
+				if want.Kind == "json-rpc" && want.Code != 0 {
+					t.Errorf("go-sdk: %v, want plain text or a result (it reads a message before trailing data)", want)
+				}
+				if got.Status != http.StatusBadRequest || got.Kind != "json-rpc" || got.Code != -32700 || got.ID != "null" {
+					t.Errorf("flowserve: %v, want HTTP 400 and JSON-RPC -32700 with a null id", got)
+				}
+				return
+			}
 			if u := c.undecodable; u != nil {
 				if want.Status != http.StatusBadRequest || want.Code != -32020 {
 					t.Errorf("go-sdk: %v, want HTTP 400 and -32020 for params it cannot decode", want)

@@ -310,6 +310,13 @@ func (s *Server) serveSessions(w http.ResponseWriter, r *http.Request, h http.Ha
 		h.ServeHTTP(w, r)
 		return
 	}
+	if mediaType(r.Header.Get("Content-Type")) == "application/json" {
+		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+		if err == nil && int64(len(body)) <= maxBody && writeParseError(w, body) {
+			return
+		}
+		r.Body = readCloser{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+	}
 	s.sessionPOSTs.acquire()
 	defer s.sessionPOSTs.release()
 	if r.Header.Get("Mcp-Session-Id") != "" {
@@ -343,6 +350,25 @@ func (s *Server) session(id string) *mcp.ServerSession {
 		}
 	}
 	return nil
+}
+
+// writeParseError answers a body that is not JSON at all with JSON-RPC
+// error -32700 (HTTP 400), the reply JSON-RPC 2.0 gives a message it
+// cannot parse, where go-sdk answers in plain text; it reports whether it
+// did. Other malformed messages (JSON that is no JSON-RPC request) are
+// left to the SDK.
+func writeParseError(w http.ResponseWriter, body []byte) bool {
+	if json.Valid(body) {
+		return false
+	}
+	var v any
+	err := json.Unmarshal(body, &v)
+	msg := "Parse error: the body is not JSON"
+	if err != nil {
+		msg = "Parse error: " + err.Error()
+	}
+	writeRPCError(w, http.StatusBadRequest, json.RawMessage("null"), &jsonrpc.Error{Code: codeParseError, Message: msg})
+	return true
 }
 
 // refuseSession answers a request that would open a session with 503 and

@@ -83,6 +83,9 @@ func (s *Server) serveLean(w http.ResponseWriter, r *http.Request, maxBody int64
 	body := buf.Bytes()
 	var req leanRequest
 	if !decodeLeanRequest(body, &req) {
+		if writeParseError(w, body) {
+			return
+		}
 		// Not a tools/call or prompts/get the lean path reads as the SDK
 		// does: the SDK answers it.
 		r.Body = io.NopCloser(bytes.NewReader(bytes.Clone(body)))
