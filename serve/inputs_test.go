@@ -228,3 +228,31 @@ func TestNumberOutOfRange(t *testing.T) {
 	}
 	wantComplete(t, &msg.Result, true, "number 1e400 is out of range")
 }
+
+// TestUnparsableBody: a body that is not JSON gets JSON-RPC's parse
+// error, -32700 with a null id (HTTP 400), on every era's path.
+func TestUnparsableBody(t *testing.T) {
+	ctx := testCtx(t)
+	url := startHTTP(t, newServer(t, exampleFlows(t), ""))
+	for _, tc := range []struct {
+		name   string
+		header http.Header
+	}{
+		{"no version header (sessions)", nil},
+		{"session version", http.Header{"Mcp-Protocol-Version": {v20251125}}},
+		{"2026-07-28", modernHeader("signup")},
+	} {
+		status, h, reply := rawPost(t, ctx, url, tc.header, []byte(`{"jsonrpc":"2.0","id":1,"method":`))
+		var msg struct {
+			ID    json.RawMessage `json:"id"`
+			Error struct {
+				Code    int64  `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(reply, &msg); err != nil || status != http.StatusBadRequest || msg.Error.Code != -32700 ||
+			string(msg.ID) != "null" || !strings.HasPrefix(h.Get("Content-Type"), "application/json") {
+			t.Errorf("%s: HTTP %d %s %s", tc.name, status, h.Get("Content-Type"), reply)
+		}
+	}
+}
