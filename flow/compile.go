@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
-	"strings"
 	"time"
 
 	"github.com/flowserve/flowserve/actions"
@@ -247,7 +246,7 @@ func flaggedForms(f *dsl.File, checks dsl.Diagnostics) map[dsl.Pos]bool {
 			continue
 		}
 		for _, d := range checks {
-			if !strings.HasPrefix(d.Code, "form-") || before(d.Pos, n.Pos) {
+			if !isFormCode(d.Code) || before(d.Pos, n.Pos) {
 				continue
 			}
 			if i+1 < len(f.Nodes) && !before(d.Pos, f.Nodes[i+1].Pos) {
@@ -257,6 +256,16 @@ func flaggedForms(f *dsl.File, checks dsl.Diagnostics) map[dsl.Pos]bool {
 		}
 	}
 	return flagged
+}
+
+// isFormCode reports whether code is one of Check's findings in a form's
+// properties.
+func isFormCode(code string) bool {
+	switch code {
+	case dsl.CodeFormDefault, dsl.CodeFormEnum, dsl.CodeFormFormat, dsl.CodeFormKeyword, dsl.CodeFormKind, dsl.CodeFormValue:
+		return true
+	}
+	return false
 }
 
 func (c *compiler) schema(doc map[string]any, pos dsl.Pos, what string) *schemas.Schema {
