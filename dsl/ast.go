@@ -26,6 +26,12 @@ type File struct {
 	Input  *Schema // JSON Schema of the tool (or prompt) arguments; nil means {type: object}
 	Output *Schema // JSON Schema of structuredContent; nil when absent
 
+	// Vars are the settings the flow reads (`vars:`), Secrets the secrets
+	// its steps need (`secrets:`), each in file order. The server supplies
+	// their values; expressions read them as vars.NAME and secrets.NAME.
+	Vars    []*Setting
+	Secrets []*Setting
+
 	Nodes []*Node          // in file order
 	ByID  map[string]*Node // nodes that have an id
 
@@ -52,6 +58,15 @@ func (f *File) Walk() iter.Seq[*Node] {
 			}
 		}
 	}
+}
+
+// Setting is one name a flow declares under vars or secrets: a string
+// the server supplies (from its environment or a file), never written in
+// the flow file.
+type Setting struct {
+	Name        string
+	Pos         Pos    // the position of the name
+	Description String // empty when the declaration has none
 }
 
 // String is a scalar string value with its position.

@@ -64,9 +64,12 @@ const (
 	CodeNameCollision = "name-collision"
 	// CodeNoNodes means the node list is empty.
 	CodeNoNodes = "no-nodes"
-	// CodeReservedName means an id or set name is input, run, client or
-	// error.
+	// CodeReservedName means an id or set name is input, run, client,
+	// error, vars or secrets.
 	CodeReservedName = "reserved-name"
+	// CodeSecretOutsideWith means an expression outside a step's with
+	// values reads secrets.
+	CodeSecretOutsideWith = "secret-outside-with"
 	// CodeTwoKinds means a node has more than one kind key.
 	CodeTwoKinds = "two-kinds"
 	// CodeUnknownKey means a key that no node kind or mapping accepts.
@@ -205,4 +208,7 @@ const (
 	// CodeNoFlows means the paths given to load hold neither flow files
 	// nor resource declarations.
 	CodeNoFlows = "no-flows"
+	// CodeMissingValue means a var or secret a flow declares has no value
+	// among the values project.Load was given to check.
+	CodeMissingValue = "missing-value"
 )

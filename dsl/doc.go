@@ -10,6 +10,15 @@
 // the prompt's arguments (strings), and its returns hold description and
 // messages instead of structured and content (see File.IsPrompt).
 //
+// A flow declares the settings it reads under vars and the secrets its
+// steps need under secrets (File.Vars, File.Secrets): names, each with an
+// optional description. Their values are the server's, never the file's;
+// expressions read them as vars.NAME and secrets.NAME. A secret may only
+// be read in a step's with values, which go to the step's action alone:
+// Parse reports a read anywhere else (messages, URLs, form defaults,
+// rules, conditions, set values, returns, fails), since those reach the
+// client or decide what does.
+//
 // Columns count runes, as yaml.v3 does. An expression's position is the
 // position of its first rune in the file, exact for plain, single-quoted,
 // double-quoted (escapes map to their backslash), literal (|) and folded
@@ -22,31 +31,32 @@
 //
 // Every problem is a Diagnostic with a stable code:
 //
-//	bad-alias           an alias refers to its own anchor, or aliases expand too much
-//	bad-branch          a branch has no cases, an else that is not last, or two elses
-//	bad-expression      an expression has a syntax error, or a condition is empty or wrapped in {{ }}
-//	bad-group           an all node holds something other than ask, sample and roots nodes, or a question of it says next or unavailable
-//	bad-name            an id or set name does not match ^[a-z_][a-z0-9_]*$
-//	bad-template        a template has a {{ without }}, or an empty {{ }}
-//	bad-type            a value has the wrong YAML type ("retries must be an integer, not a string")
-//	bad-value           a value has the right type but is invalid (negative retries, malformed duration, unknown content type, kind or role, infinite number)
-//	bad-yaml            the file is not valid YAML, or uses an unsupported tag
-//	conflicting-keys    keys that exclude each other (form and url, required with url, if and else, a message's text and content)
-//	duplicate-id        two nodes have the same id
-//	duplicate-key       a mapping has the same key twice, or required lists a name twice
-//	empty-file          the file has no content
-//	misplaced-key       a key that belongs to another node kind, or next on a branch, return or fail
-//	missing-key         a required key is missing (nodes, an ask or step id, form or url, rule, then, attempts…)
-//	missing-kind        a node has none of the keys ask, step, branch, set, return, fail, sample, roots, all
-//	multiple-documents  the file holds more than one YAML document
-//	name-collision      a set name is also the id of an ask or step node
-//	no-nodes            the node list is empty
-//	reserved-name       an id or set name is input, run, client or error
-//	two-kinds           a node has more than one kind key
-//	unknown-key         a key that no node kind or mapping accepts, with a suggestion when one is close
-//	unknown-language    expressions names a language that is not supported
-//	unknown-property    required names a property the form does not have
-//	unknown-target      a next, then, else, unavailable or on_error names no node
+//	bad-alias            an alias refers to its own anchor, or aliases expand too much
+//	bad-branch           a branch has no cases, an else that is not last, or two elses
+//	bad-expression       an expression has a syntax error, or a condition is empty or wrapped in {{ }}
+//	bad-group            an all node holds something other than ask, sample and roots nodes, or a question of it says next or unavailable
+//	bad-name             an id or set name does not match ^[a-z_][a-z0-9_]*$
+//	bad-template         a template has a {{ without }}, or an empty {{ }}
+//	bad-type             a value has the wrong YAML type ("retries must be an integer, not a string")
+//	bad-value            a value has the right type but is invalid (negative retries, malformed duration, unknown content type, kind or role, infinite number)
+//	bad-yaml             the file is not valid YAML, or uses an unsupported tag
+//	conflicting-keys     keys that exclude each other (form and url, required with url, if and else, a message's text and content)
+//	duplicate-id         two nodes have the same id
+//	duplicate-key        a mapping has the same key twice, or required lists a name twice
+//	empty-file           the file has no content
+//	misplaced-key        a key that belongs to another node kind, or next on a branch, return or fail
+//	missing-key          a required key is missing (nodes, an ask or step id, form or url, rule, then, attempts…)
+//	missing-kind         a node has none of the keys ask, step, branch, set, return, fail, sample, roots, all
+//	multiple-documents   the file holds more than one YAML document
+//	name-collision       a set name is also the id of an ask or step node
+//	no-nodes             the node list is empty
+//	reserved-name        an id or set name is input, run, client, error, vars or secrets
+//	secret-outside-with  an expression outside a step's with values reads secrets (they would reach the client or the journal)
+//	two-kinds            a node has more than one kind key
+//	unknown-key          a key that no node kind or mapping accepts, with a suggestion when one is close
+//	unknown-language     expressions names a language that is not supported
+//	unknown-property     required names a property the form does not have
+//	unknown-target       a next, then, else, unavailable or on_error names no node
 //
 // Check reports what needs more than the file's structure: the registered
 // actions, what MCP allows, and the control flow. Its codes:
@@ -88,9 +98,10 @@
 // found errors in), no-flow (it was given no file) and compile (a failure
 // that is not the flow's: the expression environment could not be built).
 // project.Load adds duplicate-tool (two files define the same tool name),
-// unreadable (a file that cannot be read), and the usage errors
-// no-such-path (a path that does not exist) and no-flows (paths with
-// neither flows nor resource declarations). Every code is a constant
+// unreadable (a file that cannot be read), missing-value (a var or secret
+// a flow declares has no value, when Load is given the values to check),
+// and the usage errors no-such-path (a path that does not exist) and
+// no-flows (paths with neither flows nor resource declarations). Every code is a constant
 // (codes.go) named after it: CodeBadAlias is bad-alias, CodeBadURL is
 // bad-url.
 //

@@ -16,8 +16,11 @@ import (
 var idPattern = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
 
 // reservedNames returns the names always in scope in expressions; ids and
-// set names cannot take them.
-func reservedNames() []string { return []string{"input", "run", "client", "error"} }
+// set names cannot take them. vars and secrets hold the values a flow
+// declares under its vars and secrets keys.
+func reservedNames() []string {
+	return []string{"input", "run", "client", "error", "vars", "secrets"}
+}
 
 // parser holds the state of one Parse call.
 type parser struct {
@@ -39,8 +42,9 @@ type parser struct {
 //
 // It checks the file's structure: YAML syntax, keys and their types, node
 // kinds, ids and references, template syntax and the syntax of every
-// expression. Semantic checks (types of expressions, action names, MCP
-// form rules) are left to Check and lint. Every problem is a Diagnostic
+// expression, and that secrets are read only in a step's with values (see
+// the package documentation). Semantic checks (types of expressions,
+// action names, MCP form rules) are left to Check and lint. Every problem is a Diagnostic
 // with a position, and the diagnostics are sorted.
 //
 // When the diagnostics hold errors, the returned File is partial: a node
@@ -56,6 +60,9 @@ func Parse(path string, src []byte) (*File, Diagnostics) {
 		syntax: map[string][]lang.Error{},
 	}
 	f := p.file()
+	if f != nil {
+		p.checkSecrets(f)
+	}
 	ds := p.finish()
 	if f != nil {
 		f.partial = ds.HasErrors()
@@ -142,7 +149,7 @@ func YAMLError(path string, src []byte, err error) Diagnostic {
 
 // topKeys returns the keys of the top-level mapping.
 func topKeys() []string {
-	return []string{"name", "title", "description", "kind", "expressions", "input", "output", "nodes"}
+	return []string{"name", "title", "description", "kind", "expressions", "input", "output", "vars", "secrets", "nodes"}
 }
 
 // top reads the top-level mapping.
@@ -185,6 +192,10 @@ func (p *parser) top(f *File, root *yaml.Node) {
 			f.Input = p.schema(e)
 		case "output":
 			f.Output = p.schema(e)
+		case "vars":
+			f.Vars = p.settings(e, "var")
+		case "secrets":
+			f.Secrets = p.settings(e, "secret")
 		case "nodes":
 			nodes = &entries[i]
 		default:

@@ -356,6 +356,25 @@ var invalidFlows = []struct {
 	{"unknown top-level key", false, "'colour'", `
 colour: blue
 nodes: [{fail: x}]`},
+	{"a var's value written in the flow", false, "/vars/api_base", `
+vars:
+  api_base: https://api.example.com
+nodes: [{fail: x}]`},
+	{"a secret name that is not an identifier", false, "Deploy-Token", `
+secrets:
+  Deploy-Token: {description: t}
+nodes: [{fail: x}]`},
+	{"an unknown key in a declaration", false, "'descripton'", `
+secrets:
+  token: {descripton: t}
+nodes: [{fail: x}]`},
+	{"vars as a list", false, "/vars", `
+vars: [api_base]
+nodes: [{fail: x}]`},
+	{"an id named secrets", false, "/nodes/0/id", `
+nodes:
+  - id: secrets
+    fail: x`},
 	{"unknown key in a node", false, "'retires'", `
 nodes:
   - id: a
@@ -771,6 +790,21 @@ expressions:
 input:
 output:
 nodes: [{fail: x}]`},
+	{"vars and secrets", `
+vars:
+  api_base: {description: Base URL of the deploy API}
+  region:
+  zone: {}
+secrets:
+  deploy_token: {description: Bearer token}
+  other: {description: }
+nodes:
+  - id: deploy
+    step: http.request
+    with:
+      url: "{{ vars.api_base }}/deploy"
+      headers: {Authorization: "Bearer {{ secrets.deploy_token }}"}
+  - return: "Deployed to {{ vars.region }}"`},
 	{"expr language", `
 expressions: expr
 nodes: [{fail: x}]`},
@@ -892,9 +926,11 @@ func TestValidFlows(t *testing.T) {
 // parseDisagreements are the parser goldens whose only errors a JSON
 // Schema cannot express, with the reason.
 var parseDisagreements = map[string]string{
-	"duplicate_id":   "ids must be unique across nodes; JSON Schema's uniqueItems compares whole items, not one key of them",
-	"name_collision": "a set name must not be the id of an ask or step node elsewhere in the file: a cross-reference",
-	"unknown_target": "next, then, else, unavailable and on_error must name an existing node: a cross-reference",
+	"duplicate_id":             "ids must be unique across nodes; JSON Schema's uniqueItems compares whole items, not one key of them",
+	"name_collision":           "a set name must not be the id of an ask or step node elsewhere in the file: a cross-reference",
+	"unknown_target":           "next, then, else, unavailable and on_error must name an existing node: a cross-reference",
+	"secret_outside_with":      "where an expression reads secrets is a matter of what it reads, which only the expression language knows",
+	"secret_outside_with_expr": "where an expression reads secrets is a matter of what it reads, which only the expression language knows",
 }
 
 // TestParseGoldensAgree checks that the schema accepts exactly the flows
