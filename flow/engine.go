@@ -51,11 +51,16 @@ type EngineOptions struct {
 	Now func() time.Time
 	// Limits bound each run.
 	Limits Limits
+	// Values are the values of the vars and secrets the flows declare
+	// (see [Values]). A run of a program whose flow declares a name
+	// without a value fails before it starts; servers check every flow
+	// they load instead (project.Options.Values). The engine keeps a copy.
+	Values Values
 }
 
 // Engine runs Programs: it owns what runs need at run time (the key ring
-// that seals states, the reply store, the clock, the limits) so that
-// Programs stay pure data. One Engine serves every Program of a server,
+// that seals states, the reply store, the clock, the limits, the values
+// of vars and secrets) so that Programs stay pure data. One Engine serves every Program of a server,
 // across reloads: a state sealed before a reload opens after it. An Engine
 // is safe for concurrent use.
 type Engine struct {
@@ -64,12 +69,15 @@ type Engine struct {
 	now     func() time.Time
 	pinned  bool // now was given, so steps see it as time.now
 	limits  Limits
+	values  Values
+	redact  *Redactor // of values.Secrets; nil when there are none
 }
 
 // NewEngine returns an Engine with opts. It fails only when it must make
 // an ephemeral key and the system has no randomness.
 func NewEngine(opts EngineOptions) (*Engine, error) {
-	e := &Engine{codec: opts.Codec, replies: opts.Replies, now: opts.Now, limits: opts.Limits.withDefaults()}
+	e := &Engine{codec: opts.Codec, replies: opts.Replies, now: opts.Now, limits: opts.Limits.withDefaults(), values: opts.Values.clone()}
+	e.redact = e.values.Redactor()
 	e.pinned = e.now != nil
 	if e.now == nil {
 		e.now = time.Now

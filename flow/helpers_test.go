@@ -158,6 +158,7 @@ type testOptions struct {
 	Now       func() time.Time
 	Replies   ReplyStore
 	Limits    Limits
+	Values    Values
 }
 
 // testProgram is a Program with the Engine a test runs it on.
@@ -183,7 +184,7 @@ func compile(t testing.TB, name, src string, opts testOptions) *testProgram {
 	if err := diags.Err(); err != nil || p == nil {
 		t.Fatalf("compile %s:\n%v", name, err)
 	}
-	e, err := NewEngine(EngineOptions{Codec: opts.Codec, Now: opts.Now, Replies: opts.Replies, Limits: opts.Limits})
+	e, err := NewEngine(EngineOptions{Codec: opts.Codec, Now: opts.Now, Replies: opts.Replies, Limits: opts.Limits, Values: opts.Values})
 	if err != nil {
 		t.Fatal(err)
 	}

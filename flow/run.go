@@ -29,6 +29,10 @@ func (e *Engine) Run(ctx context.Context, p *Program, req *Request) (*Result, er
 	if len(violations) > 0 {
 		return &Result{Complete: failResult("", "invalid arguments: "+violationsText(violations)), Round: 1}, nil
 	}
+	settings, err := e.settings(p)
+	if err != nil {
+		return nil, err
+	}
 	digest, err := argsDigest(args)
 	if err != nil {
 		return nil, fmt.Errorf("digest arguments: %w", err)
@@ -69,6 +73,31 @@ func (e *Engine) Run(ctx context.Context, p *Program, req *Request) (*Result, er
 	if runID == "" {
 		runID = hex.EncodeToString(st.RunID[:])
 	}
+	r := e.newRunner(ctx, p, req, st, runID, args, settings)
+	if req.Stats != nil {
+		req.Stats.RunID, req.Stats.Round = r.runID, r.round
+	}
+	res, err := r.run()
+	if req.Stats != nil && len(r.trace) > 0 {
+		req.Stats.Node = r.trace[len(r.trace)-1]
+	}
+	if err == nil && (res.Complete != nil || res.Prompt != nil) && req.State != "" && e.replies != nil {
+		// A store that fails does not fail the call: the result exists and
+		// its effects happened. The server logs StoreErr.
+		if putErr := e.storeReply(ctx, replyKey, res, st.Expires); putErr != nil {
+			storeErr = errors.Join(storeErr, putErr)
+		}
+	}
+	if err == nil && storeErr != nil {
+		res.StoreErr = storeErr
+	}
+	return res, err
+}
+
+// newRunner returns the runner of a round of the run st, runID in hex,
+// with its variables bound: the arguments, run, client, error, and the
+// flow's vars and secrets (settings, see Engine.settings).
+func (e *Engine) newRunner(ctx context.Context, p *Program, req *Request, st *state.State, runID string, args, settings map[string]any) *runner {
 	r := &runner{
 		ctx:     ctx,
 		e:       e,
@@ -91,24 +120,10 @@ func (e *Engine) Run(ctx context.Context, p *Program, req *Request) (*Result, er
 		varClient: clientValue(req.Client),
 		varError:  "",
 	}
-	if req.Stats != nil {
-		req.Stats.RunID, req.Stats.Round = r.runID, r.round
+	for name, v := range settings {
+		r.vars[name] = v
 	}
-	res, err := r.run()
-	if req.Stats != nil && len(r.trace) > 0 {
-		req.Stats.Node = r.trace[len(r.trace)-1]
-	}
-	if err == nil && (res.Complete != nil || res.Prompt != nil) && req.State != "" && e.replies != nil {
-		// A store that fails does not fail the call: the result exists and
-		// its effects happened. The server logs StoreErr.
-		if putErr := e.storeReply(ctx, replyKey, res, st.Expires); putErr != nil {
-			storeErr = errors.Join(storeErr, putErr)
-		}
-	}
-	if err == nil && storeErr != nil {
-		res.StoreErr = storeErr
-	}
-	return res, err
+	return r
 }
 
 // arguments decodes the tool arguments, applies the input schema's

@@ -12,10 +12,12 @@ import (
 // The names every flow's expressions can use, besides its ask ids, step
 // ids and set names.
 const (
-	varInput  = "input"
-	varRun    = "run"
-	varClient = "client"
-	varError  = "error"
+	varInput   = "input"
+	varRun     = "run"
+	varClient  = "client"
+	varError   = "error"
+	varVars    = "vars"
+	varSecrets = "secrets"
 )
 
 // The schemas of the variables every flow has.
@@ -62,8 +64,8 @@ func object(props map[string]any) map[string]any {
 
 // Scope returns every variable an expression of f may use, each with a
 // JSON Schema of its values, in this order: input, run, client, error,
-// then each ask id, step id and set name in file order (a name bound
-// again keeps its first place). Compile type-checks every expression of f
+// vars and secrets when the flow declares any, then each ask id, step id
+// and set name in file order (a name bound again keeps its first place). Compile type-checks every expression of f
 // against these variables (so lint reports what they do not allow), and the
 // engine binds the same names at run time; tools such as an editor's
 // completion can call Scope for the same list.
@@ -86,7 +88,11 @@ func object(props map[string]any) map[string]any {
 //     roots: [{uri, name: string}]};
 //   - run: {id: string, started: string, round: int}; client: {name,
 //     version, protocol: string, form, url, sampling, roots: bool};
-//     error: string.
+//     error: string;
+//   - vars and secrets: objects of the names the flow declares under
+//     vars and secrets, each a string, and no other field: an undeclared
+//     name is an error with a did-you-mean. A flow that declares none
+//     has no such variable.
 //
 // A set name bound again to a value of another type is an error, which
 // Compile reports; Scope types the name by its first binding regardless.
@@ -110,6 +116,12 @@ func scope(f *dsl.File, reg *actions.Registry) ([]lang.Var, dsl.Diagnostics) {
 		{Name: varRun, Schema: runSchema},
 		{Name: varClient, Schema: clientSchema},
 		{Name: varError, Schema: errorSchema},
+	}
+	if s := settingsSchema(f.Vars); s != nil {
+		vars = append(vars, lang.Var{Name: varVars, Schema: s})
+	}
+	if s := settingsSchema(f.Secrets); s != nil {
+		vars = append(vars, lang.Var{Name: varSecrets, Schema: s})
 	}
 	index := map[string]int{}
 	for i, v := range vars {
@@ -206,6 +218,19 @@ func scope(f *dsl.File, reg *actions.Registry) ([]lang.Var, dsl.Diagnostics) {
 		diags = append(diags, dsl.Diagnostic{Pos: valuePos(b), Severity: dsl.Error, Code: dsl.CodeTypeError, Message: msg})
 	}
 	return vars, diags
+}
+
+// settingsSchema is the schema of vars or secrets: an object of the
+// declared names, each a string; nil when there are none.
+func settingsSchema(decls []*dsl.Setting) map[string]any {
+	if len(decls) == 0 {
+		return nil
+	}
+	props := make(map[string]any, len(decls))
+	for _, d := range decls {
+		props[d.Name] = typed("string")
+	}
+	return object(props)
 }
 
 // askSchema is the schema of an ask id's value.

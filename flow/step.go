@@ -39,6 +39,9 @@ func (r *runner) step(cn *cnode) (int, error) {
 		r.req.OnStep(cn.n.ID, cn.action.Name, pos, true)
 	}
 	if runErr != nil {
+		// The message is journaled, bound to error and shown: no secret
+		// the action was given may be in it.
+		runErr = r.e.redact.Err(runErr)
 		r.req.Stats.stepFailed()
 		if cn.onError < 0 {
 			return 0, fmt.Errorf("%s failed: %w", cn.action.Name, runErr)
