@@ -176,7 +176,7 @@ func splitRow(row string) []string {
 }
 
 // codeSpan returns the content of a cell that is one code span (`x`, or
-// “ x “ when x holds a backtick).
+// a longer run of backticks around x when x holds one).
 func codeSpan(cell string) string {
 	n := len(cell) - len(strings.TrimLeft(cell, "`"))
 	s := strings.TrimSuffix(strings.TrimPrefix(cell, cell[:n]), cell[:n])
