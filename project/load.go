@@ -2,7 +2,9 @@
 // way anything (the flowserve commands, `flowserve test`, embedders)
 // loads flows. [Load] runs discovery, dsl.Parse, dsl.Check, flow.Compile,
 // the check of names across files and the resource declarations, in that
-// order, so no path can serve or test a flow that lint would reject.
+// order, so no path can serve or test a flow that lint would reject; given
+// the values of vars and secrets ([ReadValues]), it also rejects a flow
+// whose declared names lack one.
 // [Reloader] loads the same paths again and swaps flows and resources
 // together.
 package project
@@ -30,6 +32,12 @@ type Options struct {
 	// files. An embed.FS serves flows built into the binary; paths are then
 	// slash-separated names in it, like "flows".
 	FS fs.FS
+	// Values, when set, are the values of vars and secrets the programs
+	// will run with (see ReadValues): Load reports each var and secret a
+	// flow declares that has no value there as a CodeMissingValue error
+	// at its declaration, and gives that flow no program. Load reads no
+	// environment for them; lint leaves Values nil.
+	Values *Values
 }
 
 // fsys returns the file system of opts.
@@ -72,7 +80,8 @@ func (s *Set) Program(name string) (*flow.Program, bool) {
 
 // Load reads every flow and resource declaration that paths stand for
 // (see [Discover]) and returns them with the diagnostics of every stage,
-// sorted, each reported once. The Set is never nil; it is servable when
+// sorted, each reported once; with Options.Values, a value missing for a
+// declared var or secret is one of them. The Set is never nil; it is servable when
 // the diagnostics have no errors (warnings are allowed). Paths that do
 // not exist, or that hold neither flows nor declarations, are errors
 // that [IsUsage] tells apart. A file that cannot be read is a
@@ -92,6 +101,11 @@ func Load(paths []string, opts Options) (*Set, dsl.Diagnostics) {
 	env := opts.env()
 	for _, path := range files.Flows {
 		f, p, ds := loadFlow(fsys, path, env)
+		if f != nil && opts.Values != nil {
+			if missing := missingValues(f, opts.Values); len(missing) > 0 {
+				ds, p = append(ds, missing...), nil
+			}
+		}
 		diags = append(diags, ds...)
 		if f != nil {
 			set.Parsed = append(set.Parsed, f)
