@@ -39,7 +39,7 @@ func TestReadValues(t *testing.T) {
 	environ := []string{
 		"FLOWSERVE_VAR_API_BASE=https://env.example", // the file wins
 		"FLOWSERVE_VAR_REGION=eu-west-1",
-		"FLOWSERVE_VAR_lower=ignored",   // only upper-case names count
+		"FLOWSERVE_VAR_lower=ignored",    // only upper-case names count
 		"FLOWSERVE_VAR_BAD-NAME=ignored", // not a name
 		"FLOWSERVE_SECRET_OTHER_TOKEN=from-env",
 		"FLOWSERVE_SECRET_EMPTY=",
