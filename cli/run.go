@@ -17,6 +17,7 @@ import (
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/project"
 	"github.com/flowserve/flowserve/runui"
+	"github.com/flowserve/flowserve/serve"
 )
 
 // exitInterrupted is the exit status of a run the user interrupted
@@ -30,6 +31,7 @@ type runFlags struct {
 	client     string
 	fsRoot     string
 	accessible bool
+	values     valueFlags
 
 	flow      string          // FLOW, as given
 	arguments json.RawMessage // args, checked to be an object
@@ -55,7 +57,19 @@ func runRun(ctx context.Context, env *Env) int {
 		fmt.Fprintf(env.Stderr, "flowserve run: %v\n", err)
 		return exitUsage
 	}
-	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	values, err := f.values.read()
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "flowserve run: %v\n", err)
+		return exitFail
+	}
+	// Vars and secrets as serve reads them; the actions' log lines never
+	// show a secret.
+	logger := slog.New(serve.RedactingHandler(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}), values.Redactor()))
+	engine, err := flow.NewEngine(flow.EngineOptions{Values: values.Values})
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "flowserve run: %v\n", err)
+		return exitFail
+	}
 	host := &actions.Host{FSRoot: f.fsRoot, Logger: logger}
 	reg, err := actions.Default().Provision(ctx, host)
 	if err != nil {
@@ -63,7 +77,7 @@ func runRun(ctx context.Context, env *Env) int {
 		return exitFail
 	}
 	defer reg.Cleanup()
-	prog, code := loadOne(env, path, reg)
+	prog, code := loadOne(env, path, project.Options{Actions: reg, Values: values})
 	if prog == nil {
 		return code
 	}
@@ -82,6 +96,7 @@ func runRun(ctx context.Context, env *Env) int {
 		Client:    f.caps,
 		Answerer:  answerer,
 		Out:       env.Stdout,
+		Engine:    engine,
 	})
 	if script != nil {
 		if unused := script.Unused(); len(unused) > 0 {
@@ -112,6 +127,7 @@ func parseRunFlags(env *Env) (*runFlags, int) {
 	fs.StringVar(&f.answers, "answers", "", "answer the questions from this YAML file instead of asking (ask id: an answer {action, content}, used every time, or a list used in turn)")
 	fs.StringVar(&f.client, "client", "form,url,sampling,roots", "what the client can be asked: a comma-separated list of form, url, sampling and roots, or none")
 	fs.StringVar(&f.fsRoot, "fs-root", "", "directory the fs.* actions are confined to (none: they refuse)")
+	f.values.register(fs)
 	fs.BoolVar(&f.accessible, "accessible", os.Getenv("ACCESSIBLE") != "", "ask with plain line-by-line prompts (the default when standard input is not a terminal)")
 	fs.Usage = func() {
 		fmt.Fprintln(env.Stderr, "usage: flowserve run [flags] FLOW")
@@ -252,14 +268,14 @@ func resolveFlow(name string) (string, error) {
 }
 
 // loadOne loads one flow file with project.LoadFile, the way serve loads
-// flows. It prints the diagnostics; a nil program comes with the exit
-// status.
-func loadOne(env *Env, path string, reg *actions.Registry) (*flow.Program, int) {
+// flows (opts.Values checked as serve checks them). It prints the
+// diagnostics; a nil program comes with the exit status.
+func loadOne(env *Env, path string, opts project.Options) (*flow.Program, int) {
 	if info, err := os.Stat(path); err == nil && info.IsDir() {
 		fmt.Fprintf(env.Stderr, "flowserve run: %s is a directory; name one flow file\n", path)
 		return nil, exitUsage
 	}
-	p, diags := project.LoadFile(path, project.Options{Actions: reg})
+	p, diags := project.LoadFile(path, opts)
 	if msg, ok := usageError(diags); ok {
 		fmt.Fprintf(env.Stderr, "flowserve run: %s\n", msg)
 		return nil, exitUsage

@@ -62,47 +62,29 @@ type serveFlags struct {
 	replies         string
 	roundTimeout    time.Duration
 	flowResources   bool
+	values          valueFlags
+}
+
+// valueFlags are the flags, of serve and run, that name the files of the
+// flows' vars and secrets.
+type valueFlags struct{ vars, secrets string }
+
+// register defines the flags in fs.
+func (v *valueFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&v.vars, "vars", "", "YAML file of the values of the flows' vars (name: value); they win over $"+project.VarEnvPrefix+"<NAME>")
+	fs.StringVar(&v.secrets, "secrets", "", "YAML file of the values of the flows' secrets (name: value); they win over $"+project.SecretEnvPrefix+"<NAME>")
+}
+
+// read reads the values of vars and secrets from the files and the
+// environment.
+func (v valueFlags) read() (*project.Values, error) {
+	return project.ReadValues(v.vars, v.secrets, os.Environ())
 }
 
 // runServe serves flows over Streamable HTTP or stdio.
 func runServe(ctx context.Context, env *Env) int {
 	var f serveFlags
-	fs := flag.NewFlagSet("flowserve serve", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
-	fs.StringVar(&f.http, "http", "127.0.0.1:8787", "serve Streamable HTTP on this address (endpoint /mcp)")
-	fs.BoolVar(&f.stdio, "stdio", false, "serve one client over standard input and output instead of HTTP")
-	fs.StringVar(&f.keys, "keys", "", "key ring file for sealing request state (lines of id:base64-key; the first seals)")
-	fs.StringVar(&f.keysEnv, "keys-env", DefaultKeysEnv, "environment variable holding the key ring when --keys is not given")
-	fs.DurationVar(&f.ttl, "state-ttl", state.DefaultTTL, "how long a run's request state stays valid")
-	fs.StringVar(&f.fsRoot, "fs-root", "", "directory the fs.* actions are confined to (none: they refuse)")
-	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
-	fs.BoolVar(&f.watch, "watch", false, "reload flows when their files change (a change with errors keeps the previous version serving)")
-	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
-	fs.StringVar(&f.tokens, "tokens", "", "file of accepted bearer tokens, one [name:]token per line (none: no authentication)")
-	fs.StringVar(&f.allowedHosts, "allowed-hosts", "", "comma-separated host names the Host header may name (behind a proxy or on a public address)")
-	fs.StringVar(&f.allowedOrigins, "allowed-origins", "", "comma-separated browser origins allowed to call the server")
-	fs.BoolVar(&f.metrics, "metrics", false, "serve Prometheus metrics at /metrics")
-	fs.StringVar(&f.replies, "replies", "", "keep final results in Redis at this URL (redis://host:port/db) so instances share them; default: in memory, per instance")
-	fs.DurationVar(&f.roundTimeout, "round-timeout", serve.DefaultRoundTimeout, "longest time one round may run (it goes on when the client goes away)")
-	fs.BoolVar(&f.flowResources, "flow-resources", false, "serve each flow's source and diagram as the resources flow://<tool>/source and flow://<tool>/diagram (off: a flow's source may hold what clients need not read)")
-	fs.Int64Var(&f.maxBody, "max-body", serve.DefaultMaxRequestBodyBytes, "longest request body in bytes")
-	fs.IntVar(&f.maxState, "max-state", state.DefaultMaxSize, "longest requestState in bytes")
-	fs.IntVar(&f.maxJournal, "max-journal", flow.DefaultJournalLimit, "journal entries per run")
-	fs.IntVar(&f.maxVisits, "max-visits", flow.DefaultVisitLimit, "node visits per round")
-	fs.Uint64Var(&f.maxExprCost, "max-expr-cost", lang.DefaultCostLimit, "cost limit of one expression evaluation")
-	fs.IntVar(&f.maxSessions, "max-sessions", serve.DefaultMaxSessions, "open session-era (2025-*) sessions; -1: no cap")
-	fs.IntVar(&f.maxLegacyCalls, "max-legacy-calls", serve.DefaultMaxLegacyCalls, "session-era tool calls in progress, parked ones included; -1: no cap")
-	fs.DurationVar(&f.sessionTimeout, "session-timeout", serve.DefaultSessionTimeout, "close session-era sessions idle this long")
-	fs.DurationVar(&f.readHeader, "read-header-timeout", serve.DefaultReadHeaderTimeout, "time to read a request's headers")
-	fs.DurationVar(&f.readTimeout, "read-timeout", serve.DefaultReadTimeout, "time to read a whole request, body included")
-	fs.DurationVar(&f.writeTimeout, "write-timeout", serve.DefaultWriteTimeout, "time for each write to the client")
-	fs.DurationVar(&f.idleTimeout, "idle-timeout", serve.DefaultIdleTimeout, "close keep-alive connections idle this long")
-	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", serve.DefaultShutdownTimeout, "how long rounds in flight may take to finish when stopping")
-	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, "usage: flowserve serve [--http ADDR | --stdio] [--watch] [flags] [DIR|FILE]...")
-		fmt.Fprintln(env.Stderr, "\nServes every flow (default: the flows/ directory) as an MCP tool.")
-		fs.PrintDefaults()
-	}
+	fs := f.flagSet(env)
 	if err := fs.Parse(env.Args); err != nil {
 		return exitUsage
 	}
@@ -120,26 +102,21 @@ func runServe(ctx context.Context, env *Env) int {
 		fmt.Fprintln(env.Stderr, "flowserve serve: --shutdown-timeout must be positive")
 		return exitUsage
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
-		fmt.Fprintf(env.Stderr, "flowserve serve: --log-level: %v\n", err)
-		return exitUsage
-	}
 	if f.watch {
 		// The watcher logs and prints diagnostics from its own goroutine.
 		env = &Env{Args: env.Args, Stdin: env.Stdin, Stdout: env.Stdout, Stderr: &lockedWriter{w: env.Stderr}}
 	}
-	var handler slog.Handler
-	switch f.logFormat {
-	case "text":
-		handler = slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level})
-	case "json":
-		handler = slog.NewJSONHandler(env.Stderr, &slog.HandlerOptions{Level: level})
-	default:
-		fmt.Fprintf(env.Stderr, "flowserve serve: --log-format must be text or json, not %q\n", f.logFormat)
+	handler, ok := f.logHandler(env)
+	if !ok {
 		return exitUsage
 	}
-	logger := slog.New(handler)
+	values, err := f.values.read()
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
+		return exitFail
+	}
+	// No log line, the actions' included, shows a secret.
+	logger := slog.New(serve.RedactingHandler(handler, values.Redactor()))
 	paths := fs.Args()
 	if len(paths) == 0 {
 		paths = []string{"flows"}
@@ -156,30 +133,12 @@ func runServe(ctx context.Context, env *Env) int {
 			return exitFail
 		}
 	}
-	codec := state.NewCodec(ring, state.Options{TTL: f.ttl, MaxSize: f.maxState})
-	var store flow.ReplyStore = replies.NewMemory(0, nil)
-	if f.replies != "" {
-		rs, err := redis.Open(f.replies)
-		if err != nil {
-			fmt.Fprintf(env.Stderr, "flowserve serve: --replies: %v\n", err)
-			return exitFail
-		}
-		defer rs.Close()
-		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		err = rs.Ping(pctx)
-		cancel()
-		if err != nil {
-			fmt.Fprintf(env.Stderr, "flowserve serve: --replies: %v\n", err)
-			return exitFail
-		}
-		store = rs
-	}
-	engine, err := flow.NewEngine(flow.EngineOptions{Codec: codec, Replies: store,
-		Limits: flow.Limits{Journal: f.maxJournal, Visits: f.maxVisits}})
+	engine, closeStore, err := f.engine(ctx, ring, values)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
 		return exitFail
 	}
+	defer closeStore()
 	// The actions get their configuration and resources from the server,
 	// once: modules are provisioned with the host now and cleaned up when
 	// the server stops.
@@ -194,7 +153,9 @@ func runServe(ctx context.Context, env *Env) int {
 			logger.Error("cleaning up the actions", "err", err)
 		}
 	}()
-	popts := project.Options{CostLimit: f.maxExprCost, Actions: reg}
+	// A flow that declares a var or secret without a value is an error
+	// here and on every reload.
+	popts := project.Options{CostLimit: f.maxExprCost, Actions: reg, Values: values}
 	var tokens *serve.Tokens
 	if f.tokens != "" {
 		if tokens, err = serve.LoadTokens(f.tokens); err != nil {
@@ -268,6 +229,98 @@ func runServe(ctx context.Context, env *Env) int {
 		IdleTimeout:         f.idleTimeout,
 	}
 	return serveHTTP(ctx, env, f.http, srv, hopts, f.shutdownTimeout, logger)
+}
+
+// flagSet returns serve's flags, parsed into f.
+func (f *serveFlags) flagSet(env *Env) *flag.FlagSet {
+	fs := flag.NewFlagSet("flowserve serve", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	fs.StringVar(&f.http, "http", "127.0.0.1:8787", "serve Streamable HTTP on this address (endpoint /mcp)")
+	fs.BoolVar(&f.stdio, "stdio", false, "serve one client over standard input and output instead of HTTP")
+	fs.StringVar(&f.keys, "keys", "", "key ring file for sealing request state (lines of id:base64-key; the first seals)")
+	fs.StringVar(&f.keysEnv, "keys-env", DefaultKeysEnv, "environment variable holding the key ring when --keys is not given")
+	fs.DurationVar(&f.ttl, "state-ttl", state.DefaultTTL, "how long a run's request state stays valid")
+	fs.StringVar(&f.fsRoot, "fs-root", "", "directory the fs.* actions are confined to (none: they refuse)")
+	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.BoolVar(&f.watch, "watch", false, "reload flows when their files change (a change with errors keeps the previous version serving)")
+	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
+	fs.StringVar(&f.tokens, "tokens", "", "file of accepted bearer tokens, one [name:]token per line (none: no authentication)")
+	fs.StringVar(&f.allowedHosts, "allowed-hosts", "", "comma-separated host names the Host header may name (behind a proxy or on a public address)")
+	fs.StringVar(&f.allowedOrigins, "allowed-origins", "", "comma-separated browser origins allowed to call the server")
+	fs.BoolVar(&f.metrics, "metrics", false, "serve Prometheus metrics at /metrics")
+	fs.StringVar(&f.replies, "replies", "", "keep final results in Redis at this URL (redis://host:port/db) so instances share them; default: in memory, per instance")
+	fs.DurationVar(&f.roundTimeout, "round-timeout", serve.DefaultRoundTimeout, "longest time one round may run (it goes on when the client goes away)")
+	f.values.register(fs)
+	fs.BoolVar(&f.flowResources, "flow-resources", false, "serve each flow's source and diagram as the resources flow://<tool>/source and flow://<tool>/diagram (off: a flow's source may hold what clients need not read)")
+	fs.Int64Var(&f.maxBody, "max-body", serve.DefaultMaxRequestBodyBytes, "longest request body in bytes")
+	fs.IntVar(&f.maxState, "max-state", state.DefaultMaxSize, "longest requestState in bytes")
+	fs.IntVar(&f.maxJournal, "max-journal", flow.DefaultJournalLimit, "journal entries per run")
+	fs.IntVar(&f.maxVisits, "max-visits", flow.DefaultVisitLimit, "node visits per round")
+	fs.Uint64Var(&f.maxExprCost, "max-expr-cost", lang.DefaultCostLimit, "cost limit of one expression evaluation")
+	fs.IntVar(&f.maxSessions, "max-sessions", serve.DefaultMaxSessions, "open session-era (2025-*) sessions; -1: no cap")
+	fs.IntVar(&f.maxLegacyCalls, "max-legacy-calls", serve.DefaultMaxLegacyCalls, "session-era tool calls in progress, parked ones included; -1: no cap")
+	fs.DurationVar(&f.sessionTimeout, "session-timeout", serve.DefaultSessionTimeout, "close session-era sessions idle this long")
+	fs.DurationVar(&f.readHeader, "read-header-timeout", serve.DefaultReadHeaderTimeout, "time to read a request's headers")
+	fs.DurationVar(&f.readTimeout, "read-timeout", serve.DefaultReadTimeout, "time to read a whole request, body included")
+	fs.DurationVar(&f.writeTimeout, "write-timeout", serve.DefaultWriteTimeout, "time for each write to the client")
+	fs.DurationVar(&f.idleTimeout, "idle-timeout", serve.DefaultIdleTimeout, "close keep-alive connections idle this long")
+	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", serve.DefaultShutdownTimeout, "how long rounds in flight may take to finish when stopping")
+	fs.Usage = func() {
+		fmt.Fprintln(env.Stderr, "usage: flowserve serve [--http ADDR | --stdio] [--watch] [flags] [DIR|FILE]...")
+		fmt.Fprintln(env.Stderr, "\nServes every flow (default: the flows/ directory) as an MCP tool.")
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// logHandler returns the handler of the server's logs, as --log-level
+// and --log-format say; false when they say nothing valid, the problem
+// printed.
+func (f *serveFlags) logHandler(env *Env) (slog.Handler, bool) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
+		fmt.Fprintf(env.Stderr, "flowserve serve: --log-level: %v\n", err)
+		return nil, false
+	}
+	switch f.logFormat {
+	case "text":
+		return slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level}), true
+	case "json":
+		return slog.NewJSONHandler(env.Stderr, &slog.HandlerOptions{Level: level}), true
+	}
+	fmt.Fprintf(env.Stderr, "flowserve serve: --log-format must be text or json, not %q\n", f.logFormat)
+	return nil, false
+}
+
+// engine returns the engine the server runs every flow on: states sealed
+// with ring, final results kept in memory or in the --replies store
+// (closed by the returned func), the limits, the values of vars and
+// secrets.
+func (f *serveFlags) engine(ctx context.Context, ring *state.KeyRing, values *project.Values) (*flow.Engine, func(), error) {
+	codec := state.NewCodec(ring, state.Options{TTL: f.ttl, MaxSize: f.maxState})
+	var store flow.ReplyStore = replies.NewMemory(0, nil)
+	closeStore := func() {}
+	if f.replies != "" {
+		rs, err := redis.Open(f.replies)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--replies: %w", err)
+		}
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err = rs.Ping(pctx)
+		cancel()
+		if err != nil {
+			rs.Close()
+			return nil, nil, fmt.Errorf("--replies: %w", err)
+		}
+		store, closeStore = rs, func() { rs.Close() }
+	}
+	engine, err := flow.NewEngine(flow.EngineOptions{Codec: codec, Replies: store,
+		Limits: flow.Limits{Journal: f.maxJournal, Visits: f.maxVisits}, Values: values.Values})
+	if err != nil {
+		closeStore()
+		return nil, nil, err
+	}
+	return engine, closeStore, nil
 }
 
 // splitList splits a comma-separated flag value, dropping empty items.
