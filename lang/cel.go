@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"cel.dev/cel-go/cel"
+	"cel.dev/cel-go/checker"
 	"cel.dev/cel-go/common"
 	"cel.dev/cel-go/common/cost"
 	"cel.dev/cel-go/common/types"
@@ -34,6 +35,8 @@ func celBase() (*cel.Env, error) {
 		celBaseEnv, celBaseErr = cel.NewEnv(
 			cel.CrossTypeNumericComparisons(true),
 			cel.OptionalTypes(),
+			// Messages quote sub-expressions, macros as written.
+			cel.EnableMacroCallTracking(),
 			ext.Strings(),
 			ext.Math(),
 			ext.Lists(),
@@ -244,16 +247,24 @@ type celEnv struct {
 	prov      *celProvider
 	scope     *scope
 	costLimit uint64
+
+	chkOnce sync.Once // builds chk, the checker that words errors
+	chk     *checker.Env
+	chkErr  error
 }
 
 func (e *celEnv) Compile(src string, wantBool bool) (Program, []Error) {
 	ast, iss := e.env.Compile(src)
-	if errs := celErrors(src, iss, e.scope); len(errs) > 0 {
-		return nil, errs
+	if iss.Err() != nil {
+		var word func(int64) (celWording, bool)
+		if f := e.compileFacts(src); f != nil {
+			word = f.compileMessage
+		}
+		return nil, celErrors(src, iss, word)
 	}
 	out := e.prov.typOf(ast.OutputType())
 	if wantBool && !ast.OutputType().IsAssignableType(cel.BoolType) {
-		return nil, []Error{{Message: fmt.Sprintf("condition must be a bool, not %s", out)}}
+		return nil, []Error{{Message: celDialect.notCondition(newOperand(ast.OutputType(), src))}}
 	}
 	opts := []cel.ProgramOption{cel.EvalOptions(cel.OptOptimize)}
 	if !e.cheap(ast) {
@@ -263,7 +274,7 @@ func (e *celEnv) Compile(src string, wantBool bool) (Program, []Error) {
 	if err != nil {
 		return nil, []Error{{Message: err.Error()}}
 	}
-	return &celProgram{prg: prg, wantBool: wantBool, out: out}, nil
+	return &celProgram{prg: prg, wantBool: wantBool, out: out, env: e, ast: ast, src: src}, nil
 }
 
 // cheapShare is how small a share of the cost limit an expression's
@@ -298,6 +309,12 @@ type celProgram struct {
 	prg      cel.Program
 	wantBool bool
 	out      *typ
+	env      *celEnv
+	ast      *cel.Ast
+	src      string
+
+	trackOnce sync.Once // builds track, for wording evaluation errors
+	track     cel.Program
 }
 
 func (p *celProgram) Schema() map[string]any {
@@ -310,30 +327,25 @@ func (p *celProgram) Schema() map[string]any {
 func (p *celProgram) Eval(vars map[string]any) (any, error) {
 	out, _, err := p.prg.Eval(vars)
 	if err != nil {
-		return nil, err
+		return nil, p.evalError(vars, err)
 	}
 	v, err := celNative(out)
 	if err != nil {
-		return nil, err
+		return nil, &EvalError{Offset: -1, Message: err.Error(), Err: err}
 	}
 	if p.wantBool {
 		if _, ok := v.(bool); !ok {
-			return nil, fmt.Errorf("condition produced %s, not a bool", ValueTypeName(v))
+			msg := celDialect.conditionValue(newOperand(valueCELType(v), p.src))
+			return nil, &EvalError{Offset: 0, Message: msg}
 		}
 	}
 	return v, nil
 }
 
-var (
-	celUndeclared = regexp.MustCompile(`^undeclared reference to '([^']*)'`)
-	celUndefined  = regexp.MustCompile(`^undefined field '([^']*)'`)
-	celSuggestion = regexp.MustCompile(` \(did you mean [^)]*\)`)
-	celOverload   = regexp.MustCompile(`^found no matching overload for '_[-+*/%]_' applied to '\((int, double|double, int)\)'`)
-)
-
 // celErrors converts cel-go issues into Errors with rune offsets into
-// src, adding a did-you-mean to unknown names and fields when sc is set.
-func celErrors(src string, iss *cel.Issues, sc *scope) []Error {
+// src. word, when set, words the error at an expression id from the
+// checker's facts; errors it has no facts for keep cel-go's message.
+func celErrors(src string, iss *cel.Issues, word func(int64) (celWording, bool)) []Error {
 	if iss.Err() == nil {
 		return nil
 	}
@@ -349,24 +361,23 @@ func celErrors(src string, iss *cel.Issues, sc *scope) []Error {
 	for _, e := range iss.Errors() {
 		off := celOffset(e.Location, lineStarts)
 		msg := e.Message
-		switch {
-		case sc == nil:
-		case celUndeclared.MatchString(msg):
-			// cel-go may suggest a name itself; suggest the way the rest
-			// of flowserve does instead.
-			name := celUndeclared.FindStringSubmatch(msg)[1]
-			msg = celSuggestion.ReplaceAllString(msg, "") + sc.suggestVar(name)
-		case celUndefined.MatchString(msg):
-			field := celUndefined.FindStringSubmatch(msg)[1]
-			// CEL places the error on the dot; point at the field.
-			off = fieldOffset(src, off, field)
-			msg += sc.suggestField(src, off, field)
-		case celOverload.MatchString(msg):
-			msg += "; ints and doubles do not mix in arithmetic: convert one side with double(...) or int(...)"
+		if w, ok := celWord(word, e.ExprID); ok {
+			msg = w.msg
+			if w.field != "" {
+				// CEL places the error on the dot; point at the field.
+				off = fieldOffset(src, off, w.field)
+			}
 		}
 		out = append(out, Error{Offset: off, Message: msg})
 	}
 	return out
+}
+
+func celWord(word func(int64) (celWording, bool), id int64) (celWording, bool) {
+	if word == nil || id == 0 {
+		return celWording{}, false
+	}
+	return word(id)
 }
 
 func celOffset(loc common.Location, lineStarts []int) int {

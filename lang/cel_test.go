@@ -57,8 +57,8 @@ func TestCELEval(t *testing.T) {
 		{src: "input.tags.map(t, t + '!')", want: []any{"a!", "b!"}},
 		{src: "{'a': input.n, 'b': [1, 2.5, null]}", want: map[string]any{"a": int64(3), "b": []any{int64(1), 2.5, nil}}},
 		{src: "'x'.upperAscii()", want: "X"},
-		{src: "input.missing", err: "no such key: missing"},
-		{src: "input.n", wantBool: true, err: "condition produced an int, not a bool"},
+		{src: "input.missing", err: "input has no field 'missing': test it with has(input.missing) first"},
+		{src: "input.n", wantBool: true, err: "the condition produced an integer, not a boolean"},
 	}
 	for _, tc := range tests {
 		prg, errs := env.Compile(tc.src, tc.wantBool)
@@ -90,9 +90,9 @@ func TestCELCompileErrors(t *testing.T) {
 		wantBool bool
 		want     string
 	}{
-		{"nope.x", false, "undeclared reference to 'nope'"},
-		{"1 + 'a'", false, "no matching overload"},
-		{"'text'", true, "condition must be a bool, not string"},
+		{"nope.x", false, "undefined name 'nope'"},
+		{"1 + 'a'", false, `cannot add an integer (1) and a string ("a")`},
+		{"'text'", true, "a condition must be a boolean, not a string"},
 	}
 	for _, tc := range tests {
 		_, errs := env.Compile(tc.src, tc.wantBool)

@@ -52,20 +52,48 @@
 //
 // A declared field that is absent at run time (an optional property, or
 // any content field of an ask that was not accepted) is not a compile
-// error. In CEL, selecting it is a run-time error naming it ("no such key:
-// note"); test it with has(a.content.note), or read it with
-// a.content.?note.orValue("none"). In expr it is nil: test it with
-// a.content.note != nil, or read it with a.content.note ?? "none" (and
-// a?.b selects from a nil a).
+// error. In CEL, selecting it is a run-time error naming it
+// ("confirm.content has no field 'note' ..."); test it with
+// has(a.content.note), or read it with a.content.?note.orValue("none").
+// In expr it is nil: test it with a.content.note != nil, or read it with
+// a.content.note ?? "none" (and a?.b selects from a nil a).
 //
 // # Errors
 //
-// Compile reports syntax and type errors with rune offsets into the
-// source. An unknown variable or field gets a did-you-mean when a close
-// name exists (`undefined field 'procede' (did you mean "proceed"?)`);
-// for fields it is given when the field is selected from a chain of names
-// that starts at a variable. A condition (wantBool) must have type bool
-// (or dyn, then checked at run time).
+// Compile reports syntax and type errors as Errors with rune offsets into
+// the source; Eval reports failures as *EvalError, with the offset of the
+// part that failed when it is known. Both languages word them alike, in a
+// flow's terms: types are named as a flow's author knows them ("an
+// integer", "a number", "a string", "a boolean", "a list of strings", "a
+// map", "an object", "any value"), each operand is shown with its source,
+// and a hint says what would work:
+//
+//	cannot compare an integer (input.n) with a string ("3"): convert one side, like string(input.n) or int("3")
+//	cannot add a string ("n=") and an integer (input.n): to join them as text, convert the other side, like string(input.n)
+//	cannot call size() with an integer (input.n): it takes a string, a list, a map or a bytes value
+//	undefined field 'procede' (did you mean "proceed"?)
+//	index 5 is out of range: input.tags has 2 items
+//
+// An unknown variable, function or field gets a did-you-mean when a close
+// name exists. A condition (wantBool) must have type bool (or dyn, then
+// checked at run time).
+//
+// The wording is made from what each library knows of the failure, not
+// from its messages: cel-go's checked syntax tree (the type of every
+// sub-expression, from checking a rejected expression again) and its
+// evaluation state (the value of every sub-expression, from evaluating a
+// failed expression again with state tracking; evaluations are
+// deterministic); expr's checked syntax tree (every node's nature) and the
+// values of a failed node's operands (evaluated again on their own). An
+// error a library describes only in text keeps the library's message:
+// syntax errors, a bad regular expression (expr's matches), a failure
+// inside a function whose arguments had the right types (CEL's division by
+// zero or integer overflow), a value expr's len() or another function that
+// checks its own arguments rejects, and in expr an operand that cannot be
+// evaluated on its own (one that uses a predicate's #). Two of expr's
+// messages are read, as it reports these only in text: "memory budget
+// exceeded", worded as the operation limit, and a syntax error at the end
+// of input, placed at the end as CEL places it.
 //
 // # Limits and purity
 //

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"regexp"
 	"strings"
 	"time"
 
@@ -147,27 +146,27 @@ type exprEnv struct {
 func (e *exprEnv) Compile(src string, wantBool bool) (Program, []Error) {
 	prg, err := expr.Compile(src, e.opts...)
 	if err != nil {
-		return nil, []Error{exprError(src, err, e.scope)}
+		var f *exprFacts
+		var fe *file.Error
+		if errors.As(err, &fe) {
+			f = e.compileFacts(src)
+		}
+		return nil, []Error{exprError(src, err, f)}
 	}
 	out := dynType
-	if n := prg.Node().Nature(); n != nil {
+	n := prg.Node().Nature()
+	if n != nil {
 		out = exprTyp(*n)
 	}
 	if wantBool && out.kind != kindBool && out.kind != kindDyn {
-		return nil, []Error{{Message: fmt.Sprintf("condition must be a bool, not %s", out)}}
+		return nil, []Error{{Message: exprDialect.notCondition(newOperand(natureType(n), src))}}
 	}
-	return &exprProgram{prg: prg, budget: e.budget, wantBool: wantBool, out: out}, nil
+	return &exprProgram{prg: prg, budget: e.budget, wantBool: wantBool, out: out, env: e, src: src}, nil
 }
 
-var (
-	exprNilConversion = regexp.MustCompile(`^interface conversion: interface \{\} is nil, not (\S+)$`)
-	exprUnknownName   = regexp.MustCompile(`^unknown name (\S+)$`)
-	exprUnknownField  = regexp.MustCompile(`^unknown field (\S+)$`)
-)
-
 // exprError converts an error of expr into an Error with a rune offset,
-// adding a did-you-mean to unknown names and fields when sc is set.
-func exprError(src string, err error, sc *scope) Error {
+// worded from the checker's facts f when it has them.
+func exprError(src string, err error, f *exprFacts) Error {
 	var fe *file.Error
 	if !errors.As(err, &fe) {
 		return Error{Message: err.Error()}
@@ -178,12 +177,12 @@ func exprError(src string, err error, sc *scope) Error {
 	if strings.HasSuffix(msg, "token EOF") {
 		off = n // the end of the expression, as CEL reports it
 	}
-	if sc != nil {
-		if m := exprUnknownName.FindStringSubmatch(msg); m != nil {
-			msg += sc.suggestVar(m[1])
-		} else if m := exprUnknownField.FindStringSubmatch(msg); m != nil {
-			off = fieldOffset(src, off, m[1])
-			msg += sc.suggestField(src, off, m[1])
+	if f != nil {
+		if w, ok := f.compileMessage(fe.Location); ok {
+			msg = w.msg
+			if w.field != "" {
+				off = fieldOffset(src, off, w.field)
+			}
 		}
 	}
 	return Error{Offset: off, Message: msg}
@@ -194,6 +193,8 @@ type exprProgram struct {
 	budget   uint
 	wantBool bool
 	out      *typ
+	env      *exprEnv
+	src      string
 }
 
 func (p *exprProgram) Schema() map[string]any {
@@ -211,24 +212,23 @@ func (p *exprProgram) Eval(vars map[string]any) (any, error) {
 	out, err := m.Run(p.prg, vars)
 	if err != nil {
 		var fe *file.Error
-		if errors.As(err, &fe) {
-			msg := fe.Message
-			if msg == "memory budget exceeded" {
-				msg = fmt.Sprintf("operation limit of %d exceeded (the expression visits or builds too many values)", p.budget)
-			} else if m := exprNilConversion.FindStringSubmatch(msg); m != nil {
-				msg = fmt.Sprintf("got null where %s is needed (is an optional field absent? test it with != nil or give a default with ??)", m[1])
-			}
-			return nil, errors.New(msg)
+		if !errors.As(err, &fe) {
+			return nil, &EvalError{Offset: -1, Message: err.Error(), Err: err}
 		}
-		return nil, err
+		if fe.Message == "memory budget exceeded" {
+			msg := fmt.Sprintf("operation limit of %d exceeded (the expression visits or builds too many values)", p.budget)
+			return nil, &EvalError{Offset: fe.From, Message: msg, Err: err}
+		}
+		return nil, p.evalError(vars, err, fe)
 	}
 	v, err := exprNative(out)
 	if err != nil {
-		return nil, err
+		return nil, &EvalError{Offset: -1, Message: err.Error(), Err: err}
 	}
 	if p.wantBool {
 		if _, ok := v.(bool); !ok {
-			return nil, fmt.Errorf("condition produced %s, not a bool", ValueTypeName(v))
+			msg := exprDialect.conditionValue(newOperand(valueCELType(v), p.src))
+			return nil, &EvalError{Offset: 0, Message: msg}
 		}
 	}
 	return v, nil
@@ -289,6 +289,12 @@ func exprNative(v any) (any, error) {
 		}
 		return out, nil
 	}
+	return exprNativeReflect(v)
+}
+
+// exprNativeReflect converts the values exprNative does not know by type
+// (other numeric types, typed slices and maps, pointers) by their kind.
+func exprNativeReflect(v any) (any, error) {
 	rv := reflect.ValueOf(v)
 	switch rv.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:

@@ -66,8 +66,8 @@ func TestExprDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, errs := env.Compile("now()", false); len(errs) == 0 || !strings.Contains(errs[0].Message, "unknown name now") {
-		t.Errorf("now(): got %v, want unknown name", errs)
+	if _, errs := env.Compile("now()", false); len(errs) == 0 || !strings.Contains(errs[0].Message, "undefined function 'now'") {
+		t.Errorf("now(): got %v, want an undefined function", errs)
 	}
 	prg, errs := env.Compile(`date("2026-01-02 03:04:05", "2006-01-02 15:04:05")`, false)
 	if len(errs) > 0 {
@@ -137,7 +137,9 @@ func TestExprNilConversion(t *testing.T) {
 	vals := testValues()
 	vals["confirm"] = map[string]any{"action": "decline", "accepted": false, "content": map[string]any{}}
 	_, err = prg.Eval(vals)
-	if err == nil || !strings.Contains(err.Error(), "got null where bool is needed") {
+	want := "! needs a boolean, not null (confirm.content.proceed): is an optional field absent? " +
+		"test it with confirm.content.proceed != nil, or give a default with confirm.content.proceed ?? false"
+	if err == nil || err.Error() != want {
 		t.Errorf("got %v", err)
 	}
 }

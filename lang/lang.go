@@ -15,6 +15,25 @@ type Error struct {
 // Error returns the message with its offset.
 func (e Error) Error() string { return fmt.Sprintf("offset %d: %s", e.Offset, e.Message) }
 
+// EvalError is an expression that failed at run time, worded in the
+// flow's terms where the language's facts allow (see the package
+// documentation).
+type EvalError struct {
+	// Offset counts runes from the start of the expression to the part
+	// that failed (an operator, a call, a field), or is -1 when it is not
+	// known.
+	Offset  int
+	Message string
+	// Err is the language's own error, when there is one.
+	Err error
+}
+
+// Error returns the message.
+func (e *EvalError) Error() string { return e.Message }
+
+// Unwrap returns the language's own error.
+func (e *EvalError) Unwrap() error { return e.Err }
+
 // Options tunes an environment. The zero value is usable.
 type Options struct {
 	// CostLimit bounds the work one evaluation may do, in the language's

@@ -1,13 +1,12 @@
 package lang
 
 import (
-	"fmt"
 	"strings"
 	"unicode"
 )
 
 // scope is the typed variables of an environment, for did-you-mean
-// suggestions.
+// suggestions of unknown names.
 type scope struct {
 	vars  map[string]*typ
 	names []string // in declaration order
@@ -16,45 +15,6 @@ type scope struct {
 func (s *scope) add(name string, t *typ) {
 	s.vars[name] = t
 	s.names = append(s.names, name)
-}
-
-// suggestVar returns ` (did you mean "x"?)` for an unknown variable name,
-// or "".
-func (s *scope) suggestVar(name string) string {
-	return didYouMean(name, s.names)
-}
-
-// suggestField returns ` (did you mean "x"?)` for an unknown field whose
-// name starts at rune offset off in src, or "". It only suggests when the
-// field is selected from a plain chain of names that starts at a variable
-// (`confirm.content.procede`), whose type it can follow.
-func (s *scope) suggestField(src string, off int, field string) string {
-	path := chainBefore([]rune(src), off)
-	if len(path) == 0 {
-		return ""
-	}
-	t, ok := s.vars[path[0]]
-	if !ok {
-		return ""
-	}
-	for _, n := range path[1:] {
-		switch t.kind {
-		case kindObject:
-			f, ok := t.fields[n]
-			if !ok {
-				return ""
-			}
-			t = f
-		case kindMap:
-			t = t.elem
-		default:
-			return ""
-		}
-	}
-	if t.kind != kindObject {
-		return ""
-	}
-	return didYouMean(field, t.names)
 }
 
 // fieldOffset returns the offset of field in src at or just after off
@@ -69,71 +29,6 @@ func fieldOffset(src string, off int, field string) int {
 		return i
 	}
 	return off
-}
-
-// chainBefore returns the names of the chain `a.b.c.` that ends just
-// before the field at rune offset off, or nil when the field is not
-// selected from such a chain (a call, an index, a literal).
-func chainBefore(rs []rune, off int) []string {
-	i := min(off, len(rs))
-	skip := func() {
-		for i > 0 && unicode.IsSpace(rs[i-1]) {
-			i--
-		}
-	}
-	dot := func() bool {
-		skip()
-		if i > 0 && rs[i-1] == '?' { // CEL's .?field
-			i--
-		}
-		if i == 0 || rs[i-1] != '.' {
-			return false
-		}
-		i--
-		if i > 0 && rs[i-1] == '?' { // expr's ?.field
-			i--
-		}
-		skip()
-		return true
-	}
-	if !dot() {
-		return nil
-	}
-	var path []string
-	for {
-		end := i
-		for i > 0 && isIdentRune(rs[i-1]) {
-			i--
-		}
-		if i == end || unicode.IsDigit(rs[i]) {
-			return nil
-		}
-		path = append([]string{string(rs[i:end])}, path...)
-		save := i
-		if !dot() {
-			i = save
-			break
-		}
-	}
-	// The chain must start the operand: not `f(x).a.b` or `x[0].a`.
-	skip()
-	if i > 0 && (isIdentRune(rs[i-1]) || strings.ContainsRune(")]}'\"`", rs[i-1])) {
-		return nil
-	}
-	return path
-}
-
-func isIdentRune(r rune) bool {
-	return r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r)
-}
-
-// didYouMean returns ` (did you mean "x"?)` with the option that name most
-// likely misspells, or "".
-func didYouMean(name string, options []string) string {
-	if s := Suggest(name, options); s != "" {
-		return fmt.Sprintf(" (did you mean %q?)", s)
-	}
-	return ""
 }
 
 // Suggest returns the option that name most likely misspells, or "" when

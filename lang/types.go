@@ -1,7 +1,6 @@
 package lang
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 )
@@ -325,15 +324,15 @@ func Assignable(to, from map[string]any) bool {
 	return assignable(fromSchema(to, "to"), fromSchema(from, "from"))
 }
 
-// TypeName describes the type a JSON Schema maps to, for messages: "int",
-// "double", "string", "bool", "list(string)", "map(string, dyn)",
-// "object" (with the fields it has) or "dyn".
+// TypeName describes the type a JSON Schema maps to, for messages, with
+// its article: "an integer", "a number", "a string", "a boolean", "a list
+// of strings", "a map", "an object with fields a, b" or "any value".
 func TypeName(schema map[string]any) string {
 	t := fromSchema(schema, "")
 	if t.kind == kindObject {
-		return "object with " + plural(len(t.names), "field") + " " + strings.Join(t.names, ", ")
+		return "an object with " + plural(len(t.names), "field") + " " + strings.Join(t.names, ", ")
 	}
-	return t.String()
+	return aTypeName(celTypeOf(t))
 }
 
 func plural(n int, what string) string {
@@ -343,24 +342,9 @@ func plural(n int, what string) string {
 	return what + "s"
 }
 
-// ValueTypeName names the JSON type of a JSON-like Go value for
-// messages: "a bool", "an int", "a list"...
+// ValueTypeName names the type of a JSON-like Go value for messages, with
+// its article: "a boolean", "an integer", "a number", "a string", "a list
+// of strings", "a map", "null".
 func ValueTypeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a bool"
-	case int64, int:
-		return "an int"
-	case float64:
-		return "a double"
-	case string:
-		return "a string"
-	case []any:
-		return "a list"
-	case map[string]any:
-		return "a map"
-	}
-	return fmt.Sprintf("%T", v)
+	return aTypeName(valueCELType(v))
 }

@@ -1,0 +1,634 @@
+package lang
+
+import (
+	"errors"
+	"sort"
+	"strings"
+	"sync"
+
+	"cel.dev/cel-go/cel"
+	"cel.dev/cel-go/checker"
+	celast "cel.dev/cel-go/common/ast"
+	"cel.dev/cel-go/common/decls"
+	"cel.dev/cel-go/common/operators"
+	"cel.dev/cel-go/common/types"
+	"cel.dev/cel-go/common/types/ref"
+	"cel.dev/cel-go/common/types/traits"
+	"cel.dev/cel-go/interpreter"
+	"cel.dev/cel-go/parser"
+)
+
+// This file gathers the facts cel-go has about a failing expression and
+// words its errors from them (see words.go): the checker's types for
+// compile errors, the evaluation state for run-time errors. It never reads
+// cel-go's messages; an error it has no facts for keeps cel-go's message.
+
+// celFacts is a checked syntax tree, navigable by expression id.
+type celFacts struct {
+	env  *celEnv
+	ast  *celast.AST
+	byID map[int64]celast.NavigableExpr
+}
+
+func newCELFacts(e *celEnv, a *celast.AST) *celFacts {
+	f := &celFacts{env: e, ast: a, byID: map[int64]celast.NavigableExpr{}}
+	for _, n := range celast.MatchDescendants(celast.NavigateAST(a), celast.AllMatcher()) {
+		f.byID[n.ID()] = n
+	}
+	return f
+}
+
+// checker returns a type checker with the declarations of e's CEL
+// environment. cel.Env.Check keeps the checked tree of an expression it
+// rejects to itself; checking again with the same declarations gives that
+// tree, with the type of every sub-expression it could type.
+func (e *celEnv) checker() (*checker.Env, error) {
+	e.chkOnce.Do(func() {
+		chk, err := checker.NewEnv(e.env.Container, e.env.CELTypeProvider(),
+			checker.CrossTypeNumericComparisons(true))
+		if err == nil {
+			err = chk.AddIdents(e.env.Variables()...)
+		}
+		for _, fn := range e.env.Functions() {
+			if err == nil && !fn.IsDeclarationDisabled() {
+				err = chk.AddFunctions(fn)
+			}
+		}
+		e.chk, e.chkErr = chk, err
+	})
+	return e.chk, e.chkErr
+}
+
+// compileFacts checks src again and returns the checked tree, or nil.
+func (e *celEnv) compileFacts(src string) *celFacts {
+	parsed, iss := e.env.Parse(src)
+	if iss.Err() != nil {
+		return nil
+	}
+	chk, err := e.checker()
+	if err != nil {
+		return nil
+	}
+	checked, _ := checker.Check(parsed.NativeRep(), parsed.Source(), chk)
+	return newCELFacts(e, checked)
+}
+
+// celWording is an error worded from facts; field is set when the error
+// is about that field, which it then points at.
+type celWording struct {
+	msg   string
+	field string
+}
+
+func (f *celFacts) typeOf(id int64) *types.Type {
+	if t, ok := f.ast.TypeMap()[id]; ok {
+		return t
+	}
+	return types.DynType
+}
+
+// operand returns e as messages show it, typed by the checker.
+func (f *celFacts) operand(e celast.Expr) operand {
+	return newOperand(f.typeOf(e.ID()), f.text(e))
+}
+
+func (f *celFacts) text(e celast.Expr) string {
+	s, err := parser.Unparse(e, f.ast.SourceInfo())
+	if err != nil {
+		return ""
+	}
+	return s
+}
+
+// compileMessage words the checker's error at expression id.
+func (f *celFacts) compileMessage(id int64) (celWording, bool) {
+	n, ok := f.byID[id]
+	if !ok {
+		return celWording{}, false
+	}
+	if msg, ok := f.inContext(n); ok {
+		return celWording{msg: msg}, true
+	}
+	switch n.Kind() {
+	case celast.IdentKind:
+		if n.Type().Kind() == types.ErrorKind {
+			return celWording{msg: unknownName(n.AsIdent(), f.env.scope.names)}, true
+		}
+	case celast.SelectKind:
+		sel := n.AsSelect()
+		return f.selectMessage(sel.Operand(), sel.FieldName(), sel.IsTestOnly())
+	case celast.CallKind:
+		return f.callMessage(n)
+	}
+	return celWording{}, false
+}
+
+// inContext words an expression of a fine type in a place that needs
+// another: an operand of && or ||, a macro's predicate, the range of a
+// macro.
+func (f *celFacts) inContext(n celast.NavigableExpr) (string, bool) {
+	t := n.Type()
+	p, ok := n.Parent()
+	if !ok || t.Kind() == types.ErrorKind {
+		return "", false
+	}
+	boolish := t.Kind() == types.BoolKind || isDynLike(t)
+	if name, ok := f.predicateOf(n.ID()); ok && !boolish {
+		return celDialect.notPredicate(name, f.operand(n)), true
+	}
+	switch p.Kind() {
+	case celast.CallKind:
+		fn := p.AsCall().FunctionName()
+		if (fn == operators.LogicalAnd || fn == operators.LogicalOr) && !boolish {
+			return celDialect.opMessage(celOps[fn], []operand{f.operand(n)}), true
+		}
+	case celast.ComprehensionKind:
+		iterable := isKind(t, types.ListKind, types.MapKind) || isDynLike(t)
+		if p.AsComprehension().IterRange().ID() == n.ID() && !iterable {
+			if m, ok := f.ast.SourceInfo().GetMacroCall(p.ID()); ok && m.Kind() == celast.CallKind {
+				return notIterable(m.AsCall().FunctionName(), f.operand(n)), true
+			}
+		}
+	}
+	return "", false
+}
+
+// predicateOf returns the name of the macro whose boolean predicate is
+// the expression with the given id.
+func (f *celFacts) predicateOf(id int64) (string, bool) {
+	for _, m := range f.ast.SourceInfo().MacroCalls() {
+		if m.Kind() != celast.CallKind {
+			continue
+		}
+		call := m.AsCall()
+		args := call.Args()
+		pred := -1
+		switch call.FunctionName() {
+		case operators.All, operators.Exists, operators.ExistsOne, "existsOne", operators.Filter:
+			pred = len(args) - 1
+		case operators.Map:
+			if len(args) == 3 {
+				pred = 1
+			}
+		}
+		if pred >= 0 && pred < len(args) && args[pred].ID() == id {
+			return call.FunctionName(), true
+		}
+	}
+	return "", false
+}
+
+// selectMessage words selecting field from operand: a field an object
+// does not declare, or a value without fields.
+func (f *celFacts) selectMessage(operandExpr celast.Expr, field string, test bool) (celWording, bool) {
+	t := f.typeOf(operandExpr.ID())
+	if isOptional(t) {
+		t = t.Parameters()[0]
+	}
+	switch {
+	case t.Kind() == types.StructKind:
+		if _, ok := f.env.prov.FindStructFieldType(t.TypeName(), field); ok {
+			return celWording{}, false
+		}
+		names, _ := f.env.prov.FindStructFieldNames(t.TypeName())
+		return celWording{msg: undefinedField(field, names), field: field}, true
+	case t.Kind() == types.MapKind || isDynLike(t):
+		return celWording{}, false
+	}
+	o := newOperand(t, f.text(operandExpr))
+	return celWording{msg: celDialect.noFields(o, field, test)}, true
+}
+
+// callMessage words a call the checker rejected: an unknown function, or
+// arguments no overload takes.
+func (f *celFacts) callMessage(n celast.NavigableExpr) (celWording, bool) {
+	call := n.AsCall()
+	fn := call.FunctionName()
+	if fn == operators.OptSelect && len(call.Args()) == 2 {
+		if field, ok := call.Args()[1].AsLiteral().(types.String); ok {
+			return f.selectMessage(call.Args()[0], string(field), false)
+		}
+		return celWording{}, false
+	}
+	if n.Type().Kind() != types.ErrorKind {
+		return celWording{}, false
+	}
+	decl := f.env.env.Functions()[fn]
+	if decl == nil {
+		return celWording{msg: unknownFunction(fn, celFunctionNames())}, true
+	}
+	exprs := call.Args()
+	if call.IsMemberFunction() {
+		exprs = append([]celast.Expr{call.Target()}, exprs...)
+	}
+	args := make([]operand, len(exprs))
+	for i, e := range exprs {
+		args[i] = f.operand(e)
+	}
+	return celWording{msg: celCallMessage(decl, call.IsMemberFunction(), args)}, true
+}
+
+// celCallMessage words a call of decl with arguments (the receiver first
+// for a method call) that none of its overloads takes.
+func celCallMessage(decl *decls.FunctionDecl, member bool, args []operand) string {
+	if o, ok := celOps[decl.Name()]; ok {
+		return celDialect.opMessage(o, args)
+	}
+	var recv *operand
+	if member && len(args) > 0 {
+		recv = &args[0]
+		args = args[1:]
+	}
+	var hint string
+	for i, a := range append(derefOperand(recv), args...) {
+		if a.t.Kind() == types.StructKind && takesMap(decl, member, i) {
+			call := decl.Name() + "(dyn(" + a.src() + "))"
+			if member {
+				call = "dyn(" + a.src() + ")." + decl.Name() + "(...)"
+			}
+			hint = "; an object is not a map: convert it with dyn(...), like " + call
+			break
+		}
+	}
+	return celDialect.callMessage(decl.Name(), recv, args, celTakes(decl, member, len(args)), hint)
+}
+
+// maxTakes is the most overloads a message lists.
+const maxTakes = 6
+
+// celTakes describes the overloads of decl callable the same way (as a
+// method or not) with n arguments besides the receiver: "a string",
+// "(a string, an integer)", or for methods "a string with an integer".
+func celTakes(decl *decls.FunctionDecl, member bool, n int) []string {
+	var out []string
+	seen := map[string]bool{}
+	ods := append([]*decls.OverloadDecl(nil), decl.OverloadDecls()...)
+	sort.SliceStable(ods, func(i, j int) bool { return firstRank(ods[i]) < firstRank(ods[j]) })
+	for _, o := range ods {
+		ats := o.ArgTypes()
+		if o.IsMemberFunction() != member || (member && len(ats) != n+1) || (!member && len(ats) != n) {
+			continue
+		}
+		var desc string
+		if member {
+			desc = aTypeName(ats[0])
+			if n > 0 {
+				desc += " with " + joinTypes(ats[1:])
+			}
+		} else {
+			desc = signature(ats)
+		}
+		if !seen[desc] {
+			seen[desc] = true
+			out = append(out, desc)
+		}
+	}
+	if len(out) > maxTakes {
+		return nil
+	}
+	return out
+}
+
+// kindOrder orders the types a message lists: the common ones first.
+var kindOrder = []types.Kind{types.StringKind, types.IntKind, types.UintKind, types.DoubleKind,
+	types.BoolKind, types.ListKind, types.MapKind, types.TimestampKind, types.DurationKind, types.BytesKind}
+
+// firstRank returns the place in kindOrder of an overload's first
+// argument type.
+func firstRank(o *decls.OverloadDecl) int {
+	if ats := o.ArgTypes(); len(ats) > 0 {
+		for i, k := range kindOrder {
+			if ats[0].Kind() == k {
+				return i
+			}
+		}
+	}
+	return len(kindOrder)
+}
+
+func joinTypes(ts []*types.Type) string {
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		parts[i] = aTypeName(t)
+	}
+	return strings.Join(parts, " and ")
+}
+
+// takesMap reports whether an overload of decl takes a map as its i-th
+// argument (the receiver being the first).
+func takesMap(decl *decls.FunctionDecl, member bool, i int) bool {
+	for _, o := range decl.OverloadDecls() {
+		if ats := o.ArgTypes(); o.IsMemberFunction() == member && i < len(ats) && ats[i].Kind() == types.MapKind {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	celNamesOnce sync.Once
+	celNames     []string
+)
+
+// celFunctionNames returns the names of the functions and macros flows
+// can call, for did-you-mean.
+func celFunctionNames() []string {
+	celNamesOnce.Do(func() {
+		base, err := celBase()
+		if err != nil {
+			return
+		}
+		seen := map[string]bool{}
+		for name := range base.Functions() {
+			// Operators (_+_, @in) are not called by name.
+			if celIdent.MatchString(strings.ReplaceAll(name, ".", "_")) && name[0] != '_' {
+				seen[name] = true
+			}
+		}
+		for _, m := range base.Macros() {
+			seen[m.Function()] = true
+		}
+		for name := range seen {
+			celNames = append(celNames, name)
+		}
+		sort.Strings(celNames)
+	})
+	return celNames
+}
+
+// tracking returns p's program with evaluation state tracking, built once.
+func (p *celProgram) tracking() cel.Program {
+	p.trackOnce.Do(func() {
+		p.track, _ = p.env.env.Program(p.ast, cel.EvalOptions(cel.OptTrackState), cel.CostLimit(p.env.costLimit))
+	})
+	return p.track
+}
+
+// evalError words an evaluation error. Evaluations are deterministic, so
+// evaluating again with state tracking shows the value of every
+// sub-expression: the error is worded from the innermost failing one and
+// the values of its operands.
+func (p *celProgram) evalError(vars map[string]any, err error) error {
+	var te *types.Err
+	if !errors.As(err, &te) {
+		return err // cel-go's own failure, such as its cost limit
+	}
+	ev := &EvalError{Offset: -1, Message: err.Error(), Err: err}
+	prg := p.tracking()
+	if prg == nil {
+		return ev
+	}
+	_, det, _ := prg.Eval(vars)
+	if det == nil || det.State() == nil {
+		return ev
+	}
+	f := newCELFacts(p.env, p.ast.NativeRep())
+	n := celOrigin(celast.NavigateAST(f.ast), det.State())
+	if n == nil {
+		return ev
+	}
+	if r, ok := f.ast.SourceInfo().GetOffsetRange(n.ID()); ok {
+		ev.Offset = int(r.Start)
+	}
+	if msg, ok := f.runtimeMessage(n, celValues{st: det.State(), vars: vars}); ok {
+		ev.Message = msg
+	}
+	return ev
+}
+
+// celOrigin returns the innermost expression whose value is an error and
+// whose operands have none, following the error down from root.
+func celOrigin(root celast.NavigableExpr, st interpreter.EvalState) celast.NavigableExpr {
+	if !celFailed(st, root.ID()) {
+		return nil
+	}
+	n := root
+	for {
+		var next celast.NavigableExpr
+		for _, c := range n.Children() {
+			// A comprehension's accumulator holds the error too.
+			if c.Kind() == celast.IdentKind && strings.HasPrefix(c.AsIdent(), "@") {
+				continue
+			}
+			if celFailed(st, c.ID()) {
+				next = c
+				break
+			}
+		}
+		if next == nil {
+			return n
+		}
+		n = next
+	}
+}
+
+func celFailed(st interpreter.EvalState, id int64) bool {
+	v, ok := st.Value(id)
+	return ok && types.IsError(v)
+}
+
+// celValues gives the values of sub-expressions in a failed evaluation:
+// those the evaluation state recorded, and those of the chains of fields
+// and indexes CEL evaluates as one attribute (input.tags[0]), read from
+// the variables.
+type celValues struct {
+	st   interpreter.EvalState
+	vars map[string]any
+}
+
+// value returns the value of e, or false when it is not known or is an
+// error.
+func (vs celValues) value(e celast.Expr) (ref.Val, bool) {
+	if v, ok := vs.st.Value(e.ID()); ok {
+		return v, !types.IsError(v)
+	}
+	switch e.Kind() {
+	case celast.LiteralKind:
+		return e.AsLiteral(), true
+	case celast.IdentKind:
+		v, ok := vs.vars[e.AsIdent()]
+		if !ok {
+			return nil, false
+		}
+		return types.DefaultTypeAdapter.NativeToValue(v), true
+	case celast.SelectKind:
+		base, ok := vs.value(e.AsSelect().Operand())
+		if m, isMap := base.(traits.Mapper); ok && isMap {
+			return m.Find(types.String(e.AsSelect().FieldName()))
+		}
+	case celast.CallKind:
+		call := e.AsCall()
+		if call.FunctionName() != operators.Index || len(call.Args()) != 2 {
+			return nil, false
+		}
+		c, ok := vs.value(call.Args()[0])
+		i, known := vs.value(call.Args()[1])
+		if !ok || !known {
+			return nil, false
+		}
+		if _, isList := c.(traits.Lister); isList {
+			if _, out := celIndexMessage(operand{}, c, i); out {
+				return nil, false
+			}
+		}
+		if m, isMap := c.(traits.Mapper); isMap {
+			return m.Find(i)
+		}
+		if l, isList := c.(traits.Lister); isList {
+			v := l.Get(i)
+			return v, !types.IsError(v)
+		}
+	}
+	return nil, false
+}
+
+// runtimeMessage words the failure of n from its operands' values.
+func (f *celFacts) runtimeMessage(n celast.NavigableExpr, vs celValues) (string, bool) {
+	if name, ok := f.unbound(n, vs); ok {
+		return name + " has no value yet: the node that sets it has not run", true
+	}
+	switch n.Kind() {
+	case celast.SelectKind:
+		sel := n.AsSelect()
+		v, ok := vs.value(sel.Operand())
+		if !ok {
+			return "", false
+		}
+		o := f.valueOperand(sel.Operand(), v)
+		m, isMap := v.(traits.Mapper)
+		if !isMap {
+			return celDialect.noFields(o, sel.FieldName(), sel.IsTestOnly()), true
+		}
+		if _, found := m.Find(types.String(sel.FieldName())); found || sel.IsTestOnly() {
+			return "", false
+		}
+		how := missField
+		if f.typeOf(sel.Operand().ID()).Kind() == types.StructKind {
+			how = missOptional
+		}
+		return missingField(o, sel.FieldName(), how), true
+	case celast.CallKind:
+		return f.runtimeCall(n.AsCall(), vs)
+	}
+	return "", false
+}
+
+// unbound returns the declared variable without a value that the chain
+// of fields and indexes e reads from, if there is one.
+func (f *celFacts) unbound(e celast.Expr, vs celValues) (string, bool) {
+	for {
+		switch e.Kind() {
+		case celast.SelectKind:
+			e = e.AsSelect().Operand()
+			continue
+		case celast.CallKind:
+			if call := e.AsCall(); call.FunctionName() == operators.Index && len(call.Args()) == 2 {
+				e = call.Args()[0]
+				continue
+			}
+		case celast.IdentKind:
+			_, declared := f.env.scope.vars[e.AsIdent()]
+			_, bound := vs.vars[e.AsIdent()]
+			return e.AsIdent(), declared && !bound
+		}
+		return "", false
+	}
+}
+
+// runtimeCall words a call that failed: an index out of range or a
+// missing key, or argument values none of the function's overloads take.
+// A call whose arguments an overload takes failed for another reason
+// (division by zero, overflow) and keeps cel-go's message.
+func (f *celFacts) runtimeCall(call celast.CallExpr, vs celValues) (string, bool) {
+	exprs := call.Args()
+	if call.IsMemberFunction() {
+		exprs = append([]celast.Expr{call.Target()}, exprs...)
+	}
+	vals := make([]ref.Val, len(exprs))
+	args := make([]operand, len(exprs))
+	for i, e := range exprs {
+		v, ok := vs.value(e)
+		if !ok {
+			return "", false
+		}
+		vals[i], args[i] = v, f.valueOperand(e, v)
+	}
+	fn := call.FunctionName()
+	if (fn == operators.Index || fn == operators.OptIndex) && len(vals) == 2 {
+		if msg, ok := celIndexMessage(args[0], vals[0], vals[1]); ok {
+			return msg, true
+		}
+	}
+	decl := f.env.env.Functions()[fn]
+	if decl == nil || celAccepts(decl, call.IsMemberFunction(), vals) {
+		return "", false
+	}
+	return celCallMessage(decl, call.IsMemberFunction(), args), true
+}
+
+// celIndexMessage words an index past a list's end or a key a map does
+// not have.
+func celIndexMessage(c operand, container, index ref.Val) (string, bool) {
+	if l, ok := container.(traits.Lister); ok {
+		i, isInt := index.(types.Int)
+		size, _ := l.Size().(types.Int)
+		if isInt && (i < 0 || i >= size) {
+			return indexOutOfRange(c, int64(i), int(size)), true
+		}
+	}
+	if m, ok := container.(traits.Mapper); ok {
+		k, isString := index.(types.String)
+		if _, found := m.Find(index); isString && !found {
+			return missingField(c, string(k), missKey), true
+		}
+	}
+	return "", false
+}
+
+// celAccepts reports whether an overload of decl, called the same way,
+// takes values of the types of vals.
+func celAccepts(decl *decls.FunctionDecl, member bool, vals []ref.Val) bool {
+	for _, o := range decl.OverloadDecls() {
+		ats := o.ArgTypes()
+		if o.IsMemberFunction() != member || len(ats) != len(vals) {
+			continue
+		}
+		ok := true
+		for i, at := range ats {
+			ok = ok && celTakesValue(at, vals[i])
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// celTakesValue reports whether a parameter of type t takes v, comparing
+// kinds (a list takes any list).
+func celTakesValue(t *types.Type, v ref.Val) bool {
+	if isDynLike(t) {
+		return true
+	}
+	switch t.Kind() {
+	case types.ListKind:
+		_, ok := v.(traits.Lister)
+		return ok
+	case types.MapKind:
+		_, ok := v.(traits.Mapper)
+		return ok
+	}
+	vt, ok := v.Type().(*types.Type)
+	return ok && vt.Kind() == t.Kind()
+}
+
+// valueOperand returns e as messages show it, typed by its value v.
+func (f *celFacts) valueOperand(e celast.Expr, v ref.Val) operand {
+	t := types.DynType
+	if n, err := celNative(v); err == nil {
+		t = valueCELType(n)
+	} else if vt, ok := v.Type().(*types.Type); ok {
+		t = vt
+	}
+	return newOperand(t, f.text(e))
+}
