@@ -142,7 +142,7 @@ nodes:
   - id: done
     return: ok
 `,
-			want: []string{`f.yaml:9:49: error: unknown field procede (did you mean "proceed"?) [bad-expression]`},
+			want: []string{`f.yaml:9:49: error: undefined field 'procede' (did you mean "proceed"?) [bad-expression]`},
 		},
 		{
 			name: "mismatch in a block scalar",
@@ -159,7 +159,7 @@ nodes:
   - id: done
     return: ok
 `,
-			want: []string{`f.yaml:11:23: error: found no matching overload for '_>_' applied to '(int, string)' [bad-expression]`},
+			want: []string{`f.yaml:11:23: error: cannot compare an integer (input.count) with a string ("3"): convert one side, like string(input.count) or int("3") [bad-expression]`},
 		},
 		{
 			name: "non-bool condition and template",
@@ -175,7 +175,7 @@ nodes:
     return: "Hi {{ input.nmae }}"
 `,
 			want: []string{
-				`f.yaml:9:13: error: condition must be a bool, not string [bad-expression]`,
+				`f.yaml:9:13: error: a condition must be a boolean, not a string: compare it, like input.name != "" [bad-expression]`,
 				`f.yaml:12:26: error: undefined field 'nmae' (did you mean "name"?) [bad-expression]`,
 			},
 		},
@@ -187,7 +187,7 @@ nodes:
     form: {ok: {type: boolean}}
   - return: "{{ confrim.accepted }}"
 `,
-			want: []string{`f.yaml:7:17: error: undeclared reference to 'confrim' (did you mean "confirm"?) [bad-expression]`},
+			want: []string{`f.yaml:7:17: error: undefined name 'confrim' (did you mean "confirm"?) [bad-expression]`},
 		},
 		{
 			name: "step outputs are typed by the action",
@@ -213,7 +213,7 @@ nodes:
         message: too few
   - return: ok
 `,
-			want: []string{`f.yaml:8:27: error: found no matching overload for '_>_' applied to '(int, string)' [bad-expression]`},
+			want: []string{`f.yaml:8:27: error: cannot compare an integer (q.content.n) with a string ("1"): convert one side, like string(q.content.n) or int("1") [bad-expression]`},
 		},
 		{
 			name: "set names keep the type of their first binding",
@@ -233,8 +233,8 @@ nodes:
   - return: "{{ n * 2 }} {{ label.size() }}"
 `,
 			want: []string{
-				`f.yaml:14:18: error: total is int here, but its first binding (line 10) made it double; a set name keeps the type of its first binding [type-error]`,
-				`f.yaml:15:18: error: label is bool here, but its first binding (line 11) made it string; a set name keeps the type of its first binding [type-error]`,
+				`f.yaml:14:18: error: total is an integer here, but its first binding (line 10) made it a number; a set name keeps the type of its first binding [type-error]`,
+				`f.yaml:15:18: error: label is a boolean here, but its first binding (line 11) made it a string; a set name keeps the type of its first binding [type-error]`,
 			},
 		},
 		{
@@ -247,7 +247,7 @@ nodes:
 nodes:
   - return: "{{ input.amount * input.count }}"
 `,
-			want: []string{`f.yaml:9:30: error: found no matching overload for '_*_' applied to '(double, int)'; ints and doubles do not mix in arithmetic: convert one side with double(...) or int(...) [bad-expression]`},
+			want: []string{`f.yaml:9:30: error: cannot multiply a number (input.amount) by an integer (input.count): integers and numbers do not mix in arithmetic; convert one side, like int(input.amount) or double(input.count) [bad-expression]`},
 		},
 		{
 			name: "url asks have dynamic content; unknown actions are dyn",
@@ -317,17 +317,17 @@ nodes:
 		t.Errorf("names %v, want %v", names, wantNames)
 	}
 	want := map[string]string{
-		"input":  "object with field n",
-		"run":    "object with fields id, round, started",
-		"client": "object with fields form, name, protocol, roots, sampling, url, version",
-		"error":  "string",
-		"later":  "dyn", // total is not typed yet where later is bound
-		"total":  "int",
-		"items":  "list(int)",
-		"mixed":  "list(dyn)",
-		"cfg":    "object with fields a, b, c",
-		"q":      "object with fields accepted, action, content",
-		"c":      "object with field n",
+		"input":  "an object with field n",
+		"run":    "an object with fields id, round, started",
+		"client": "an object with fields form, name, protocol, roots, sampling, url, version",
+		"error":  "a string",
+		"later":  "any value", // total is not typed yet where later is bound
+		"total":  "an integer",
+		"items":  "a list of integers",
+		"mixed":  "a list",
+		"cfg":    "an object with fields a, b, c",
+		"q":      "an object with fields accepted, action, content",
+		"c":      "an object with field n",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v\nwant %v", got, want)
