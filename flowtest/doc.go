@@ -14,12 +14,16 @@
 // # File format
 //
 //	flow: signup.yaml              # optional; default: the file's name without _test
+//	vars: {api_base: https://…}    # optional: values of the flow's vars for every case
+//	secrets: {token: test-token}   # optional: values of its secrets for every case
 //	tests:
 //	  - name: team plan needs 5 seats    # required, unique per flow
 //	    skip: "reason"                   # optional: report the case as skipped
 //	    args: {…}                        # the tool arguments; default {}
 //	    client: {form: true, url: true}  # what the client can answer; both default
 //	                                     # to true (also name, version, protocol)
+//	    vars: {…}                        # this case's vars and secrets, over the
+//	    secrets: {…}                     # file's
 //	    answers:                         # by ask id
 //	      details:                       # a list: one answer per time it is asked
 //	        - {action: accept, content: {plan: team, seats: 2}}
@@ -66,6 +70,12 @@
 // question is answered with accept, decline or cancel. The engine decides
 // which question is unavailable from client: a case with {form: false}
 // (or {url: false}) takes the asks' `unavailable` nodes.
+//
+// vars and secrets give the values of the names the flow declares (see
+// dsl.File.Vars), strings, a case's over its file's. Cases never read the
+// server's environment (FLOWSERVE_VAR_*, FLOWSERVE_SECRET_*): each case
+// that runs must have a value for every declared name, and a name the
+// flow does not declare is an error, as in the server.
 //
 // A step without a mock runs its action for real. A mocked step does not:
 // its input is still rendered and checked, then the mock's output (or

@@ -22,7 +22,17 @@ type File struct {
 	// file's name without `_test`.
 	Flow    string
 	FlowPos dsl.Pos // where `flow:` is; the zero Pos when absent
-	Cases   []*Case
+	// Vars and Secrets are the values every case of the file gives the
+	// flow's vars and secrets, by name (see Case.Vars).
+	Vars, Secrets map[string]Setting
+	Cases         []*Case
+}
+
+// Setting is the value a test file or case gives one of the flow's vars
+// or secrets.
+type Setting struct {
+	Pos   dsl.Pos // where the name is
+	Value string
 }
 
 // Case is one test case.
@@ -34,7 +44,11 @@ type Case struct {
 	Client  Client
 	Answers map[string]*Answers
 	Mocks   map[string]*Mock
-	Expect  Expect
+	// Vars and Secrets are the values the case gives the flow's vars and
+	// secrets, by name, over the file's. A case reads no environment: a
+	// name the flow declares must have a value here or in the file.
+	Vars, Secrets map[string]Setting
+	Expect        Expect
 }
 
 // Client is the capabilities and identity a case's client declares.
@@ -118,8 +132,8 @@ type ListExp struct {
 
 // The keys of each mapping of a test file.
 var (
-	fileKeys   = []string{"flow", "tests"}
-	caseKeys   = []string{"name", "skip", "args", "client", "answers", "mocks", "expect"}
+	fileKeys   = []string{"flow", "vars", "secrets", "tests"}
+	caseKeys   = []string{"name", "skip", "args", "client", "vars", "secrets", "answers", "mocks", "expect"}
 	clientKeys = []string{"form", "url", "sampling", "roots", "name", "version", "protocol"}
 	answerKeys = []string{"action", "content", "text", "model", "stop_reason", "roots"}
 	expectKeys = []string{"text", "text_contains", "structured", "structured_contains", "is_error", "error",
@@ -162,6 +176,10 @@ func Parse(path string, src []byte) (*File, dsl.Diagnostics) {
 					f.Flow = filepath.Join(filepath.Dir(path), s)
 				}
 			}
+		case "vars":
+			f.Vars = d.settings(e.Value, "vars")
+		case "secrets":
+			f.Secrets = d.settings(e.Value, "secrets")
 		case "tests":
 			tests = e.Value
 		}
@@ -265,6 +283,10 @@ func (d *decoder) testCase(n *yaml.Node) *Case {
 			c.Args, _ = json.Marshal(v)
 		case "client":
 			d.client(e.Value, &c.Client)
+		case "vars":
+			c.Vars = d.settings(e.Value, "vars")
+		case "secrets":
+			c.Secrets = d.settings(e.Value, "secrets")
 		case "answers":
 			c.Answers = map[string]*Answers{}
 			for _, a := range d.mapping(e.Value, "answers", nil) {
@@ -316,6 +338,21 @@ func (d *decoder) client(n *yaml.Node, c *Client) {
 			c.Protocol, _ = d.yr.String(e.Value, "client.protocol")
 		}
 	}
+}
+
+// settings decodes the vars or secrets of a file or case: a mapping of
+// names to strings (any other scalar is taken as written, as the server
+// reads its files).
+func (d *decoder) settings(n *yaml.Node, where string) map[string]Setting {
+	out := map[string]Setting{}
+	for _, e := range d.mapping(n, where, nil) {
+		if e.Value.Kind != yaml.ScalarNode || yamlx.IsNull(e.Value) {
+			d.errorf(e.Value, CodeBadType, "%s.%s must be a string, not %s", where, e.Name, yamlx.TypeName(e.Value))
+			continue
+		}
+		out[e.Name] = Setting{Pos: d.pos(e.Key), Value: e.Value.Value}
+	}
+	return out
 }
 
 // answers decodes the answers to one question: one answer, or a list.

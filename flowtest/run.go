@@ -127,7 +127,7 @@ func (s *Suite) Run(ctx context.Context, opts Options) *FlowReport {
 	if p == nil {
 		return fr
 	}
-	engine := testEngine()
+	engine := testEngine(flow.Values{})
 	names := map[string]string{}
 	for _, f := range files {
 		for _, c := range f.Cases {
@@ -140,7 +140,7 @@ func (s *Suite) Run(ctx context.Context, opts Options) *FlowReport {
 			if opts.Match != nil && !opts.Match(p.Name(), c.Name) {
 				continue
 			}
-			cr := runCase(ctx, engine, p, c, fr.Coverage)
+			cr := runCase(ctx, caseEngine(engine, p, f, c), p, c, fr.Coverage)
 			fr.Cases = append(fr.Cases, cr)
 			switch cr.Status {
 			case StatusPass:
@@ -197,20 +197,88 @@ func provision(ctx context.Context, reg *actions.Registry) (*actions.Registry, f
 	return p, func() { p.Cleanup() }, nil
 }
 
-// testEngine runs flows under test: states sealed with a fixed key, and
-// one clock, Clock, for the whole run (run.started, state lifetimes and
-// time.now in steps).
-func testEngine() *flow.Engine {
+// testEngine runs flows under test: states sealed with a fixed key, one
+// clock, Clock, for the whole run (run.started, state lifetimes and
+// time.now in steps), and the values of vars and secrets a case gives.
+func testEngine(values flow.Values) *flow.Engine {
 	clock := func() time.Time { return Clock }
-	e, err := flow.NewEngine(flow.EngineOptions{Codec: testCodec(), Now: clock, Replies: replies.NewMemory(0, clock)})
+	e, err := flow.NewEngine(flow.EngineOptions{Codec: testCodec(), Now: clock, Replies: replies.NewMemory(0, clock), Values: values})
 	if err != nil {
 		panic(err) // only an ephemeral key can fail, and the codec is given
 	}
 	return e
 }
 
+// caseEngine returns the engine that runs case c of file f: shared, when
+// p declares no vars or secrets, and otherwise an engine of its own with
+// the values c and f give them (c's winning), and nothing from the
+// environment: tests are hermetic.
+func caseEngine(shared *flow.Engine, p *flow.Program, f *File, c *Case) *flow.Engine {
+	if len(p.File().Vars)+len(p.File().Secrets) == 0 {
+		return shared
+	}
+	merge := func(file, cs map[string]Setting) map[string]string {
+		out := map[string]string{}
+		for _, m := range []map[string]Setting{file, cs} {
+			for name, s := range m {
+				out[name] = s.Value
+			}
+		}
+		return out
+	}
+	return testEngine(flow.Values{Vars: merge(f.Vars, c.Vars), Secrets: merge(f.Secrets, c.Secrets)})
+}
+
+// checkSettings checks that the vars and secrets a test file and its
+// cases give are ones the flow declares, and that each case that runs
+// gives every one a value, here or in the file.
+func checkSettings(f *File, file *dsl.File, errorf func(pos dsl.Pos, code, format string, args ...any)) {
+	declared := func(decls []*dsl.Setting) []string {
+		var names []string
+		for _, d := range decls {
+			names = append(names, d.Name)
+		}
+		return names
+	}
+	vars, secrets := declared(file.Vars), declared(file.Secrets)
+	unknown := func(given map[string]Setting, what string, names []string) {
+		for _, name := range sortedKeys(given) {
+			if slices.Contains(names, name) {
+				continue
+			}
+			msg := fmt.Sprintf("%ss: %s declares no %s %s", what, file.Path, what, name)
+			if s := dsl.Suggest(name, names); s != "" {
+				msg += fmt.Sprintf("; did you mean %q?", s)
+			}
+			errorf(given[name].Pos, CodeUnknownKey, "%s", msg)
+		}
+	}
+	unknown(f.Vars, "var", vars)
+	unknown(f.Secrets, "secret", secrets)
+	for _, c := range f.Cases {
+		unknown(c.Vars, "var", vars)
+		unknown(c.Secrets, "secret", secrets)
+		if c.Skip != "" {
+			continue
+		}
+		for _, what := range []struct {
+			kind        string
+			names       []string
+			file, given map[string]Setting
+		}{{"var", vars, f.Vars, c.Vars}, {"secret", secrets, f.Secrets, c.Secrets}} {
+			for _, name := range what.names {
+				if what.given[name].Value == "" && what.file[name].Value == "" {
+					errorf(c.Pos, CodeBadValue, "the flow declares %s %s, and this case gives it no value: add it under %ss in the case or the test file (tests never read the environment)",
+						what.kind, name, what.kind)
+				}
+			}
+		}
+	}
+}
+
 // checkRefs checks that the nodes a test file names exist and have the
-// right kinds, and that mocked outputs match their actions.
+// right kinds, that mocked outputs match their actions, and that the vars
+// and secrets it gives are the flow's.
 func checkRefs(f *File, p *flow.Program, reg *actions.Registry) dsl.Diagnostics {
 	file := p.File()
 	var ids []string
@@ -249,6 +317,7 @@ func checkRefs(f *File, p *flow.Program, reg *actions.Registry) dsl.Diagnostics 
 		}
 		return n
 	}
+	checkSettings(f, file, errorf)
 	for _, c := range f.Cases {
 		for _, id := range sortedKeys(c.Answers) {
 			as := c.Answers[id]
