@@ -25,6 +25,7 @@ type checker struct {
 	f     *File
 	reg   *actions.Registry
 	ix    *posIndex
+	sc    schemaCache // the schemas literals are validated against
 	diags Diagnostics
 }
 
@@ -68,7 +69,7 @@ func Check(f *File, reg *actions.Registry) Diagnostics {
 	if reg == nil {
 		reg = actions.Default()
 	}
-	c := &checker{f: f, reg: reg, ix: indexTree(f.Path, f.tree)}
+	c := &checker{f: f, reg: reg, ix: indexTree(f.Path, f.tree), sc: schemaCache{}}
 	c.checkTop()
 	for n := range f.Walk() {
 		switch n.Kind {
@@ -317,13 +318,14 @@ func (c *checker) checkStep(n *Node) {
 		c.errorf(s.Action.Pos, CodeUnknownAction, "unknown action %q%s", s.Action.Value, didYouMean(s.Action.Value, names))
 		return
 	}
-	with := s.With
+	// What with lacks is reported at its key, or at the step's when it
+	// has none (checked as an empty with, placed at the action name).
+	with, holder := s.With, c.ix.keyPos(n.Pos, "with")
 	if with == nil {
-		// Check an empty with, placed at the action name.
-		with = &Value{Pos: s.Action.Pos, Kind: ValueMap}
+		with, holder = &Value{Pos: s.Action.Pos, Kind: ValueMap}, c.ix.keyPos(n.Pos, "step")
 	}
-	vc := &valueChecker{ix: c.ix, fillsDefaults: true, of: " of action " + act.Name}
-	vc.check(with, act.Input, "with", true)
+	vc := &valueChecker{ix: c.ix, sc: c.sc, fillsDefaults: true, by: "action " + act.Name}
+	vc.check(with, act.Input, "with", holder, true)
 	for _, is := range vc.issues {
 		code := map[valueProblem]string{problemMissing: CodeWithMissing, problemUnknown: CodeWithUnknown, problemValue: CodeWithValue}[is.problem]
 		c.errorf(is.pos, code, "%s", is.msg)
@@ -343,8 +345,8 @@ func (c *checker) checkReturn(n *Node) {
 	c.checkToolReturn(r)
 	switch {
 	case r.Structured != nil && c.f.Output != nil:
-		vc := &valueChecker{ix: c.ix, of: " of the output schema"}
-		vc.check(r.Structured, c.f.Output.Value, "structured", true)
+		vc := &valueChecker{ix: c.ix, sc: c.sc, by: "the output schema"}
+		vc.check(r.Structured, c.f.Output.Value, "structured", c.ix.keyPos(r.Pos, "structured"), true)
 		for _, is := range vc.issues {
 			code := map[valueProblem]string{problemMissing: CodeStructuredMissing, problemUnknown: CodeStructuredUnknown, problemValue: CodeStructuredValue}[is.problem]
 			c.errorf(is.pos, code, "%s", is.msg)
@@ -427,8 +429,8 @@ func (c *checker) checkContent(b *Value, path string) {
 	if !ok {
 		return
 	}
-	vc := &valueChecker{ix: c.ix, of: " of " + article2(typ) + " " + typ + " block"}
-	vc.check(b, schema, path, true)
+	vc := &valueChecker{ix: c.ix, sc: c.sc, by: article2(typ) + " " + typ + " block"}
+	vc.check(b, schema, path, b.Pos, true)
 	for _, is := range vc.issues {
 		c.errorf(is.pos, CodeBadContent, "%s", is.msg)
 	}

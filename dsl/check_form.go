@@ -5,7 +5,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -130,17 +129,16 @@ func (pc *propChecker) check() {
 			}
 		}
 	}
-	var choices []string // the allowed values of a choice property
 	switch t {
 	case "string":
-		choices = pc.checkString()
+		pc.checkString()
 	case "number", "integer":
 		pc.checkBounds("minimum", "maximum", false)
 	case "array":
-		choices = pc.checkArray()
+		pc.checkArray()
 	}
 	if d, ok := s["default"]; ok {
-		pc.checkDefault(t, d, choices)
+		pc.checkDefault(d)
 	}
 }
 
@@ -174,9 +172,9 @@ func (pc *propChecker) checkKeywords(t string) {
 	}
 }
 
-// checkString checks the keywords of a string property and returns its
-// choices, if it is a choice.
-func (pc *propChecker) checkString() []string {
+// checkString checks the keywords of a string property, and its choices
+// if it is a choice.
+func (pc *propChecker) checkString() {
 	s := pc.prop.Schema
 	pc.checkBounds("minLength", "maxLength", true)
 	if f, ok := s["format"]; ok {
@@ -196,40 +194,38 @@ func (pc *propChecker) checkString() []string {
 	case hasEnum && hasOneOf:
 		pos, _ := pc.at("oneOf")
 		pc.errorf(pos, CodeFormEnum, "a choice has enum or oneOf, not both")
-		return pc.choices(enum, []any{"enum"})
+		pc.choices(enum, []any{"enum"})
 	case hasEnum:
-		choices := pc.choices(enum, []any{"enum"})
+		pc.choices(enum, []any{"enum"})
 		if hasNames {
 			pc.checkEnumNames(names, len(listOf(enum)))
 		}
-		return choices
 	case hasOneOf:
 		if hasNames {
 			pos, _ := pc.at("enumNames")
 			pc.errorf(pos, CodeFormEnum, "enumNames goes with enum; with oneOf, each choice has its title")
 		}
-		return pc.titled(oneOf, []any{"oneOf"})
+		pc.titled(oneOf, []any{"oneOf"})
 	case hasNames:
 		pos, _ := pc.at("enumNames")
 		pc.errorf(pos, CodeFormEnum, "enumNames names the values of an enum, and this property has none")
 	}
-	return nil
 }
 
-// checkArray checks a multi-select and returns its choices.
-func (pc *propChecker) checkArray() []string {
+// checkArray checks a multi-select and its choices.
+func (pc *propChecker) checkArray() {
 	s := pc.prop.Schema
 	pc.checkBounds("minItems", "maxItems", true)
 	items, ok := s["items"]
 	if !ok {
 		pc.errorf(pc.prop.Pos, CodeFormEnum, "an array is a multi-select: it needs items with an enum or an anyOf of {const, title}")
-		return nil
+		return
 	}
 	itemsKey, itemsPos := pc.at("items")
 	im, ok := items.(map[string]any)
 	if !ok {
 		pc.errorf(itemsPos, CodeFormEnum, "items must be a mapping with an enum or an anyOf of {const, title}, not %s", articleType(jsonType(items)))
-		return nil
+		return
 	}
 	if t, ok := im["type"]; ok {
 		_, pos := pc.at("items", "type")
@@ -237,10 +233,10 @@ func (pc *propChecker) checkArray() []string {
 		case "string":
 		case "object", "array":
 			pc.errorf(pos, CodeFormKind, "form properties are flat: a multi-select's items are strings, not %s", articleType(t.(string)))
-			return nil
+			return
 		default:
 			pc.errorf(pos, CodeFormKind, "a multi-select's items are strings, not %s", typeOrValue(t))
-			return nil
+			return
 		}
 	}
 	var itemKeys []string
@@ -275,13 +271,12 @@ func (pc *propChecker) checkArray() []string {
 		choices = pc.titled(anyOf, []any{"items", "anyOf"})
 	default:
 		pc.errorf(itemsKey, CodeFormEnum, "a multi-select's items need an enum or an anyOf of {const, title}")
-		return nil
+		return
 	}
 	if lo, ok := intOf(s["minItems"]); ok && len(choices) > 0 && lo > int64(len(choices)) {
 		_, pos := pc.at("minItems")
 		pc.errorf(pos, CodeFormValue, "minItems %d is more than the %d choices", lo, len(choices))
 	}
-	return choices
 }
 
 // itemsNode returns the YAML mapping of the property's items.
@@ -434,54 +429,33 @@ func (pc *propChecker) checkBounds(loKey, hiKey string, counts bool) {
 	}
 }
 
-// checkDefault checks a property's default against its type, choices and
-// bounds.
-func (pc *propChecker) checkDefault(t string, d any, choices []string) {
-	s := pc.prop.Schema
+// checkDefault checks a property's default against the property's own
+// schema through package schemas, as the engine checks an answer that
+// takes it: its type, choices, bounds and format.
+func (pc *propChecker) checkDefault(d any) {
 	_, pos := pc.at("default")
-	got := jsonType(d)
-	want := t
-	if !typeAllowed([]string{t}, got) {
-		pc.errorf(pos, CodeFormDefault, "default must be %s, not %s", articleType(want), articleType(got))
-		return
+	for _, v := range pc.c.sc.validate(pc.prop.Schema, d) {
+		at := pos
+		if steps, ok := fieldSteps(v.Field); ok && len(steps) > 0 {
+			_, at = pc.at(append([]any{"default"}, steps...)...)
+		}
+		pc.errorf(at, CodeFormDefault, "%s %s%s", joinField("default", v.Field), v.Reason, pc.defaultHint(d, v.Field))
 	}
-	switch x := d.(type) {
-	case string:
-		if choices != nil && !slices.Contains(choices, x) {
-			pc.errorf(pos, CodeFormDefault, "default %q is not one of the choices (%s)%s", x, strings.Join(choices, ", "), didYouMean(x, choices))
-			return
-		}
-		n := int64(utf8.RuneCountInString(x))
-		if lo, ok := intOf(s["minLength"]); ok && n < lo {
-			pc.errorf(pos, CodeFormDefault, "default is shorter than minLength %d", lo)
-		}
-		if hi, ok := intOf(s["maxLength"]); ok && n > hi {
-			pc.errorf(pos, CodeFormDefault, "default is longer than maxLength %d", hi)
-		}
-	case int64, float64:
-		f, _ := numberOf(x)
-		if lo, ok := numberOf(s["minimum"]); ok && f < lo {
-			pc.errorf(pos, CodeFormDefault, "default %s is less than minimum %s", jsonText(x), jsonText(s["minimum"]))
-		}
-		if hi, ok := numberOf(s["maximum"]); ok && f > hi {
-			pc.errorf(pos, CodeFormDefault, "default %s is more than maximum %s", jsonText(x), jsonText(s["maximum"]))
-		}
-	case []any:
-		for i, e := range x {
-			_, epos := pc.at("default", i)
-			es, ok := e.(string)
-			switch {
-			case !ok:
-				pc.errorf(epos, CodeFormDefault, "a multi-select's default lists strings, not %s", articleType(jsonType(e)))
-			case choices != nil && !slices.Contains(choices, es):
-				pc.errorf(epos, CodeFormDefault, "default %q is not one of the choices (%s)%s", es, strings.Join(choices, ", "), didYouMean(es, choices))
-			}
-		}
-		if lo, ok := intOf(s["minItems"]); ok && int64(len(x)) < lo {
-			pc.errorf(pos, CodeFormDefault, "default has %d items, fewer than minItems %d", len(x), lo)
-		}
-		if hi, ok := intOf(s["maxItems"]); ok && int64(len(x)) > hi {
-			pc.errorf(pos, CodeFormDefault, "default has %d items, more than maxItems %d", len(x), hi)
-		}
+}
+
+// defaultHint returns a did-you-mean for a default, or for the item of a
+// multi-select's default at field, that is not one of the choices.
+func (pc *propChecker) defaultHint(d any, field string) string {
+	s := pc.prop.Schema
+	steps, _ := fieldSteps(field)
+	if len(steps) == 0 {
+		return enumHint(d, s)
 	}
+	i, isIndex := steps[0].(int)
+	list, isList := d.([]any)
+	if len(steps) != 1 || !isIndex || !isList || i >= len(list) {
+		return ""
+	}
+	items, _ := s["items"].(map[string]any)
+	return enumHint(list[i], items)
 }

@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/flowserve/flowserve/schemas"
 )
 
 // valueProblem is one way a flow value does not fit a JSON Schema.
@@ -27,35 +27,50 @@ type valueIssue struct {
 }
 
 // valueChecker checks a Value against a JSON Schema as far as it can be
-// known before the flow runs: the keys of mappings, and the literal
-// scalars. A template that is one whole expression can have any type and
-// is skipped; a template mixing text and expressions is a string.
+// known before the flow runs: the keys of mappings, the lengths of lists
+// and the literal scalars. A template that is one whole expression can
+// have any type and is skipped; a template mixing text and expressions
+// is a string. Every finding is worded by package schemas, as the engine
+// words it when the flow runs: "with.url is required by action
+// http.request", "structured.count must be at least 0".
 type valueChecker struct {
 	ix     *posIndex
+	sc     schemaCache
 	issues []valueIssue
 	// fillsDefaults says that top-level properties with a default may be
 	// left out even when required (actions get their defaults applied).
 	fillsDefaults bool
-	// of names the schema's owner in messages about properties: " of
-	// action http.request".
-	of string
+	// by names the schema's owner in messages about its properties:
+	// "action http.request".
+	by string
 }
 
 func (vc *valueChecker) report(problem valueProblem, pos Pos, format string, args ...any) {
 	vc.issues = append(vc.issues, valueIssue{problem: problem, pos: pos, msg: fmt.Sprintf(format, args...)})
 }
 
-// check checks v against schema; path names v in messages ("with.url").
-func (vc *valueChecker) check(v *Value, schema any, path string, top bool) {
+// reportAll reports violations of a value named path, at pos; hint is
+// added to each.
+func (vc *valueChecker) reportAll(problem valueProblem, pos Pos, path string, vs []schemas.Violation, hint string) {
+	for _, v := range vs {
+		vc.report(problem, pos, "%s %s%s", joinField(path, v.Field), v.Reason, hint)
+	}
+}
+
+// check checks v against schema. path names v in messages
+// ("with.url"); holder is where a property v lacks is reported: the key
+// whose value v is (with:), or v itself in a list; top is set for the
+// value the check started at.
+func (vc *valueChecker) check(v *Value, schema any, path string, holder Pos, top bool) {
 	s, ok := schema.(map[string]any)
 	if !ok || v == nil {
 		if b, isBool := schema.(bool); isBool && !b && v != nil {
-			vc.report(problemUnknown, v.Pos, "%s is not allowed here", path)
+			vc.report(problemUnknown, v.Pos, "%s is not allowed", path)
 		}
 		return
 	}
 	for _, sub := range listOf(s["allOf"]) {
-		vc.check(v, sub, path, top)
+		vc.check(v, sub, path, holder, top)
 	}
 	// Schemas that choose between alternatives or refer elsewhere are
 	// beyond a literal check: only their own type is looked at.
@@ -69,26 +84,37 @@ func (vc *valueChecker) check(v *Value, schema any, path string, top bool) {
 	if v.Kind == ValueTemplate && !known && v.Template.Whole() != nil {
 		return // any type: checked when expressions are typed
 	}
-	got := valueType(v, lit, known)
-	if types := schemaTypes(s); len(types) > 0 && !typeAllowed(types, got) {
-		vc.report(problemValue, v.Pos, "%s must be %s, not %s", path, typesText(types), articleType(got))
-		return
+	if t, has := s["type"]; has {
+		if vs := vc.sc.validate(map[string]any{"type": t}, skeleton(v, lit, known)); len(vs) > 0 {
+			vc.reportAll(problemValue, v.Pos, path, vs, "")
+			return
+		}
 	}
-	if !simple {
-		return
-	}
-	if known {
-		vc.checkLiteral(v, s, path, lit)
-		return
-	}
-	switch v.Kind {
-	case ValueMap:
-		vc.checkMap(v, s, path, top)
-	case ValueList:
+	switch {
+	case !simple:
+	case known:
+		vs := vc.sc.validate(scalarKeywords(s), lit)
+		vc.reportAll(problemValue, v.Pos, path, vs, enumHint(lit, s))
+	case v.Kind == ValueMap:
+		vc.checkMap(v, s, path, holder, top)
+	case v.Kind == ValueList:
 		vc.checkList(v, s, path)
-	case ValueTemplate:
-		vc.checkEnum(v, s, path, nil, false)
 	}
+}
+
+// skeleton returns a stand-in for v with v's JSON type: the literal when
+// it is one, an empty mapping or list, or a string for a template mixing
+// text and expressions.
+func skeleton(v *Value, lit any, known bool) any {
+	switch {
+	case known:
+		return lit
+	case v.Kind == ValueMap:
+		return map[string]any{}
+	case v.Kind == ValueList:
+		return []any{}
+	}
+	return ""
 }
 
 // literalOf returns the JSON value of a literal scalar or of a template
@@ -106,21 +132,6 @@ func literalOf(v *Value) (any, bool) {
 		return v.Template.Src, true
 	}
 	return nil, false
-}
-
-// valueType returns the JSON type of v: null, boolean, integer, number,
-// string, object or array.
-func valueType(v *Value, lit any, known bool) string {
-	if known {
-		return jsonType(lit)
-	}
-	switch v.Kind {
-	case ValueMap:
-		return "object"
-	case ValueList:
-		return "array"
-	}
-	return "string" // a template mixing text and expressions
 }
 
 // jsonType returns the JSON type of a JSON-compatible Go value.
@@ -147,46 +158,6 @@ func jsonType(x any) string {
 	return "value"
 }
 
-// schemaTypes returns the types a schema's "type" allows.
-func schemaTypes(s map[string]any) []string {
-	switch t := s["type"].(type) {
-	case string:
-		return []string{t}
-	case []any:
-		var out []string
-		for _, x := range t {
-			if str, ok := x.(string); ok {
-				out = append(out, str)
-			}
-		}
-		return out
-	}
-	return nil
-}
-
-// typeAllowed reports whether a value of JSON type got fits types. An
-// integer is a number.
-func typeAllowed(types []string, got string) bool {
-	for _, t := range types {
-		if t == got || t == "number" && got == "integer" {
-			return true
-		}
-	}
-	return false
-}
-
-// typesText names types for messages: "a string", "an integer or null".
-func typesText(types []string) string {
-	parts := make([]string, len(types))
-	for i, t := range types {
-		parts[i] = articleType(t)
-	}
-	if len(parts) <= 2 {
-		return strings.Join(parts, " or ")
-	}
-	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
-}
-
 // articleType returns a JSON type name with its article.
 func articleType(t string) string {
 	switch t {
@@ -200,8 +171,10 @@ func articleType(t string) string {
 	return "a " + t
 }
 
-// checkMap checks the keys and values of a mapping.
-func (vc *valueChecker) checkMap(v *Value, s map[string]any, path string, top bool) {
+// checkMap checks the keys and values of a mapping; the keys go through
+// package schemas as a mapping of nulls, since only their presence is
+// known.
+func (vc *valueChecker) checkMap(v *Value, s map[string]any, path string, holder Pos, top bool) {
 	props, _ := s["properties"].(map[string]any)
 	_, hasPatterns := s["patternProperties"]
 	additional, hasAdditional := s["additionalProperties"]
@@ -212,49 +185,79 @@ func (vc *valueChecker) checkMap(v *Value, s map[string]any, path string, top bo
 	if b, ok := s["unevaluatedProperties"].(bool); ok && !b && !hasPatterns && !hasAdditional {
 		closed = true
 	}
-	names := make([]string, 0, len(props))
-	for name := range props {
-		names = append(names, name)
-	}
-	sort.Strings(names)
+	keys := make(map[string]any, len(v.Keys))
 	for i, key := range v.Keys {
-		sub := path + "." + key
+		keys[key] = nil
+		sub, keyPos := keyPath(path, key), vc.ix.keyPos(v.Pos, key)
 		if ps, ok := props[key]; ok {
-			vc.check(v.Map[i], ps, sub, false)
-			continue
-		}
-		switch {
-		case closed:
-			vc.report(problemUnknown, vc.ix.keyPos(v.Pos, key), "%s is not a property%s%s%s",
-				sub, vc.of, allowedText(names), didYouMean(key, names))
-		case hasAdditional && !hasPatterns:
-			vc.check(v.Map[i], additional, sub, false)
+			vc.check(v.Map[i], ps, sub, keyPos, false)
+		} else if hasAdditional && !hasPatterns && !closed {
+			vc.check(v.Map[i], additional, sub, keyPos, false)
 		}
 	}
-	var missing []string
+	if closed {
+		vc.checkClosed(v, keys, props, path)
+	}
+	var required []any
 	for _, r := range listOf(s["required"]) {
 		name, ok := r.(string)
-		if !ok || slices.Contains(v.Keys, name) {
-			continue
-		}
-		if ps, _ := props[name].(map[string]any); top && vc.fillsDefaults && ps != nil {
+		if ps, _ := props[name].(map[string]any); ok && top && vc.fillsDefaults && ps != nil {
 			if _, hasDefault := ps["default"]; hasDefault {
 				continue
 			}
 		}
-		missing = append(missing, name)
+		required = append(required, r)
 	}
-	if len(missing) > 0 {
-		what := "property"
-		if len(missing) > 1 {
-			what = "properties"
+	if len(required) > 0 {
+		for _, is := range vc.sc.validate(map[string]any{"required": required}, keys) {
+			vc.report(problemMissing, holder, "%s %s by %s", joinField(path, is.Field), is.Reason, vc.by)
 		}
-		vc.report(problemMissing, v.Pos, "%s lacks the required %s %s%s", path, what, quotedList(missing), vc.of)
 	}
-	vc.checkCount(v.Pos, path, len(v.Keys), s, "minProperties", "maxProperties", "property")
+	if counts := pick(s, "minProperties", "maxProperties"); len(counts) > 0 {
+		vc.reportAll(problemValue, v.Pos, path, vc.sc.validate(counts, keys), "")
+	}
 }
 
-// allowedText returns " (properties: a, b)" for short lists of names.
+// checkClosed reports the keys of v that a schema without further
+// properties does not allow, at each key, with the properties it takes.
+func (vc *valueChecker) checkClosed(v *Value, keys map[string]any, props map[string]any, path string) {
+	names := make([]string, 0, len(props))
+	allowed := make(map[string]any, len(props))
+	for name := range props {
+		names = append(names, name)
+		allowed[name] = true
+	}
+	sort.Strings(names)
+	closed := map[string]any{"properties": allowed, "additionalProperties": false}
+	for _, is := range vc.sc.validate(closed, keys) {
+		steps, _ := fieldSteps(is.Field)
+		key, _ := firstKey(steps)
+		vc.report(problemUnknown, vc.ix.keyPos(v.Pos, key), "%s %s by %s%s%s",
+			joinField(path, is.Field), is.Reason, vc.by, allowedText(names), didYouMean(key, names))
+	}
+}
+
+// firstKey returns the first step of a field when it is a key.
+func firstKey(steps []any) (string, bool) {
+	if len(steps) == 0 {
+		return "", false
+	}
+	k, ok := steps[0].(string)
+	return k, ok
+}
+
+// pick returns the keywords of s named by keys that it has.
+func pick(s map[string]any, keys ...string) map[string]any {
+	out := map[string]any{}
+	for _, k := range keys {
+		if x, ok := s[k]; ok {
+			out[k] = x
+		}
+	}
+	return out
+}
+
+// allowedText returns " (it takes a, b)" for short lists of names.
 func allowedText(names []string) string {
 	if len(names) == 0 {
 		return " (it takes none)"
@@ -265,115 +268,19 @@ func allowedText(names []string) string {
 	return " (it takes " + strings.Join(names, ", ") + ")"
 }
 
-// quotedList formats names as "a", "b" and "c".
-func quotedList(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = fmt.Sprintf("%q", n)
-	}
-	if len(q) <= 2 {
-		return strings.Join(q, " and ")
-	}
-	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
-}
-
-// checkList checks the items of a list.
+// checkList checks the items of a list, and its length through package
+// schemas as a list of nulls.
 func (vc *valueChecker) checkList(v *Value, s map[string]any, path string) {
 	if _, prefixed := s["prefixItems"]; !prefixed {
 		if items, ok := s["items"]; ok {
 			for i, item := range v.List {
-				vc.check(item, items, fmt.Sprintf("%s[%d]", path, i), false)
+				vc.check(item, items, fmt.Sprintf("%s[%d]", path, i), item.Pos, false)
 			}
 		}
 	}
-	vc.checkCount(v.Pos, path, len(v.List), s, "minItems", "maxItems", "item")
-}
-
-// checkCount checks a count against a schema's lower and upper bound
-// keywords.
-func (vc *valueChecker) checkCount(pos Pos, path string, n int, s map[string]any, minKey, maxKey, what string) {
-	if lo, ok := intOf(s[minKey]); ok && int64(n) < lo {
-		vc.report(problemValue, pos, "%s has %s, fewer than the %d it needs", path, plural(int64(n), what), lo)
+	if counts := pick(s, "minItems", "maxItems"); len(counts) > 0 {
+		vc.reportAll(problemValue, v.Pos, path, vc.sc.validate(counts, make([]any, len(v.List))), "")
 	}
-	if hi, ok := intOf(s[maxKey]); ok && int64(n) > hi {
-		vc.report(problemValue, pos, "%s has %s, more than the %d it allows", path, plural(int64(n), what), hi)
-	}
-}
-
-// checkLiteral checks a literal scalar (or a literal list or mapping of
-// them) against enum, const and the bounds of its type.
-func (vc *valueChecker) checkLiteral(v *Value, s map[string]any, path string, lit any) {
-	if vc.checkEnum(v, s, path, lit, true) {
-		return
-	}
-	switch x := lit.(type) {
-	case string:
-		n := int64(utf8.RuneCountInString(x))
-		if lo, ok := intOf(s["minLength"]); ok && n < lo {
-			vc.report(problemValue, v.Pos, "%s must be at least %s long, not %d", path, plural(lo, "character"), n)
-		}
-		if hi, ok := intOf(s["maxLength"]); ok && n > hi {
-			vc.report(problemValue, v.Pos, "%s must be at most %s long, not %d", path, plural(hi, "character"), n)
-		}
-	case int64, float64:
-		f, _ := numberOf(x)
-		if lo, ok := numberOf(s["minimum"]); ok && f < lo {
-			vc.report(problemValue, v.Pos, "%s must be at least %s, not %s", path, numText(s["minimum"]), numText(x))
-		}
-		if hi, ok := numberOf(s["maximum"]); ok && f > hi {
-			vc.report(problemValue, v.Pos, "%s must be at most %s, not %s", path, numText(s["maximum"]), numText(x))
-		}
-		if lo, ok := numberOf(s["exclusiveMinimum"]); ok && f <= lo {
-			vc.report(problemValue, v.Pos, "%s must be more than %s, not %s", path, numText(s["exclusiveMinimum"]), numText(x))
-		}
-		if hi, ok := numberOf(s["exclusiveMaximum"]); ok && f >= hi {
-			vc.report(problemValue, v.Pos, "%s must be less than %s, not %s", path, numText(s["exclusiveMaximum"]), numText(x))
-		}
-	}
-}
-
-// checkEnum checks a value against enum and const. When the value is not
-// known (a template mixing text and expressions) only an enum or const
-// without strings is reported. It reports whether it found a problem.
-func (vc *valueChecker) checkEnum(v *Value, s map[string]any, path string, lit any, known bool) bool {
-	if c, ok := s["const"]; ok && known && !jsonEqual(lit, c) {
-		vc.report(problemValue, v.Pos, "%s must be %s, not %s", path, jsonText(c), jsonText(lit))
-		return true
-	}
-	enum, ok := s["enum"].([]any)
-	if !ok {
-		return false
-	}
-	if !known {
-		return false
-	}
-	if slices.ContainsFunc(enum, func(e any) bool { return jsonEqual(lit, e) }) {
-		return false
-	}
-	var opts, strs []string
-	for _, e := range enum {
-		opts = append(opts, jsonText(e))
-		if s, ok := e.(string); ok {
-			strs = append(strs, s)
-		}
-	}
-	hint := ""
-	if s, ok := lit.(string); ok {
-		hint = didYouMean(s, strs)
-	}
-	vc.report(problemValue, v.Pos, "%s must be one of %s, not %s%s", path, strings.Join(opts, ", "), jsonText(lit), hint)
-	return true
-}
-
-// plural returns "1 item" or "2 items"; what is singular.
-func plural(n int64, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	if strings.HasSuffix(what, "y") {
-		return fmt.Sprintf("%d %sies", n, what[:len(what)-1])
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // listOf returns x as a list, or nil.
@@ -410,11 +317,6 @@ func numberOf(x any) (float64, bool) {
 	return 0, false
 }
 
-// numText formats a number as it would be written in JSON.
-func numText(x any) string {
-	return jsonText(x)
-}
-
 // jsonText formats a JSON-compatible value as JSON.
 func jsonText(x any) string {
 	b, err := json.Marshal(x)
@@ -422,39 +324,4 @@ func jsonText(x any) string {
 		return fmt.Sprint(x)
 	}
 	return string(b)
-}
-
-// jsonEqual reports whether two JSON-compatible values are equal, numbers
-// compared by value whatever their Go type.
-func jsonEqual(a, b any) bool {
-	if fa, ok := numberOf(a); ok {
-		fb, ok := numberOf(b)
-		return ok && fa == fb
-	}
-	switch a := a.(type) {
-	case []any:
-		bl, ok := b.([]any)
-		if !ok || len(a) != len(bl) {
-			return false
-		}
-		for i := range a {
-			if !jsonEqual(a[i], bl[i]) {
-				return false
-			}
-		}
-		return true
-	case map[string]any:
-		bm, ok := b.(map[string]any)
-		if !ok || len(a) != len(bm) {
-			return false
-		}
-		for k, av := range a {
-			bv, ok := bm[k]
-			if !ok || !jsonEqual(av, bv) {
-				return false
-			}
-		}
-		return true
-	}
-	return a == b
 }

@@ -2,6 +2,7 @@ package dsl
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -226,30 +227,25 @@ func TestSchemaHelpers(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct {
-		types []string
-		got   string
+		field string
+		steps []any
 		ok    bool
 	}{
-		{[]string{"number"}, "integer", true},
-		{[]string{"integer"}, "number", false},
-		{[]string{"string", "null"}, "null", true},
-		{[]string{"object"}, "array", false},
+		{"", nil, true},
+		{"a", []any{"a"}, true},
+		{"list[1].name", []any{"list", 1, "name"}, true},
+		{`headers["x.y"][0]`, []any{"headers", "x.y", 0}, true},
+		{`["a b"]`, []any{"a b"}, true},
+		{"[x]", nil, false},
+		{`["a`, nil, false},
 	} {
-		if ok := typeAllowed(tc.types, tc.got); ok != tc.ok {
-			t.Errorf("typeAllowed(%v, %q) = %v", tc.types, tc.got, ok)
+		steps, ok := fieldSteps(tc.field)
+		if ok != tc.ok || !reflect.DeepEqual(steps, tc.steps) {
+			t.Errorf("fieldSteps(%q) = %v, %v; want %v, %v", tc.field, steps, ok, tc.steps, tc.ok)
 		}
 	}
-	if got := typesText([]string{"string", "integer", "null"}); got != "a string, an integer or null" {
-		t.Errorf("typesText = %q", got)
-	}
-	if got := quotedList([]string{"a", "b", "c"}); got != `"a", "b" and "c"` {
-		t.Errorf("quotedList = %q", got)
-	}
-	if got := plural(1, "property") + ", " + plural(2, "property") + ", " + plural(0, "item"); got != "1 property, 2 properties, 0 items" {
-		t.Errorf("plural = %q", got)
-	}
-	if !jsonEqual(int64(2), 2.0) || jsonEqual("2", int64(2)) || !jsonEqual([]any{int64(1)}, []any{1.0}) {
-		t.Error("jsonEqual compares numbers by value, and nothing else across types")
+	if got := keyPath("with", "a b") + " " + keyPath("with", "url") + " " + joinField("default", "[1]"); got != `with["a b"] with.url default[1]` {
+		t.Errorf("keyPath, joinField = %q", got)
 	}
 }
 
@@ -261,15 +257,15 @@ func TestCheckWith(t *testing.T) {
 		{`{text: hi}`, nil}, // marks has a default
 		{`{text: "{{ input.t }}", marks: "{{ input.n }}", style: caps, tags: [a, "{{ input.b }}"]}`, nil},
 		{`{text: "n = {{ input.n }}"}`, nil},
-		{`{marks: 2}`, []string{`5:11 with-missing: with lacks the required property "text" of action text.shout`}},
-		{`{text: hi, txet: ho}`, []string{`5:22 with-unknown: with.txet is not a property of action text.shout (it takes any, extra, marks, style, tags, text); did you mean "text"?`}},
+		{`{marks: 2}`, []string{`5:5 with-missing: with.text is required by action text.shout`}},
+		{`{text: hi, txet: ho}`, []string{`5:22 with-unknown: with.txet is not allowed by action text.shout (it takes any, extra, marks, style, tags, text); did you mean "text"?`}},
 		{`{text: 5}`, []string{`5:18 with-value: with.text must be a string, not an integer`}},
-		{`{text: ""}`, []string{`5:18 with-value: with.text must be at least 1 character long, not 0`}},
+		{`{text: ""}`, []string{`5:18 with-value: with.text must not be empty`}},
 		{`{text: hi, marks: "{{ 1 }} marks"}`, []string{`5:29 with-value: with.marks must be an integer, not a string`}},
-		{`{text: hi, marks: 9}`, []string{`5:29 with-value: with.marks must be at most 5, not 9`}},
+		{`{text: hi, marks: 9}`, []string{`5:29 with-value: with.marks must be at most 5`}},
 		{`{text: hi, marks: 2.0}`, nil},
-		{`{text: hi, style: bld}`, []string{`5:29 with-value: with.style must be one of "caps", "bold", not "bld"; did you mean "bold"?`}},
-		{`{text: hi, tags: [a, b, c]}`, []string{`5:28 with-value: with.tags has 3 items, more than the 2 it allows`}},
+		{`{text: hi, style: bld}`, []string{`5:29 with-value: with.style must be one of caps, bold; did you mean "bold"?`}},
+		{`{text: hi, tags: [a, b, c]}`, []string{`5:28 with-value: with.tags must have at most 2 items`}},
 		{`{text: hi, tags: [a, 1]}`, []string{`5:32 with-value: with.tags[1] must be a string, not an integer`}},
 		{`{text: hi, extra: {a: 1, b: x}}`, []string{`5:39 with-value: with.extra.b must be a number, not a string`}},
 		{`{text: hi, any: true}`, nil}, // anyOf: not checked
@@ -281,9 +277,9 @@ func TestCheckWith(t *testing.T) {
 			t.Errorf("with %s:\n got %q\nwant %q", tc.with, got, tc.want)
 		}
 	}
-	// No with at all: reported at the action name.
+	// No with at all: reported at the step key.
 	got := check(t, "description: d\nnodes:\n  - id: s\n    step: text.shout\n  - return: ok\n")
-	if want := []string{`4:11 with-missing: with lacks the required property "text" of action text.shout`}; !slices.Equal(got, want) {
+	if want := []string{`4:5 with-missing: with.text is required by action text.shout`}; !slices.Equal(got, want) {
 		t.Errorf("no with: got %q", got)
 	}
 }

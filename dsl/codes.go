@@ -107,8 +107,9 @@ const (
 	// CodeFallsOffEnd means a path runs past the last node, which is not a
 	// return or fail (a warning).
 	CodeFallsOffEnd = "falls-off-end"
-	// CodeFormDefault means a form property's default has the wrong type,
-	// is not one of the choices, or is out of bounds.
+	// CodeFormDefault means a form property's default breaks the
+	// property's own schema (its type, choices, bounds or format), or is a
+	// template with a {{ without }}.
 	CodeFormDefault = "form-default"
 	// CodeFormEnum means a choice property's enum, oneOf, enumNames or
 	// items are not one of the MCP enum shapes.
@@ -153,7 +154,8 @@ const (
 	// output schema does not allow.
 	CodeStructuredUnknown = "structured-unknown"
 	// CodeStructuredValue means a literal in a return's structured has the
-	// wrong type, or is outside the output schema's enum or bounds.
+	// wrong type, or breaks another rule of the output schema (its enum,
+	// bounds or format).
 	CodeStructuredValue = "structured-value"
 	// CodeToolOnly means a prompt flow declares output, or a return of it
 	// has structured or content.
@@ -177,7 +179,8 @@ const (
 	// schema does not allow.
 	CodeWithUnknown = "with-unknown"
 	// CodeWithValue means a literal in a step's with has the wrong type,
-	// or is outside the input schema's enum or bounds.
+	// or breaks another rule of the input schema (its enum, bounds or
+	// format).
 	CodeWithValue = "with-value"
 )
 

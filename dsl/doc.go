@@ -67,7 +67,7 @@
 //	busy-loop            a loop neither asks nor runs a step, so only a branch on set names can end it (warning)
 //	endless-loop         a loop that no node leads out of
 //	falls-off-end        a path runs past the last node, which is not a return or fail (warning)
-//	form-default         a form property's default has the wrong type, is not one of the choices, or is out of bounds
+//	form-default         a form property's default breaks the property's own schema (type, choices, bounds, format), or its template has a {{ without }}
 //	form-enum            a choice property's enum, oneOf, enumNames or items are not one of the MCP enum shapes
 //	form-format          a string property's format is not email, uri, date or date-time
 //	form-keyword         a form property has a keyword MCP forms do not take (pattern, nesting, a misspelt keyword…)
@@ -82,7 +82,7 @@
 //	sensitive-form       a form-mode ask asks for a password, secret, token, API key, card number, CVV, PIN, SSN or one-time code
 //	structured-missing   a return's structured lacks a property the output schema requires
 //	structured-unknown   a return's structured has a property the output schema does not allow
-//	structured-value     a literal in a return's structured has the wrong type, or is outside the output schema's enum or bounds
+//	structured-value     a literal in a return's structured has the wrong type, or breaks another rule of the output schema (enum, bounds, format…)
 //	tool-only            a prompt flow declares output, or a return of it has structured or content
 //	tool-name-slash      the tool name has a '/', which the conformance suite allows but the MCP spec does not list (warning)
 //	unknown-action       a step names an action that is not registered, with a suggestion when one is close
@@ -90,7 +90,7 @@
 //	validate-on-url      a url ask has validate rules, though it has no answers to check
 //	with-missing         a step's with lacks a field the action's input schema requires (and gives no default for)
 //	with-unknown         a step's with has a field the action's input schema does not allow
-//	with-value           a literal in a step's with has the wrong type, or is outside the input schema's enum or bounds
+//	with-value           a literal in a step's with has the wrong type, or breaks another rule of the input schema (enum, bounds, format…)
 //
 // flow.Compile adds bad-schema (an input, output or form schema that does
 // not compile), bad-expression and type-error (the expression type
