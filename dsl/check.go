@@ -165,13 +165,18 @@ func (c *checker) checkTop() {
 	}
 	if f.Input != nil {
 		c.checkObjectSchema(f.Input, "input", "the "+c.flowWord()+"'s arguments are a JSON object")
+		c.checkNullKeys(c.ix.mapping(f.Input.Pos), 0)
 	}
 	if f.IsPrompt() {
 		c.checkPromptTop()
 		return
 	}
+	if f.Input != nil {
+		c.checkHeaders(f.Input)
+	}
 	if f.Output != nil {
 		c.checkObjectSchema(f.Output, "output", "MCP structured content is a JSON object")
+		c.checkNullKeys(c.ix.mapping(f.Output.Pos), 0)
 	}
 }
 

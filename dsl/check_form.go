@@ -47,6 +47,9 @@ type propChecker struct {
 	c    *checker
 	prop *Property
 	node *yaml.Node // the property's schema mapping; nil when not found
+	// nullKeys are the keys checkNullKeys reported (at their
+	// positions): the keyword checks leave them alone.
+	nullKeys map[Pos]bool
 }
 
 // at returns the positions of the key and value at path inside the
@@ -84,6 +87,7 @@ func (c *checker) checkForm(fm *Form) {
 		if pc.node != nil && pc.node.Kind != yaml.MappingNode {
 			pc.node = nil
 		}
+		pc.nullKeys = c.checkNullKeys(pc.node, 0)
 		pc.check()
 	}
 }
@@ -152,6 +156,7 @@ func (pc *propChecker) checkKeywords(t string) {
 	for _, k := range pc.keys() {
 		keyPos, _ := pc.at(k)
 		switch {
+		case pc.nullKeys[keyPos]:
 		case choice && !slices.Contains(choiceKeywords(), k) && slices.Contains(allowed, k):
 			pc.errorf(keyPos, CodeFormKeyword, "%s does not go with a choice (enum or oneOf): a choice takes only title, description and default", k)
 		case slices.Contains(allowed, k):
@@ -251,10 +256,10 @@ func (pc *propChecker) checkArray() {
 		sort.Strings(itemKeys)
 	}
 	for _, k := range itemKeys {
-		if k == "type" || k == "enum" || k == "anyOf" {
+		pos, _ := pc.at("items", k)
+		if k == "type" || k == "enum" || k == "anyOf" || pc.nullKeys[pos] {
 			continue
 		}
-		pos, _ := pc.at("items", k)
 		pc.errorf(pos, CodeFormKeyword, "items take only type, and enum or anyOf, not %s%s", k, didYouMean(k, []string{"type", "enum", "anyOf"}))
 	}
 	enum, hasEnum := im["enum"]
@@ -343,8 +348,8 @@ func (pc *propChecker) titled(list any, path []any) []string {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			if k != "const" && k != "title" {
-				kpos, _ := pc.at(append(slices.Clone(ep), k)...)
+			kpos, _ := pc.at(append(slices.Clone(ep), k)...)
+			if k != "const" && k != "title" && !pc.nullKeys[kpos] {
 				pc.errorf(kpos, CodeFormEnum, "a choice has only const and title, not %s%s", k, didYouMean(k, []string{"const", "title"}))
 			}
 		}

@@ -93,6 +93,11 @@ const (
 	// content, lacks a field its type needs, has one it does not take, or
 	// has data that is not base64.
 	CodeBadContent = "bad-content"
+	// CodeBadMcpHeader means an input property's x-mcp-header annotation
+	// is not a non-empty HTTP token, is on a property whose type is not
+	// string, integer or boolean, or names the header of another property
+	// (case-insensitively).
+	CodeBadMcpHeader = "bad-mcp-header"
 	// CodeBadToolName means the tool name is not 1 to 64 letters, digits,
 	// _, - or .
 	CodeBadToolName = "bad-tool-name"
@@ -144,6 +149,11 @@ const (
 	// CodeSchemaNotObject means the input or output schema is not of type
 	// object.
 	CodeSchemaNotObject = "schema-not-object"
+	// CodeSchemaNullKey means a schema (input, output, a form property,
+	// or one inside them) has a key that is not a JSON Schema keyword and
+	// has no value, as when a comma in an unquoted flow-mapping value
+	// splits it (a warning).
+	CodeSchemaNullKey = "schema-null-key"
 	// CodeSensitiveForm means a form-mode ask asks for a password, secret,
 	// token, API key, card number, CVV, PIN, SSN or one-time code.
 	CodeSensitiveForm = "sensitive-form"

@@ -1,6 +1,5 @@
-// Package dsl reads flow files (DSL v1, described key by key in
-// docs/flow-reference.md) into an AST that keeps the file:line:col of every
-// node, key and expression.
+// Package dsl reads flow files (DSL v1, see DESIGN.md §2–§3) into an AST
+// that keeps the file:line:col of every node, key and expression.
 //
 // Parse checks a file's structure: YAML syntax, keys and their types, node
 // kinds, ids and references, template syntax and the syntax of every
@@ -63,6 +62,7 @@
 // actions, what MCP allows, and the control flow. Its codes:
 //
 //	bad-content          a return content block (or a prompt message's content) lacks a field its type needs, has one it does not take, or has data that is not base64
+//	bad-mcp-header       an input property's x-mcp-header is not a non-empty HTTP token, is on a property that is not a string, integer or boolean, or repeats another's (case-insensitively)
 //	bad-tool-name        the tool name is not 1 to 64 letters, digits, _, - or .
 //	bad-url              a url ask's url is not an absolute http(s) URL, or carries credentials
 //	busy-loop            a loop neither asks nor runs a step, so only a branch on set names can end it (warning)
@@ -80,6 +80,7 @@
 //	prompt-argument      a prompt flow's input property is not of type string (MCP prompt arguments are strings)
 //	prompt-only          a tool flow's return has description or messages, which only prompt flows return
 //	schema-not-object    the input or output schema is not of type object
+//	schema-null-key      a schema has a key that is not a JSON Schema keyword and has no value, as when a comma in an unquoted flow-mapping value splits it (warning)
 //	sensitive-form       a form-mode ask asks for a password, secret, token, API key, card number, CVV, PIN, SSN or one-time code
 //	structured-missing   a return's structured lacks a property the output schema requires
 //	structured-unknown   a return's structured has a property the output schema does not allow
