@@ -1,5 +1,6 @@
-// Package dsl reads flow files (DSL v1, see DESIGN.md §2–§3) into an AST
-// that keeps the file:line:col of every node, key and expression.
+// Package dsl reads flow files (DSL v1, described key by key in
+// docs/flow-reference.md) into an AST that keeps the file:line:col of every
+// node, key and expression.
 //
 // Parse checks a file's structure: YAML syntax, keys and their types, node
 // kinds, ids and references, template syntax and the syntax of every
