@@ -69,11 +69,11 @@ func writeFiles(t *testing.T, dir string, files []docFile) {
 }
 
 // TestShownFlows lints the flows that the README and the tutorial show
-// as files, runs their tests, and runs the console examples of those
-// pages and cli.md with the flowserve command (in process, with the
-// built-in actions).
+// (and testing.md) as files, runs their tests, and runs the console
+// examples of those pages and cli.md with the flowserve command (in
+// process, with the built-in actions).
 func TestShownFlows(t *testing.T) {
-	for _, name := range []string{filepath.Join(root, "README.md"), "tutorial.md", "cli.md"} {
+	for _, name := range []string{filepath.Join(root, "README.md"), "tutorial.md", "cli.md", "testing.md"} {
 		t.Run(filepath.Base(name), func(t *testing.T) {
 			md := readFile(t, name)
 			var flows []docFile
@@ -82,7 +82,7 @@ func TestShownFlows(t *testing.T) {
 					flows = append(flows, f)
 				}
 			}
-			if len(flows) == 0 && name != "cli.md" {
+			if len(flows) == 0 && name != "cli.md" && name != "testing.md" {
 				t.Fatalf("%s shows no flow files (YAML blocks starting with # flows/NAME.yaml)", name)
 			}
 			dir := t.TempDir()
