@@ -436,9 +436,15 @@ func (pc *propChecker) checkBounds(loKey, hiKey string, counts bool) {
 
 // checkDefault checks a property's default against the property's own
 // schema through package schemas, as the engine checks an answer that
-// takes it: its type, choices, bounds and format.
+// takes it: its type, choices, bounds and format. A template is checked
+// when it is compiled (flow.Compile types its expressions) and when it
+// is rendered.
 func (pc *propChecker) checkDefault(d any) {
 	_, pos := pc.at("default")
+	if str, ok := d.(string); ok && strings.Contains(str, "{{") {
+		pc.checkDefaultTemplate()
+		return
+	}
 	for _, v := range pc.c.sc.validate(pc.prop.Schema, d) {
 		at := pos
 		if steps, ok := fieldSteps(v.Field); ok && len(steps) > 0 {

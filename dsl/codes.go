@@ -114,7 +114,8 @@ const (
 	CodeFallsOffEnd = "falls-off-end"
 	// CodeFormDefault means a form property's default breaks the
 	// property's own schema (its type, choices, bounds or format), or is a
-	// template with a {{ without }}.
+	// template with a {{ without }}; flow.Compile reports it too, for a
+	// template whose expression has another type than the property.
 	CodeFormDefault = "form-default"
 	// CodeFormEnum means a choice property's enum, oneOf, enumNames or
 	// items are not one of the MCP enum shapes.

@@ -69,7 +69,7 @@
 //	busy-loop            a loop neither asks nor runs a step, so only a branch on set names can end it (warning)
 //	endless-loop         a loop that no node leads out of
 //	falls-off-end        a path runs past the last node, which is not a return or fail (warning)
-//	form-default         a form property's default breaks the property's own schema (type, choices, bounds, format), or its template has a {{ without }}
+//	form-default         a form property's default breaks the property's own schema (type, choices, bounds, format), or its template has a {{ without }} (flow.Compile: or an expression of another type)
 //	form-enum            a choice property's enum, oneOf, enumNames or items are not one of the MCP enum shapes
 //	form-format          a string property's format is not email, uri, date or date-time
 //	form-keyword         a form property has a keyword MCP forms do not take (pattern, nesting, a misspelt keyword…)
@@ -97,9 +97,11 @@
 //
 // flow.Compile adds bad-schema (an input, output or form schema that does
 // not compile), bad-expression and type-error (the expression type
-// checks), unknown-language, partial-file (it was given a file Parse
-// found errors in), no-flow (it was given no file) and compile (a failure
-// that is not the flow's: the expression environment could not be built).
+// checks), form-default (a templated form default whose expression has
+// another type than its property), unknown-language, partial-file (it was
+// given a file Parse found errors in), no-flow (it was given no file) and
+// compile (a failure that is not the flow's: the expression environment
+// could not be built).
 // project.Load adds duplicate-tool (two files define the same tool name),
 // unreadable (a file that cannot be read), missing-value (a var or secret
 // a flow declares has no value, when Load is given the values to check),

@@ -313,17 +313,11 @@ func (c *compiler) node(n *dsl.Node, i int, reg *actions.Registry) *cnode {
 		cn.url = c.template(a.URL)
 		cn.retries = a.Retries
 		if a.Form != nil {
-			cn.formDoc = a.Form.Schema
-			cn.formJSON, _ = marshal(a.Form.Schema)
-			cn.form = c.schema(a.Form.Schema, a.Form.Pos, "form")
-			for _, prop := range a.Form.Properties {
-				if d, ok := prop.Schema["default"]; ok {
-					if cn.defaults == nil {
-						cn.defaults = map[string]any{}
-					}
-					cn.defaults[prop.Name] = d
-				}
-			}
+			// Templated defaults are rendered when the question is asked
+			// (see formDefaults); the fingerprint hashes them as written.
+			cn.formDoc = c.formDefaults(cn, a.Form)
+			cn.formJSON, _ = marshal(cn.formDoc)
+			cn.form = c.schema(cn.formDoc, a.Form.Pos, "form")
 		}
 		for _, r := range a.Validate {
 			cn.rules = append(cn.rules, crule{cond: c.cond(r.Rule), message: c.template(r.Message)})
