@@ -127,28 +127,9 @@ func (r *runner) take(q *asking, answerable bool) (taken bool, res *Result, err 
 // goes on when every question has its answer.
 func (r *runner) all(cn *cnode) (int, *Result, error) {
 	qs := cn.group
-	done := make([]bool, len(qs))
-	left := len(qs)
-	// Replay: the journal holds the group's answers one after the other,
-	// in the order they were taken.
-	for left > 0 && r.pos < len(r.journal) {
-		e := &r.journal[r.pos]
-		i := r.member(qs, done, e.Node)
-		if i < 0 {
-			return 0, nil, &MismatchError{Position: r.pos, Node: e.Node,
-				Reason: fmt.Sprintf("the run now reaches all node %s there", cn.n.Name())}
-		}
-		if e.Kind != state.EntryAnswer || e.Fingerprint != qs[i].fp {
-			return 0, nil, &MismatchError{Position: r.pos, Node: e.Node, Reason: "it asks a different question"}
-		}
-		v, err := r.decodeAnswer(qs[i], e.Value)
-		if err != nil {
-			return 0, nil, fmt.Errorf("journaled answer: %w", err)
-		}
-		r.vars[qs[i].n.ID] = v
-		done[i] = true
-		left--
-		r.pos++
+	done, left, err := r.replayAll(cn)
+	if err != nil {
+		return 0, nil, err
 	}
 	if left == 0 {
 		return r.afterAll(cn), nil, nil
@@ -215,6 +196,35 @@ func (r *runner) all(cn *cnode) (int, *Result, error) {
 	// The answers taken this round moved the frontier on.
 	res, err := r.suspend(r.pos, asks)
 	return 0, res, err
+}
+
+// replayAll replays the journaled answers of an all node's questions,
+// which the journal holds one after the other in the order they were
+// taken. done marks the questions answered; left counts the others.
+func (r *runner) replayAll(cn *cnode) (done []bool, left int, err error) {
+	qs := cn.group
+	done = make([]bool, len(qs))
+	left = len(qs)
+	for left > 0 && r.pos < len(r.journal) {
+		e := &r.journal[r.pos]
+		i := r.member(qs, done, e.Node)
+		if i < 0 {
+			return nil, 0, &MismatchError{Position: r.pos, Node: e.Node,
+				Reason: fmt.Sprintf("the run now reaches all node %s there", cn.n.Name())}
+		}
+		if e.Kind != state.EntryAnswer || e.Fingerprint != qs[i].fp {
+			return nil, 0, &MismatchError{Position: r.pos, Node: e.Node, Reason: "it asks a different question"}
+		}
+		v, err := r.decodeAnswer(qs[i], e.Value)
+		if err != nil {
+			return nil, 0, fmt.Errorf("journaled answer: %w", err)
+		}
+		r.vars[qs[i].n.ID] = v
+		done[i] = true
+		left--
+		r.pos++
+	}
+	return done, left, nil
 }
 
 // member returns the index of the question of qs with the given id that
