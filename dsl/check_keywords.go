@@ -51,6 +51,8 @@ func (c *checker) checkNullKeys(n *yaml.Node, depth int) map[Pos]bool {
 	return found
 }
 
+// walkNullKeys reports the keys of the schema mapping n and of the
+// schemas inside it, recording each in found.
 func (c *checker) walkNullKeys(n *yaml.Node, depth int, found map[Pos]bool) {
 	if n == nil || n.Kind != yaml.MappingNode || depth > 100 {
 		return
