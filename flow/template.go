@@ -29,7 +29,7 @@ func (e *cexpr) test(vars map[string]any) (bool, error) {
 	}
 	b, ok := v.(bool)
 	if !ok {
-		return false, &ExprError{Pos: e.src.Pos, Src: e.src.Src, Err: fmt.Errorf("the condition is %s, not a bool", lang.ValueTypeName(v))}
+		return false, &ExprError{Pos: e.src.Pos, Src: e.src.Src, Err: fmt.Errorf("the condition is %s, not a boolean", lang.ValueTypeName(v))}
 	}
 	return b, nil
 }
