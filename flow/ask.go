@@ -294,7 +294,8 @@ func (r *runner) question(cn *cnode, pos int, reason string) (*InputRequest, err
 		return nil, err
 	}
 	if reason != "" {
-		msg += "\n\nYour previous answer was not accepted: " + reason
+		msg += RejectedPrefix + reason
+		q.Rejected = reason
 	}
 	q.Message = msg
 	if cn.mode == ModeURL {

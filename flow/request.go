@@ -179,6 +179,10 @@ const (
 type InputRequest struct {
 	Mode    string         // ModeForm, ModeURL, ModeSampling or ModeRoots
 	Message string         // elicitation: with the reason appended when asked again
+	// Rejected is why the previous answer to this question was not
+	// accepted, when it is asked again ("" the first time); Message ends
+	// with it, for clients, after RejectedPrefix.
+	Rejected string
 	Schema  map[string]any // requestedSchema (form mode); do not modify
 	// SchemaJSON is Schema encoded as JSON, computed once when the flow
 	// was compiled.
@@ -191,6 +195,19 @@ type InputRequest struct {
 	// ID identifies this question within the run (stable across rounds);
 	// servers use it as the elicitationId of URL mode on 2025-11-25.
 	ID string
+}
+
+// RejectedPrefix is what a question's message says before the reason its
+// previous answer was not accepted (InputRequest.Rejected).
+const RejectedPrefix = "\n\nYour previous answer was not accepted: "
+
+// Asked returns the message as the flow renders it, without the reason a
+// previous answer was not accepted.
+func (q *InputRequest) Asked() string {
+	if q.Rejected == "" {
+		return q.Message
+	}
+	return q.Message[:len(q.Message)-len(RejectedPrefix)-len(q.Rejected)]
 }
 
 // Method returns the JSON-RPC method that asks the question.

@@ -76,10 +76,6 @@ type Config struct {
 	Engine *flow.Engine
 }
 
-// rejectedMarker is what the engine appends to a question's message when
-// it asks the question again after an answer it did not accept.
-const rejectedMarker = "\n\nYour previous answer was not accepted: "
-
 // Run runs p round by round until it completes, as an MCP client would:
 // each round's questions go to cfg.Answerer and the answers, with the
 // sealed request state, to the next round. It returns the final round's
@@ -181,8 +177,8 @@ func question(p *flow.Program, id string, e *flow.InputRequest, prev *Answer) *Q
 		}
 	}
 	q := &Question{ID: id, Mode: e.Mode, Message: e.Message, Schema: e.Schema, URL: e.URL}
-	if msg, reason, ok := strings.Cut(e.Message, rejectedMarker); ok {
-		q.Message, q.Rejected = msg, reason
+	if e.Rejected != "" {
+		q.Message, q.Rejected = e.Asked(), e.Rejected
 		q.Previous = prev
 	}
 	if n := p.File().ByID[id]; n != nil && n.Kind == dsl.KindAsk && n.Ask.Form != nil {
