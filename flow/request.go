@@ -177,13 +177,13 @@ const (
 // InputRequest is one question for the client: an elicitation (form or
 // URL mode), a sampling request or a roots request.
 type InputRequest struct {
-	Mode    string         // ModeForm, ModeURL, ModeSampling or ModeRoots
-	Message string         // elicitation: with the reason appended when asked again
+	Mode    string // ModeForm, ModeURL, ModeSampling or ModeRoots
+	Message string // elicitation: with the reason appended when asked again
 	// Rejected is why the previous answer to this question was not
 	// accepted, when it is asked again ("" the first time); Message ends
 	// with it, for clients, after RejectedPrefix.
 	Rejected string
-	Schema  map[string]any // requestedSchema (form mode); do not modify
+	Schema   map[string]any // requestedSchema (form mode); do not modify
 	// SchemaJSON is Schema encoded as JSON, computed once when the flow
 	// was compiled.
 	SchemaJSON json.RawMessage
