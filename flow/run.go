@@ -73,7 +73,10 @@ func (e *Engine) Run(ctx context.Context, p *Program, req *Request) (*Result, er
 	if runID == "" {
 		runID = hex.EncodeToString(st.RunID[:])
 	}
-	r := e.newRunner(ctx, p, req, st, runID, args, settings)
+	// The runner stays on the stack: bind does not keep it.
+	r := &runner{ctx: ctx, e: e, p: p, req: req, st: st, round: st.Round + 1, runID: runID,
+		journal: st.Journal, used: map[string]bool{}, trace: make([]string, 0, 8)}
+	r.bind(args, settings)
 	if req.Stats != nil {
 		req.Stats.RunID, req.Stats.Round = r.runID, r.round
 	}
@@ -94,22 +97,10 @@ func (e *Engine) Run(ctx context.Context, p *Program, req *Request) (*Result, er
 	return res, err
 }
 
-// newRunner returns the runner of a round of the run st, runID in hex,
-// with its variables bound: the arguments, run, client, error, and the
-// flow's vars and secrets (settings, see Engine.settings).
-func (e *Engine) newRunner(ctx context.Context, p *Program, req *Request, st *state.State, runID string, args, settings map[string]any) *runner {
-	r := &runner{
-		ctx:     ctx,
-		e:       e,
-		p:       p,
-		req:     req,
-		st:      st,
-		round:   st.Round + 1,
-		runID:   runID,
-		journal: st.Journal,
-		used:    map[string]bool{},
-		trace:   make([]string, 0, 8),
-	}
+// bind binds the variables of the round: the arguments, run, client,
+// error, and the flow's vars and secrets (settings, see Engine.settings).
+func (r *runner) bind(args, settings map[string]any) {
+	st, req := r.st, r.req
 	r.vars = map[string]any{
 		varInput: args,
 		varRun: map[string]any{
@@ -123,7 +114,6 @@ func (e *Engine) newRunner(ctx context.Context, p *Program, req *Request, st *st
 	for name, v := range settings {
 		r.vars[name] = v
 	}
-	return r
 }
 
 // arguments decodes the tool arguments, applies the input schema's
