@@ -217,6 +217,12 @@ func caseEngine(shared *flow.Engine, p *flow.Program, f *File, c *Case) *flow.En
 	if len(p.File().Vars)+len(p.File().Secrets) == 0 {
 		return shared
 	}
+	return testEngine(caseValues(f, c))
+}
+
+// caseValues returns the values of vars and secrets that case c of file
+// f gives, c's over f's.
+func caseValues(f *File, c *Case) flow.Values {
 	merge := func(file, cs map[string]Setting) map[string]string {
 		out := map[string]string{}
 		for _, m := range []map[string]Setting{file, cs} {
@@ -226,7 +232,7 @@ func caseEngine(shared *flow.Engine, p *flow.Program, f *File, c *Case) *flow.En
 		}
 		return out
 	}
-	return testEngine(flow.Values{Vars: merge(f.Vars, c.Vars), Secrets: merge(f.Secrets, c.Secrets)})
+	return flow.Values{Vars: merge(f.Vars, c.Vars), Secrets: merge(f.Secrets, c.Secrets)}
 }
 
 // checkSettings checks that the vars and secrets a test file and its
@@ -261,18 +267,15 @@ func checkSettings(f *File, file *dsl.File, errorf func(pos dsl.Pos, code, forma
 		if c.Skip != "" {
 			continue
 		}
-		for _, what := range []struct {
-			kind        string
-			names       []string
-			file, given map[string]Setting
-		}{{"var", vars, f.Vars, c.Vars}, {"secret", secrets, f.Secrets, c.Secrets}} {
-			for _, name := range what.names {
-				if what.given[name].Value == "" && what.file[name].Value == "" {
-					errorf(c.Pos, CodeBadValue, "the flow declares %s %s, and this case gives it no value: add it under %ss in the case or the test file (tests never read the environment)",
-						what.kind, name, what.kind)
-				}
+		missing := func(decls []*dsl.Setting, what string) {
+			for _, d := range decls {
+				errorf(c.Pos, CodeBadValue, "the flow declares %s %s, and this case gives it no value: add it under %ss in the case or the test file (tests never read the environment)",
+					what, d.Name, what)
 			}
 		}
+		mv, ms := caseValues(f, c).Missing(file)
+		missing(mv, "var")
+		missing(ms, "secret")
 	}
 }
 
