@@ -15,6 +15,10 @@ import (
 // idPattern is the syntax of node ids and set names.
 var idPattern = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
 
+// IsName reports whether s is a valid node id, set name, or var or secret
+// name: lower-case letters, digits and _, not starting with a digit.
+func IsName(s string) bool { return idPattern.MatchString(s) }
+
 // reservedNames returns the names always in scope in expressions; ids and
 // set names cannot take them. vars and secrets hold the values a flow
 // declares under its vars and secrets keys.

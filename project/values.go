@@ -3,7 +3,6 @@ package project
 import (
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -38,10 +37,6 @@ func EnvName(name string, secret bool) string {
 	return VarEnvPrefix + strings.ToUpper(name)
 }
 
-// namePattern is what var and secret names are made of, as flow files
-// declare them.
-var namePattern = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
-
 // ReadValues reads the values of vars and secrets from environ (KEY=value
 // pairs, as os.Environ returns them), where FLOWSERVE_VAR_<NAME> and
 // FLOWSERVE_SECRET_<NAME> hold the value of the name upper-cased, and
@@ -57,7 +52,7 @@ func ReadValues(varsFile, secretsFile string, environ []string) (*Values, error)
 		for prefix, m := range map[string]map[string]string{VarEnvPrefix: v.Vars, SecretEnvPrefix: v.Secrets} {
 			rest, ok := strings.CutPrefix(key, prefix)
 			name := strings.ToLower(rest)
-			if ok && rest == strings.ToUpper(rest) && namePattern.MatchString(name) {
+			if ok && rest == strings.ToUpper(rest) && dsl.IsName(name) {
 				m[name] = value
 			}
 		}
@@ -100,7 +95,7 @@ func readValuesFile(path, what string, into map[string]string) error {
 	pairs, _ := r.Mapping(root, "a file of "+what+"s")
 	for _, e := range pairs {
 		at := fmt.Sprintf("%s:%d:%d", path, e.Key.Line, e.Key.Column)
-		if !namePattern.MatchString(e.Name) {
+		if !dsl.IsName(e.Name) {
 			return fmt.Errorf("%s: %q is not a %s name: names are lower-case letters, digits and _, as flows declare them", at, e.Name, what)
 		}
 		if e.Value.Kind != yaml.ScalarNode || yamlx.IsNull(e.Value) {
