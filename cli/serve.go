@@ -85,21 +85,7 @@ func (v valueFlags) read() (*project.Values, error) {
 func runServe(ctx context.Context, env *Env) int {
 	var f serveFlags
 	fs := f.flagSet(env)
-	if err := fs.Parse(env.Args); err != nil {
-		return exitUsage
-	}
-	httpSet := false
-	fs.Visit(func(fl *flag.Flag) { httpSet = httpSet || fl.Name == "http" })
-	if f.stdio && httpSet {
-		fmt.Fprintln(env.Stderr, "flowserve serve: --http and --stdio cannot be used together")
-		return exitUsage
-	}
-	if f.ttl <= 0 {
-		fmt.Fprintln(env.Stderr, "flowserve serve: --state-ttl must be positive")
-		return exitUsage
-	}
-	if f.shutdownTimeout <= 0 {
-		fmt.Fprintln(env.Stderr, "flowserve serve: --shutdown-timeout must be positive")
+	if err := fs.Parse(env.Args); err != nil || !f.valid(env, fs) {
 		return exitUsage
 	}
 	if f.watch {
@@ -122,37 +108,13 @@ func runServe(ctx context.Context, env *Env) int {
 		paths = []string{"flows"}
 	}
 
-	ring, err := keyRing(f, logger)
+	rt, err := f.runtime(ctx, values, logger)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
 		return exitFail
 	}
-	if f.fsRoot != "" {
-		if info, err := os.Stat(f.fsRoot); err != nil || !info.IsDir() {
-			fmt.Fprintf(env.Stderr, "flowserve serve: --fs-root %s is not a directory\n", f.fsRoot)
-			return exitFail
-		}
-	}
-	engine, closeStore, err := f.engine(ctx, ring, values)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
-		return exitFail
-	}
-	defer closeStore()
-	// The actions get their configuration and resources from the server,
-	// once: modules are provisioned with the host now and cleaned up when
-	// the server stops.
-	host := &actions.Host{FSRoot: f.fsRoot, Logger: logger}
-	reg, err := actions.Default().Provision(ctx, host)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
-		return exitFail
-	}
-	defer func() {
-		if err := reg.Cleanup(); err != nil {
-			logger.Error("cleaning up the actions", "err", err)
-		}
-	}()
+	defer rt.close()
+	engine, host, reg := rt.engine, rt.host, rt.reg
 	// A flow that declares a var or secret without a value is an error
 	// here and on every reload.
 	popts := project.Options{CostLimit: f.maxExprCost, Actions: reg, Values: values}
@@ -164,20 +126,9 @@ func runServe(ctx context.Context, env *Env) int {
 		}
 		logger.Info("bearer tokens required", "tokens", tokens.Len())
 	}
-	set, diags := project.Load(paths, popts)
-	if msg, ok := usageError(diags); ok {
-		fmt.Fprintf(env.Stderr, "flowserve serve: %s\n", msg)
-		fs.Usage()
-		return exitUsage
-	}
-	printDiagnostics(env.Stderr, diags)
-	if diags.HasErrors() {
-		fmt.Fprintf(env.Stderr, "flowserve serve: not starting: %s have errors\n", failedParts(diags))
-		return exitFail
-	}
-	if len(set.Files.Flows) == 0 {
-		fmt.Fprintf(env.Stderr, "flowserve serve: no flow files (*.yaml, *.yml) in %s\n", strings.Join(paths, ", "))
-		return exitFail
+	set, code := loadServed(env, fs, paths, popts)
+	if set == nil {
+		return code
 	}
 	srv, err := serve.New(set.Programs, serve.Options{
 		Version:        Version,
@@ -207,15 +158,93 @@ func runServe(ctx context.Context, env *Env) int {
 		defer stop()
 	}
 	if f.stdio {
-		logger.Info("serving on stdio", "tools", strings.Join(srv.Tools(), ","), "prompts", strings.Join(srv.Prompts(), ","))
-		t := serve.StdioTransport(env.Stdin, env.Stdout, f.shutdownTimeout)
-		if err := srv.MCP().Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
-			fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
-			return exitFail
-		}
-		return exitOK
+		return serveStdio(ctx, env, srv, f.shutdownTimeout, logger)
 	}
-	hopts := serve.HTTPOptions{
+	return serveHTTP(ctx, env, f.http, srv, f.httpOptions(tokens), f.shutdownTimeout, logger)
+}
+
+// serveRuntime is what the server runs flows with.
+type serveRuntime struct {
+	engine *flow.Engine
+	host   *actions.Host
+	reg    *actions.Registry // provisioned with host
+	close  func()            // cleans up the actions and closes the reply store
+}
+
+// runtime makes the engine (key ring, reply store, limits, values) and
+// provisions the actions with the server's host: the actions get their
+// configuration and resources from the server once, and are cleaned up
+// when it stops.
+func (f *serveFlags) runtime(ctx context.Context, values *project.Values, logger *slog.Logger) (*serveRuntime, error) {
+	ring, err := keyRing(*f, logger)
+	if err != nil {
+		return nil, err
+	}
+	if f.fsRoot != "" {
+		if info, err := os.Stat(f.fsRoot); err != nil || !info.IsDir() {
+			return nil, fmt.Errorf("--fs-root %s is not a directory", f.fsRoot)
+		}
+	}
+	engine, closeStore, err := f.engine(ctx, ring, values)
+	if err != nil {
+		return nil, err
+	}
+	host := &actions.Host{FSRoot: f.fsRoot, Logger: logger}
+	reg, err := actions.Default().Provision(ctx, host)
+	if err != nil {
+		closeStore()
+		return nil, err
+	}
+	return &serveRuntime{engine: engine, host: host, reg: reg, close: func() {
+		if err := reg.Cleanup(); err != nil {
+			logger.Error("cleaning up the actions", "err", err)
+		}
+		closeStore()
+	}}, nil
+}
+
+// valid checks the flags that go together or must be positive, saying
+// what is wrong.
+func (f *serveFlags) valid(env *Env, fs *flag.FlagSet) bool {
+	httpSet := false
+	fs.Visit(func(fl *flag.Flag) { httpSet = httpSet || fl.Name == "http" })
+	switch {
+	case f.stdio && httpSet:
+		fmt.Fprintln(env.Stderr, "flowserve serve: --http and --stdio cannot be used together")
+	case f.ttl <= 0:
+		fmt.Fprintln(env.Stderr, "flowserve serve: --state-ttl must be positive")
+	case f.shutdownTimeout <= 0:
+		fmt.Fprintln(env.Stderr, "flowserve serve: --shutdown-timeout must be positive")
+	default:
+		return true
+	}
+	return false
+}
+
+// loadServed loads the flows and resources to serve, printing the
+// diagnostics; a nil set comes with the exit status.
+func loadServed(env *Env, fs *flag.FlagSet, paths []string, popts project.Options) (*project.Set, int) {
+	set, diags := project.Load(paths, popts)
+	if msg, ok := usageError(diags); ok {
+		fmt.Fprintf(env.Stderr, "flowserve serve: %s\n", msg)
+		fs.Usage()
+		return nil, exitUsage
+	}
+	printDiagnostics(env.Stderr, diags)
+	if diags.HasErrors() {
+		fmt.Fprintf(env.Stderr, "flowserve serve: not starting: %s have errors\n", failedParts(diags))
+		return nil, exitFail
+	}
+	if len(set.Files.Flows) == 0 {
+		fmt.Fprintf(env.Stderr, "flowserve serve: no flow files (*.yaml, *.yml) in %s\n", strings.Join(paths, ", "))
+		return nil, exitFail
+	}
+	return set, exitOK
+}
+
+// httpOptions are the HTTP handler's options the flags give.
+func (f *serveFlags) httpOptions(tokens *serve.Tokens) serve.HTTPOptions {
+	return serve.HTTPOptions{
 		SessionTimeout:      f.sessionTimeout,
 		MaxRequestBodyBytes: f.maxBody,
 		MaxSessions:         f.maxSessions,
@@ -228,7 +257,18 @@ func runServe(ctx context.Context, env *Env) int {
 		WriteTimeout:        f.writeTimeout,
 		IdleTimeout:         f.idleTimeout,
 	}
-	return serveHTTP(ctx, env, f.http, srv, hopts, f.shutdownTimeout, logger)
+}
+
+// serveStdio serves one client over standard input and output until the
+// input ends or ctx is done.
+func serveStdio(ctx context.Context, env *Env, srv *serve.Server, drain time.Duration, logger *slog.Logger) int {
+	logger.Info("serving on stdio", "tools", strings.Join(srv.Tools(), ","), "prompts", strings.Join(srv.Prompts(), ","))
+	t := serve.StdioTransport(env.Stdin, env.Stdout, drain)
+	if err := srv.MCP().Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
+		return exitFail
+	}
+	return exitOK
 }
 
 // flagSet returns serve's flags, parsed into f.
