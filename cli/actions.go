@@ -155,7 +155,7 @@ func writeFields(w io.Writer, label string, schema map[string]any) {
 	fmt.Fprintf(w, "  %s:\n", label)
 	for _, n := range names {
 		p, _ := props[n].(map[string]any)
-		typ := schemaTypeText(p)
+		typ := actions.SchemaType(p)
 		var extra []string
 		if required[n] {
 			extra = append(extra, "required")
@@ -172,34 +172,6 @@ func writeFields(w io.Writer, label string, schema map[string]any) {
 	}
 }
 
-// schemaTypeText names the type of a property for the listing: string,
-// array of integer, string: a|b.
-func schemaTypeText(p map[string]any) string {
-	switch t := p["type"].(type) {
-	case string:
-		if t == "array" {
-			if items, ok := p["items"].(map[string]any); ok {
-				return "array of " + schemaTypeText(items)
-			}
-		}
-		if e, ok := p["enum"].([]any); ok {
-			parts := make([]string, len(e))
-			for i, v := range e {
-				parts[i] = fmt.Sprint(v)
-			}
-			return t + ": " + strings.Join(parts, "|")
-		}
-		return t
-	case []any:
-		parts := make([]string, len(t))
-		for i, v := range t {
-			parts[i] = fmt.Sprint(v)
-		}
-		return strings.Join(parts, "|")
-	}
-	return "any"
-}
-
 // writeAction shows one action in full: its name and summary, its
 // description, then its input and output schemas field by field.
 func writeAction(w io.Writer, a *actions.Action) {
@@ -213,157 +185,8 @@ func writeAction(w io.Writer, a *actions.Action) {
 		schema map[string]any
 	}{{"input", a.Input}, {"output", a.Output}} {
 		fmt.Fprintf(w, "\n%s: %s\n", part.label, schemaSummary(part.schema, false))
-		writeSchemaFields(w, "", part.schema)
+		writeSchemaFields(w, part.schema)
 	}
-}
-
-// writeSchemaFields writes the properties of an object schema, and those
-// of the objects and arrays of objects in them, one field per line with
-// its path (entries[].name), its type and rules, then its description.
-func writeSchemaFields(w io.Writer, prefix string, schema map[string]any) {
-	props, _ := schema["properties"].(map[string]any)
-	required := map[string]bool{}
-	if req, ok := schema["required"].([]any); ok {
-		for _, r := range req {
-			if s, ok := r.(string); ok {
-				required[s] = true
-			}
-		}
-	}
-	names := make([]string, 0, len(props))
-	for n := range props {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		p, _ := props[n].(map[string]any)
-		path := prefix + n
-		fmt.Fprintf(w, "  %s  %s\n", path, schemaSummary(p, required[n]))
-		if d, _ := p["description"].(string); d != "" {
-			writeWrapped(w, d, "      ")
-		}
-		writeSchemaFields(w, path+".", p)
-		if items, ok := p["items"].(map[string]any); ok {
-			writeSchemaFields(w, path+"[].", items)
-		}
-	}
-}
-
-// schemaSummary describes a schema in one line: its type, then whether
-// it is required, its default and its rules ("string, required, at
-// least 1 character").
-func schemaSummary(p map[string]any, required bool) string {
-	parts := []string{schemaTypeFull(p)}
-	if required {
-		parts = append(parts, "required")
-	}
-	if d, ok := p["default"]; ok {
-		b, _ := json.Marshal(d)
-		parts = append(parts, "default "+string(b))
-	}
-	parts = append(parts, schemaRules(p)...)
-	return strings.Join(parts, ", ")
-}
-
-// schemaTypeFull names a schema's type: string, array of object, object
-// of string (a map), one of "GET", "POST", or any.
-func schemaTypeFull(p map[string]any) string {
-	if e, ok := p["enum"].([]any); ok {
-		return "one of " + jsonList(e)
-	}
-	if c, ok := p["const"]; ok {
-		return "always " + jsonList([]any{c})
-	}
-	for _, key := range []string{"oneOf", "anyOf"} {
-		if alts, ok := p[key].([]any); ok {
-			parts := make([]string, len(alts))
-			for i, a := range alts {
-				m, _ := a.(map[string]any)
-				parts[i] = schemaTypeFull(m)
-			}
-			return strings.Join(parts, " or ")
-		}
-	}
-	switch t := p["type"].(type) {
-	case string:
-		switch t {
-		case "array":
-			if items, ok := p["items"].(map[string]any); ok {
-				return "array of " + schemaTypeFull(items)
-			}
-		case "object":
-			if ap, ok := p["additionalProperties"].(map[string]any); ok {
-				return "object of " + schemaTypeFull(ap)
-			}
-		}
-		return t
-	case []any:
-		parts := make([]string, len(t))
-		for i, v := range t {
-			parts[i] = fmt.Sprint(v)
-		}
-		return strings.Join(parts, " or ")
-	}
-	return "any"
-}
-
-// schemaRules describes a schema's rules: lengths, ranges, counts, format,
-// pattern, and whether an object refuses keys it does not list.
-func schemaRules(p map[string]any) []string {
-	var out []string
-	bounds := func(lo, hi, unit string) {
-		min, hasMin := p[lo]
-		max, hasMax := p[hi]
-		u := func(n any) string {
-			if unit == "" {
-				return ""
-			}
-			if fmt.Sprint(n) == "1" {
-				return " " + strings.TrimSuffix(unit, "s")
-			}
-			return " " + unit
-		}
-		switch {
-		case hasMin && hasMax:
-			out = append(out, fmt.Sprintf("%v to %v%s", min, max, u(max)))
-		case hasMin:
-			out = append(out, fmt.Sprintf("at least %v%s", min, u(min)))
-		case hasMax:
-			out = append(out, fmt.Sprintf("at most %v%s", max, u(max)))
-		}
-	}
-	bounds("minLength", "maxLength", "characters")
-	bounds("minimum", "maximum", "")
-	bounds("minItems", "maxItems", "items")
-	if v, ok := p["exclusiveMinimum"]; ok {
-		out = append(out, fmt.Sprintf("more than %v", v))
-	}
-	if v, ok := p["exclusiveMaximum"]; ok {
-		out = append(out, fmt.Sprintf("less than %v", v))
-	}
-	if f, ok := p["format"].(string); ok {
-		out = append(out, "format "+f)
-	}
-	if re, ok := p["pattern"].(string); ok {
-		out = append(out, "matching "+re)
-	}
-	if p["uniqueItems"] == true {
-		out = append(out, "no duplicates")
-	}
-	if _, ok := p["properties"]; ok && p["additionalProperties"] == false {
-		out = append(out, "no other keys")
-	}
-	return out
-}
-
-// jsonList writes values as JSON, joined by commas.
-func jsonList(vs []any) string {
-	parts := make([]string, len(vs))
-	for i, v := range vs {
-		b, _ := json.Marshal(v)
-		parts[i] = string(b)
-	}
-	return strings.Join(parts, ", ")
 }
 
 // wrapWidth is the width descriptions are wrapped to.
@@ -429,4 +252,32 @@ func preformatted(lines []string) bool {
 		}
 	}
 	return false
+}
+
+// writeSchemaFields writes the properties of an object schema, and those
+// of the objects and lists of objects in them, one field per line with
+// its path (entries[].name), its type and rules, then its description.
+func writeSchemaFields(w io.Writer, schema map[string]any) {
+	for _, f := range actions.SchemaFields(schema) {
+		fmt.Fprintf(w, "  %s  %s\n", f.Path, schemaSummary(f.Schema, f.Required))
+		if d, _ := f.Schema["description"].(string); d != "" {
+			writeWrapped(w, d, "      ")
+		}
+	}
+}
+
+// schemaSummary describes a schema in one line: its type, then whether
+// it is required, its default and its rules ("string, required, at
+// least 1 character").
+func schemaSummary(p map[string]any, required bool) string {
+	parts := []string{actions.SchemaType(p)}
+	if required {
+		parts = append(parts, "required")
+	}
+	if d, ok := p["default"]; ok {
+		b, _ := json.Marshal(d)
+		parts = append(parts, "default "+string(b))
+	}
+	parts = append(parts, actions.SchemaRules(p)...)
+	return strings.Join(parts, ", ")
 }

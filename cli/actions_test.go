@@ -59,17 +59,17 @@ func TestActionShow(t *testing.T) {
 			"\ninput: object, no other keys\n",
 			`  path  string, default ".", at least 1 character` + "\n      A path relative to the fs root",
 			"\noutput: object, no other keys\n",
-			"  entries  array of object, required\n      The directory's entries, sorted by name.\n",
+			"  entries  list of objects, required\n      The directory's entries, sorted by name.\n",
 			"  entries[].bytes  integer, required\n",
 			"  entries[].name  string, required\n      The entry's name.\n",
 		}},
 		{"http.request", []string{
 			"  `\"Idempotency-Key\": \"{{ run.id }}\"`).\n", // a code span is not broken
-			"  headers  object of string\n",
-			"  json  any\n",
+			"  headers  map of strings\n",
+			"  json  any JSON value\n",
 			`  method  one of "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", default "GET"` + "\n",
 			"  url  string, required, at least 1 character\n",
-			"output: object, no other keys\n  headers  object of string, required\n",
+			"output: object, no other keys\n  headers  map of strings, required\n",
 		}},
 	}
 	for _, tc := range tests {
@@ -103,7 +103,7 @@ func TestSchemaSummary(t *testing.T) {
 		required bool
 		want     string
 	}{
-		{map[string]any{}, false, "any"},
+		{map[string]any{}, false, "any JSON value"},
 		{map[string]any{"type": "string"}, true, "string, required"},
 		{map[string]any{"type": []any{"string", "null"}}, false, "string or null"},
 		{map[string]any{"type": "string", "minLength": int64(1), "maxLength": int64(80)}, false, "string, 1 to 80 characters"},
@@ -114,8 +114,8 @@ func TestSchemaSummary(t *testing.T) {
 		{map[string]any{"type": "string", "enum": []any{"a", "b"}}, false, `one of "a", "b"`},
 		{map[string]any{"const": "x"}, false, `always "x"`},
 		{map[string]any{"oneOf": []any{map[string]any{"type": "string"}, map[string]any{"type": "integer"}}}, false, "string or integer"},
-		{map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "minItems": int64(1), "uniqueItems": true}, false, "array of string, at least 1 item, no duplicates"},
-		{map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"}}, false, "object of string"},
+		{map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "minItems": int64(1), "uniqueItems": true}, false, "list of strings, at least 1 item, no duplicates"},
+		{map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"}}, false, "map of strings"},
 		{map[string]any{"type": "object", "properties": map[string]any{}, "additionalProperties": false}, false, "object, no other keys"},
 	}
 	for _, tc := range tests {

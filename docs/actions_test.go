@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"sort"
 	"strings"
 	"testing"
 
@@ -98,156 +97,30 @@ of the list ` + "`entries`" + `.
 // writeFieldTable writes a schema's fields as a table, or says what the
 // value is when it has none.
 func writeFieldTable(b *strings.Builder, label string, schema map[string]any) {
-	var rows [][4]string
-	collectFields(&rows, "", schema)
-	if len(rows) == 0 {
+	fields := actions.SchemaFields(schema)
+	if len(fields) == 0 {
 		what := "an empty object"
 		if d, _ := schema["description"].(string); d != "" {
 			what = d
 		} else if _, ok := schema["properties"]; !ok || schema["additionalProperties"] != false {
-			what = typeText(schema)
+			what = actions.SchemaType(schema)
 		}
 		fmt.Fprintf(b, "\n**%s:** %s\n", label, cell(what))
 		return
 	}
 	fmt.Fprintf(b, "\n**%s**\n\n| field | type | rules | description |\n|---|---|---|---|\n", label)
-	for _, r := range rows {
-		fmt.Fprintf(b, "| `%s` | %s | %s | %s |\n", r[0], r[1], r[2], r[3])
-	}
-}
-
-// collectFields adds a row per property of schema, and of the objects
-// and lists of objects inside it, with its path.
-func collectFields(rows *[][4]string, prefix string, schema map[string]any) {
-	props, _ := schema["properties"].(map[string]any)
-	required := map[string]bool{}
-	if req, ok := schema["required"].([]any); ok {
-		for _, r := range req {
-			if s, ok := r.(string); ok {
-				required[s] = true
-			}
-		}
-	}
-	names := make([]string, 0, len(props))
-	for n := range props {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		p, _ := props[n].(map[string]any)
-		path := prefix + n
-		rules := ruleTexts(p)
-		if required[n] {
+	for _, f := range fields {
+		rules := actions.SchemaRules(f.Schema)
+		if f.Required {
 			rules = append([]string{"required"}, rules...)
 		}
-		if d, ok := p["default"]; ok {
+		if d, ok := f.Schema["default"]; ok {
 			j, _ := json.Marshal(d)
 			rules = append(rules, "default `"+string(j)+"`")
 		}
-		desc, _ := p["description"].(string)
-		*rows = append(*rows, [4]string{path, cell(typeText(p)), cell(strings.Join(rules, ", ")), cell(desc)})
-		collectFields(rows, path+".", p)
-		if items, ok := p["items"].(map[string]any); ok {
-			collectFields(rows, path+"[].", items)
-		}
+		desc, _ := f.Schema["description"].(string)
+		fmt.Fprintf(b, "| `%s` | %s | %s | %s |\n", f.Path, cell(actions.SchemaType(f.Schema)), cell(strings.Join(rules, ", ")), cell(desc))
 	}
-}
-
-// typeText names a schema's type: string, list of objects, map of
-// strings, one of "GET", "POST", or any.
-func typeText(p map[string]any) string {
-	if e, ok := p["enum"].([]any); ok {
-		return "one of " + jsonValues(e)
-	}
-	if c, ok := p["const"]; ok {
-		return "always " + jsonValues([]any{c})
-	}
-	for _, key := range []string{"oneOf", "anyOf"} {
-		if alts, ok := p[key].([]any); ok {
-			parts := make([]string, len(alts))
-			for i, a := range alts {
-				m, _ := a.(map[string]any)
-				parts[i] = typeText(m)
-			}
-			return strings.Join(parts, " or ")
-		}
-	}
-	switch t := p["type"].(type) {
-	case string:
-		switch t {
-		case "array":
-			if items, ok := p["items"].(map[string]any); ok {
-				return "list of " + typeText(items)
-			}
-			return "list"
-		case "object":
-			if ap, ok := p["additionalProperties"].(map[string]any); ok {
-				return "map of " + typeText(ap)
-			}
-			if _, ok := p["properties"]; !ok {
-				return "map"
-			}
-		}
-		return t
-	case []any:
-		parts := make([]string, len(t))
-		for i, v := range t {
-			parts[i] = fmt.Sprint(v)
-		}
-		return strings.Join(parts, " or ")
-	}
-	return "any JSON value"
-}
-
-// ruleTexts describes a schema's constraints.
-func ruleTexts(p map[string]any) []string {
-	var out []string
-	bounds := func(lo, hi, unit string) {
-		min, hasMin := p[lo]
-		max, hasMax := p[hi]
-		u := func(n any) string {
-			if fmt.Sprint(n) == "1" {
-				return strings.TrimSuffix(unit, "s")
-			}
-			return unit
-		}
-		switch {
-		case hasMin && hasMax:
-			out = append(out, fmt.Sprintf("%v to %v%s", min, max, u(max)))
-		case hasMin:
-			out = append(out, fmt.Sprintf("at least %v%s", min, u(min)))
-		case hasMax:
-			out = append(out, fmt.Sprintf("at most %v%s", max, u(max)))
-		}
-	}
-	bounds("minLength", "maxLength", " characters")
-	bounds("minimum", "maximum", "")
-	bounds("minItems", "maxItems", " items")
-	if v, ok := p["exclusiveMinimum"]; ok {
-		out = append(out, fmt.Sprintf("more than %v", v))
-	}
-	if v, ok := p["exclusiveMaximum"]; ok {
-		out = append(out, fmt.Sprintf("less than %v", v))
-	}
-	if f, ok := p["format"].(string); ok {
-		out = append(out, "format "+f)
-	}
-	if re, ok := p["pattern"].(string); ok {
-		out = append(out, "matching `"+re+"`")
-	}
-	if p["uniqueItems"] == true {
-		out = append(out, "no duplicates")
-	}
-	return out
-}
-
-func jsonValues(vs []any) string {
-	parts := make([]string, len(vs))
-	for i, v := range vs {
-		j, _ := json.Marshal(v)
-		parts[i] = "`" + string(j) + "`"
-	}
-	return strings.Join(parts, ", ")
 }
 
 // cell makes text fit in one markdown table cell.
