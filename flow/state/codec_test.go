@@ -315,7 +315,11 @@ func TestExpiry(t *testing.T) {
 	// A tampered expired state is invalid, not expired: authenticity comes
 	// first.
 	clk.t = t0.Add(time.Hour)
-	_, err := c.Open(token[:len(token)-2]+"AA", bindingOf(s))
+	tail := "AA"
+	if strings.HasSuffix(token, tail) { // a random nonce can end a token so: tamper for real
+		tail = "BB"
+	}
+	_, err := c.Open(token[:len(token)-2]+tail, bindingOf(s))
 	wantInvalid(t, "tampered and expired", err)
 }
 
