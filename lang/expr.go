@@ -54,11 +54,43 @@ func (*exprLanguage) NewEnv(vars []Var, opts Options) (Env, error) {
 			// Expressions are deterministic: no clock, and dates
 			// without a zone are UTC wherever the server runs.
 			expr.DisableBuiltin("now"),
-			expr.Timezone("UTC"),
+			expr.DisableBuiltin("date"),
+			expr.Function("date", utcDate,
+				new(func(string) time.Time), new(func(string, string) time.Time), new(func(string, string, string) time.Time)),
 		},
 		scope:  sc,
 		budget: uint(min(limit, uint64(^uint(0)))),
 	}, nil
+}
+
+// utcDate is expr's date() with dates without a zone in UTC wherever the
+// server runs: date(text), date(text, layout), date(text, layout, zone).
+// It stands in for expr's own date() with expr.Timezone("UTC"), whose
+// zone argument reaches the function dereferenced when a method is called
+// on its result (date(x).Year() failed with "interface conversion:
+// interface {} is time.Location, not string", expr v1.17.8).
+func utcDate(args ...any) (any, error) {
+	text, _ := args[0].(string)
+	switch len(args) {
+	case 2:
+		layout, _ := args[1].(string)
+		return time.ParseInLocation(layout, text, time.UTC)
+	case 3:
+		layout, _ := args[1].(string)
+		zone, _ := args[2].(string)
+		loc, err := time.LoadLocation(zone)
+		if err != nil {
+			return nil, err
+		}
+		return time.ParseInLocation(layout, text, loc)
+	}
+	// Without a layout: those expr's own date() tries, in order.
+	for _, layout := range [...]string{"2006-01-02", "15:04:05", "2006-01-02 15:04:05", time.RFC3339, time.RFC822, time.RFC850, time.RFC1123} {
+		if t, err := time.ParseInLocation(layout, text, time.UTC); err == nil {
+			return t, nil
+		}
+	}
+	return nil, fmt.Errorf("invalid date %s", text)
 }
 
 // exprType returns the expr type of t. Objects are strict maps (an

@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -83,6 +84,38 @@ func TestExprDeterministic(t *testing.T) {
 	}
 	if v, err := prg.Eval(nil); err != nil || v != (90*time.Second).String() {
 		t.Errorf("duration: got %v, %v", v, err)
+	}
+}
+
+// TestExprDates: date() reads a date without a zone as UTC, in every
+// form, and a method on its result works (with expr.Timezone it failed at
+// run time: the zone reached date() dereferenced).
+func TestExprDates(t *testing.T) {
+	l, _ := Lookup("expr")
+	env, err := l.NewEnv(nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for src, want := range map[string]any{
+		`date("2026-07-28 10:00:00").Hour()`:                          int64(10),
+		`date("2026-07-28").Year()`:                                   int64(2026),
+		`date("2026-07-28", "2006-01-02").Format("Jan 2")`:            "Jul 28",
+		`date("2026-07-28 10:00", "2006-01-02 15:04", "UTC").Hour()`:  int64(10),
+		`date("2026-07-28T10:00:00Z") == date("2026-07-28 10:00:00")`: true,
+	} {
+		prg, errs := env.Compile(src, false)
+		if len(errs) > 0 {
+			t.Errorf("%s: %v", src, errs)
+			continue
+		}
+		v, err := prg.Eval(nil)
+		if err != nil || fmt.Sprint(v) != fmt.Sprint(want) {
+			t.Errorf("%s = %v, %v; want %v", src, v, err, want)
+		}
+	}
+	prg, _ := env.Compile(`date("yesterday")`, false)
+	if _, err := prg.Eval(nil); err == nil || !strings.Contains(err.Error(), "invalid date yesterday") {
+		t.Errorf("an invalid date: %v", err)
 	}
 }
 
