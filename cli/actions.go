@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/flowserve/flowserve/actions"
@@ -139,25 +138,15 @@ func writeFields(w io.Writer, label string, schema map[string]any) {
 		fmt.Fprintf(w, "  %s: %s\n", label, typ)
 		return
 	}
-	required := map[string]bool{}
-	if req, ok := schema["required"].([]any); ok {
-		for _, r := range req {
-			if s, ok := r.(string); ok {
-				required[s] = true
-			}
-		}
-	}
-	names := make([]string, 0, len(props))
-	for n := range props {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	fmt.Fprintf(w, "  %s:\n", label)
-	for _, n := range names {
-		p, _ := props[n].(map[string]any)
+	for _, f := range actions.SchemaFields(schema) {
+		if strings.ContainsAny(f.Path, ".[") {
+			continue // the listing shows the top level only
+		}
+		n, p := f.Path, f.Schema
 		typ := actions.SchemaType(p)
 		var extra []string
-		if required[n] {
+		if f.Required {
 			extra = append(extra, "required")
 		}
 		if d, ok := p["default"]; ok {

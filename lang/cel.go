@@ -101,17 +101,28 @@ type celObject struct {
 	fields map[string]*types.FieldType
 }
 
+// celScalar returns the CEL type of a boolean, integer, number or string
+// kind.
+func celScalar(k kind) (*types.Type, bool) {
+	switch k {
+	case kindBool:
+		return types.BoolType, true
+	case kindInt:
+		return types.IntType, true
+	case kindDouble:
+		return types.DoubleType, true
+	case kindString:
+		return types.StringType, true
+	}
+	return nil, false
+}
+
 // celType returns the CEL type of t, declaring the object types it needs.
 func (p *celProvider) celType(t *typ) *types.Type {
+	if s, ok := celScalar(t.kind); ok {
+		return s
+	}
 	switch t.kind {
-	case kindBool:
-		return types.BoolType
-	case kindInt:
-		return types.IntType
-	case kindDouble:
-		return types.DoubleType
-	case kindString:
-		return types.StringType
 	case kindList:
 		return types.NewListType(p.celType(t.elem))
 	case kindMap:

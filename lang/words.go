@@ -140,17 +140,12 @@ func sameTypeName(a, b *types.Type) bool { return typeName(a) == typeName(b) }
 // celTypeOf returns the CEL type of a type of the shared model, for
 // messages only: objects are named by where they come from.
 func celTypeOf(t *typ) *types.Type {
+	if s, ok := celScalar(t.kind); ok {
+		return s
+	}
 	switch t.kind {
 	case kindNull:
 		return types.NullType
-	case kindBool:
-		return types.BoolType
-	case kindInt:
-		return types.IntType
-	case kindDouble:
-		return types.DoubleType
-	case kindString:
-		return types.StringType
 	case kindList:
 		return types.NewListType(celTypeOf(t.elem))
 	case kindMap:
@@ -166,7 +161,7 @@ var (
 	durationGoType = reflect.TypeOf(time.Duration(0))
 )
 
-// valueType returns the CEL type of a JSON-like Go value as both
+// valueCELType returns the CEL type of a JSON-like Go value as both
 // languages produce them at run time: a list or a map whose elements
 // share a type is typed by it (a list of strings), otherwise by dyn.
 func valueCELType(v any) *types.Type {
