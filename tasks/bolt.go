@@ -1,0 +1,476 @@
+package tasks
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+// Bolt is a Store in one file on this machine (bbolt): tasks survive
+// restarts, and so do dispatches. It is what a server with --data uses;
+// one process at a time opens the file.
+//
+// Dispatch records the task in the file before it queues it in this
+// process, and Claim records the claim until Release, so a task
+// dispatched but not yet claimed, or claimed by a worker that did not
+// finish (it failed, or the process was killed), is dispatched again when
+// the file is opened next: the claimed ones first, as takeovers, then the
+// others in the order they were dispatched.
+//
+// The file holds three buckets: "tasks" (task id → the task in the
+// stored format, Marshal), "queued" (a big-endian 8-byte sequence number
+// → the id of a task dispatched and not yet claimed) and "claimed" (task
+// id → an 8-byte sequence number and the token of the claim not yet
+// released).
+type Bolt struct {
+	db    *bolt.DB
+	path  string
+	now   func() time.Time
+	queue *Queue
+
+	// mu orders Dispatch and guards pending: for each task id in the
+	// queue, the keys in "queued" of its dispatches, oldest first.
+	mu      sync.Mutex
+	pending map[string][]uint64
+
+	done      chan struct{} // closed by Close; stops the sweeper
+	sweeper   sync.WaitGroup
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// BoltOptions configure OpenBolt.
+type BoltOptions struct {
+	// Now is the store's clock, which decides when tasks expire; nil
+	// means time.Now.
+	Now func() time.Time
+}
+
+const (
+	// boltLockTimeout bounds how long OpenBolt waits for another process
+	// to let go of the file.
+	boltLockTimeout = time.Second
+	// boltSweepEvery is how often an open store drops expired tasks.
+	boltSweepEvery = time.Minute
+)
+
+var (
+	boltTasks   = []byte("tasks")
+	boltQueued  = []byte("queued")
+	boltClaimed = []byte("claimed")
+)
+
+// OpenBolt opens the task store in the file at path, creating it (mode
+// 0600) if it is missing. It drops the tasks that expired while the file
+// was closed and dispatches again the tasks that were dispatched and not
+// claimed, or claimed and not released. It fails, after a second, when
+// another process has the file open. Close the store when done with it.
+func OpenBolt(path string, opts BoltOptions) (*Bolt, error) {
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: boltLockTimeout})
+	if errors.Is(err, berrors.ErrTimeout) {
+		return nil, fmt.Errorf("the task store %s is in use by another flowserve process: %w", path, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open the task store %s: %w", path, err)
+	}
+	b := &Bolt{
+		db:      db,
+		path:    path,
+		now:     opts.Now,
+		queue:   NewQueue(),
+		pending: map[string][]uint64{},
+		done:    make(chan struct{}),
+	}
+	if b.now == nil {
+		b.now = time.Now
+	}
+	var takeovers, dispatched []string
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{boltTasks, boltQueued, boltClaimed} {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
+		if err := b.sweep(tx); err != nil {
+			return err
+		}
+		var err error
+		if takeovers, err = b.recoverClaimed(tx); err != nil {
+			return err
+		}
+		dispatched, err = b.recoverQueued(tx)
+		return err
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open the task store %s: %w", path, err)
+	}
+	for _, id := range takeovers {
+		b.queue.Push(id, true)
+	}
+	for _, id := range dispatched {
+		b.queue.Push(id, false)
+	}
+	b.sweeper.Add(1)
+	go b.sweepEvery(boltSweepEvery)
+	return b, nil
+}
+
+// recoverClaimed returns the ids of the claims that were not released, in
+// the order they were claimed, and forgets those of tasks that are gone.
+func (b *Bolt) recoverClaimed(tx *bolt.Tx) ([]string, error) {
+	type claimed struct {
+		seq uint64
+		id  string
+	}
+	var found []claimed
+	var gone [][]byte
+	tasks, bk := tx.Bucket(boltTasks), tx.Bucket(boltClaimed)
+	err := bk.ForEach(func(k, v []byte) error {
+		if len(v) < 8 || tasks.Get(k) == nil {
+			gone = append(gone, slices.Clone(k))
+			return nil
+		}
+		found = append(found, claimed{binary.BigEndian.Uint64(v), string(k)})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range gone {
+		if err := bk.Delete(k); err != nil {
+			return nil, err
+		}
+	}
+	slices.SortFunc(found, func(a, b claimed) int { return cmpUint64(a.seq, b.seq) })
+	ids := make([]string, len(found))
+	for i, c := range found {
+		ids[i] = c.id
+	}
+	return ids, nil
+}
+
+// recoverQueued returns the ids of the dispatches not claimed, in the
+// order they were made, noting them in b.pending, and forgets those of
+// tasks that are gone.
+func (b *Bolt) recoverQueued(tx *bolt.Tx) ([]string, error) {
+	var ids []string
+	var gone [][]byte
+	tasks, bk := tx.Bucket(boltTasks), tx.Bucket(boltQueued)
+	err := bk.ForEach(func(k, v []byte) error {
+		if len(k) != 8 || tasks.Get(v) == nil {
+			gone = append(gone, slices.Clone(k))
+			return nil
+		}
+		id := string(v)
+		ids = append(ids, id)
+		b.pending[id] = append(b.pending[id], binary.BigEndian.Uint64(k))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range gone {
+		if err := bk.Delete(k); err != nil {
+			return nil, err
+		}
+	}
+	return ids, nil
+}
+
+func cmpUint64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// sweep drops the expired tasks. A task that does not decode stays, for
+// Get to report as ErrCorrupt.
+func (b *Bolt) sweep(tx *bolt.Tx) error {
+	now := b.now()
+	bk := tx.Bucket(boltTasks)
+	var expired [][]byte
+	err := bk.ForEach(func(k, v []byte) error {
+		var life struct {
+			Updated time.Time     `json:"updated"`
+			TTL     time.Duration `json:"ttl"`
+		}
+		if json.Unmarshal(v, &life) == nil && !now.Before(life.Updated.Add(life.TTL)) {
+			expired = append(expired, slices.Clone(k))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, k := range expired {
+		if err := bk.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sweepEvery sweeps every d until Close.
+func (b *Bolt) sweepEvery(d time.Duration) {
+	defer b.sweeper.Done()
+	tick := time.NewTicker(d)
+	defer tick.Stop()
+	for {
+		select {
+		case <-b.done:
+			return
+		case <-tick.C:
+			b.db.Update(b.sweep) // a failure leaves the tasks for the next sweep
+		}
+	}
+}
+
+// expired reports whether t is past its expiry by the store's clock.
+func (b *Bolt) expired(t *Task) bool { return !b.now().Before(t.Expires()) }
+
+// fail returns err as the store's error: ErrClosed once the file is
+// closed, the Store errors as they are, others naming the file.
+func (b *Bolt) fail(err error) error {
+	switch {
+	case errors.Is(err, berrors.ErrDatabaseNotOpen):
+		return ErrClosed
+	case errors.Is(err, ErrNotFound), errors.Is(err, ErrExists), errors.Is(err, ErrCorrupt):
+		return err
+	}
+	return fmt.Errorf("task store %s: %w", b.path, err)
+}
+
+// Create stores t, unless a task that has not expired has its id.
+func (b *Bolt) Create(ctx context.Context, t *Task) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	enc, err := Marshal(t)
+	if err != nil {
+		return err
+	}
+	err = b.db.Update(func(tx *bolt.Tx) error {
+		bk := tx.Bucket(boltTasks)
+		if v := bk.Get([]byte(t.ID)); v != nil {
+			old, err := Unmarshal(v)
+			if err != nil || !b.expired(old) {
+				return ErrExists
+			}
+		}
+		return bk.Put([]byte(t.ID), enc)
+	})
+	if err != nil {
+		return b.fail(err)
+	}
+	return nil
+}
+
+// Get returns the task, dropping it when it has expired.
+func (b *Bolt) Get(ctx context.Context, id string) (*Task, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var t *Task
+	err := b.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(boltTasks).Get([]byte(id))
+		if v == nil {
+			return ErrNotFound
+		}
+		var err error
+		t, err = Unmarshal(v) // copies out of the transaction's memory
+		return err
+	})
+	if err != nil {
+		return nil, b.fail(err)
+	}
+	if b.expired(t) {
+		if err := b.drop(id); err != nil {
+			return nil, err
+		}
+		return nil, ErrNotFound
+	}
+	return t, nil
+}
+
+// drop deletes task id if it has expired. (It may have been created
+// again since it was read: no update makes an expired task live again.)
+func (b *Bolt) drop(id string) error {
+	err := b.db.Update(func(tx *bolt.Tx) error {
+		bk := tx.Bucket(boltTasks)
+		v := bk.Get([]byte(id))
+		if v == nil {
+			return nil
+		}
+		if t, err := Unmarshal(v); err != nil || !b.expired(t) {
+			return nil
+		}
+		return bk.Delete([]byte(id))
+	})
+	if err != nil {
+		return b.fail(err)
+	}
+	return nil
+}
+
+// Update applies fn to the task in one read-write transaction, so fn runs
+// once and no other write to the file happens meanwhile; fn must not call
+// the store. An expired task is dropped and ErrNotFound returned.
+func (b *Bolt) Update(ctx context.Context, id string, fn func(*Task) error) (*Task, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var (
+		stored  *Task
+		fnErr   error
+		expired bool
+	)
+	err := b.db.Update(func(tx *bolt.Tx) error {
+		bk := tx.Bucket(boltTasks)
+		key := []byte(id)
+		v := bk.Get(key)
+		if v == nil {
+			return ErrNotFound
+		}
+		t, err := Unmarshal(v)
+		if err != nil {
+			return err
+		}
+		if b.expired(t) {
+			expired = true
+			return bk.Delete(key)
+		}
+		if fnErr = fn(t); fnErr != nil {
+			return fnErr
+		}
+		t.ID = id
+		enc, err := Marshal(t)
+		if err != nil {
+			return err
+		}
+		stored = t
+		return bk.Put(key, enc)
+	})
+	switch {
+	case fnErr != nil:
+		return nil, fnErr
+	case err != nil:
+		return nil, b.fail(err)
+	case expired:
+		return nil, ErrNotFound
+	}
+	return stored.Clone(), nil
+}
+
+// Dispatch records the dispatch in the file and queues the task for this
+// process's workers.
+func (b *Bolt) Dispatch(ctx context.Context, id string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var seq uint64
+	err := b.db.Update(func(tx *bolt.Tx) error {
+		bk := tx.Bucket(boltQueued)
+		var err error
+		if seq, err = bk.NextSequence(); err != nil {
+			return err
+		}
+		return bk.Put(binary.BigEndian.AppendUint64(nil, seq), []byte(id))
+	})
+	if err != nil {
+		return b.fail(err)
+	}
+	b.pending[id] = append(b.pending[id], seq)
+	return b.queue.Push(id, false)
+}
+
+// Claim waits for a dispatched task and records the claim in the file,
+// where it stays until Release.
+func (b *Bolt) Claim(ctx context.Context) (*Claim, error) {
+	id, takeover, err := b.queue.Pop(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var c *Claim
+	c, err = NewClaim(id, takeover, func() error { return b.release(id, c.Token) })
+	if err != nil {
+		return nil, err
+	}
+	// A takeover comes from "claimed", a dispatch from "queued".
+	var seq uint64
+	var queued bool
+	if !takeover {
+		b.mu.Lock()
+		if s := b.pending[id]; len(s) > 0 {
+			seq, queued = s[0], true
+			if len(s) == 1 {
+				delete(b.pending, id)
+			} else {
+				b.pending[id] = s[1:]
+			}
+		}
+		b.mu.Unlock()
+	}
+	err = b.db.Update(func(tx *bolt.Tx) error {
+		if queued {
+			if err := tx.Bucket(boltQueued).Delete(binary.BigEndian.AppendUint64(nil, seq)); err != nil {
+				return err
+			}
+		}
+		bk := tx.Bucket(boltClaimed)
+		n, err := bk.NextSequence()
+		if err != nil {
+			return err
+		}
+		return bk.Put([]byte(id), append(binary.BigEndian.AppendUint64(nil, n), c.Token...))
+	})
+	if err != nil {
+		return nil, b.fail(err)
+	}
+	return c, nil
+}
+
+// release forgets the claim with token of task id, unless a later claim
+// of the task replaced it.
+func (b *Bolt) release(id, token string) error {
+	err := b.db.Update(func(tx *bolt.Tx) error {
+		bk := tx.Bucket(boltClaimed)
+		if v := bk.Get([]byte(id)); len(v) >= 8 && string(v[8:]) == token {
+			return bk.Delete([]byte(id))
+		}
+		return nil
+	})
+	if err != nil {
+		return b.fail(err)
+	}
+	return nil
+}
+
+// Close stops the sweeper, wakes waiting Claims with ErrClosed and closes
+// the file. The claims not released stay recorded, to be taken over when
+// the file is opened next. Calling Close again does nothing.
+func (b *Bolt) Close() error {
+	b.closeOnce.Do(func() {
+		close(b.done)
+		b.sweeper.Wait()
+		b.queue.Close()
+		if err := b.db.Close(); err != nil {
+			b.closeErr = fmt.Errorf("close the task store %s: %w", b.path, err)
+		}
+	})
+	return b.closeErr
+}
