@@ -16,6 +16,11 @@ type Call struct {
 	RunID    string // the run's id (`run.id` in expressions), stable across rounds
 	Node     string // the step node's id
 	Position int    // the step's position in the run's journal
+	// Task is the id of the MCP task the run goes on as, or "" when it is
+	// not one. A task's run keeps its run id, so IdempotencyKey is the
+	// same for a step whether a task worker, or one that took the task
+	// over, runs it.
+	Task string
 }
 
 // IdempotencyKey returns "<run id>/<node>/<position>": the same on every

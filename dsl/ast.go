@@ -22,6 +22,9 @@ type File struct {
 	// Kind is what the flow is served as: FlowTool (the default) or
 	// FlowPrompt (`kind: prompt`).
 	Kind String
+	// Task is when a call of the flow may run as an MCP task (`task:`):
+	// see TaskMode.
+	Task String
 
 	Input  *Schema // JSON Schema of the tool (or prompt) arguments; nil means {type: object}
 	Output *Schema // JSON Schema of structuredContent; nil when absent
@@ -38,6 +41,33 @@ type File struct {
 	partial bool       // Parse found errors
 	checked *checked   // what Check found, once it has run
 	tree    *yaml.Node // the top-level value Parse read, aliases checked; nil when there is none
+}
+
+// TaskMode says when a call of a flow runs as an MCP task (DESIGN §11).
+type TaskMode string
+
+// The values of the `task` key.
+const (
+	// TaskNever keeps every call inside the client's conversation.
+	TaskNever TaskMode = "never"
+	// TaskAuto, the default, turns a call into a task when the client
+	// declared the tasks extension and the run reaches a `long` step or
+	// would ask more rounds than the round budget.
+	TaskAuto TaskMode = "auto"
+	// TaskRequired runs every call as a task; clients without the
+	// extension are refused.
+	TaskRequired TaskMode = "required"
+)
+
+// taskModes lists the values of the `task` key.
+func taskModes() []string { return []string{string(TaskNever), string(TaskAuto), string(TaskRequired)} }
+
+// TaskMode returns the flow's task mode: TaskAuto when it does not say.
+func (f *File) TaskMode() TaskMode {
+	if f.Task.Value == "" {
+		return TaskAuto
+	}
+	return TaskMode(f.Task.Value)
 }
 
 // Walk yields every node in file order: each node of Nodes followed by
@@ -264,6 +294,10 @@ type Step struct {
 	Timeout time.Duration // default DefaultStepTimeout
 	Retry   *Retry        // nil: one attempt
 	OnError *Ref
+	// Long marks a step that may take long (`long: true`): a call whose
+	// run reaches it goes on as a task, for a client that declared tasks.
+	Long    bool
+	LongPos Pos // the position of the long key; zero when absent
 }
 
 // DefaultStepTimeout is a step's timeout when the flow does not say.

@@ -311,6 +311,9 @@ func clip(s string) string {
 // checkStep checks a step's action and its with.
 func (c *checker) checkStep(n *Node) {
 	s := n.Step
+	if s != nil && s.Long && c.f.TaskMode() == TaskNever {
+		c.warnf(s.LongPos, CodeLongNoTask, "step %s is long, but the flow says task: never: it runs inside the call, never as a task", n.Name())
+	}
 	if s == nil || strings.TrimSpace(s.Action.Value) == "" {
 		return
 	}

@@ -460,3 +460,35 @@ func FuzzCheck(f *testing.F) {
 		}
 	})
 }
+
+func TestCheckLongStep(t *testing.T) {
+	tests := []struct {
+		task string
+		want []string
+	}{
+		{"", nil},
+		{"task: auto\n", nil},
+		{"task: required\n", nil},
+		{"task: never\n", []string{CodeLongNoTask}},
+	}
+	for _, tc := range tests {
+		src := "description: d\n" + tc.task + "nodes:\n  - id: s\n    step: text.shout\n    long: true\n    with: {text: hi}\n  - return: ok\n"
+		if got := codes(check(t, src)); !slices.Equal(got, tc.want) {
+			t.Errorf("%q: codes %v, want %v", tc.task, got, tc.want)
+		}
+	}
+	f, _ := Parse("flow.yaml", []byte("description: d\nnodes:\n  - return: ok\n"))
+	if f.TaskMode() != TaskAuto {
+		t.Errorf("default task mode %q, want auto", f.TaskMode())
+	}
+}
+
+func TestCheckPromptTask(t *testing.T) {
+	got := codes(check(t, "kind: prompt\ndescription: d\ntask: required\nnodes:\n  - return: hi\n"))
+	if !slices.Equal(got, []string{CodeToolOnly}) {
+		t.Errorf("codes %v, want [%s]", got, CodeToolOnly)
+	}
+	if got := codes(check(t, "kind: prompt\ndescription: d\ntask: never\nnodes:\n  - return: hi\n")); got != nil {
+		t.Errorf("task: never on a prompt: codes %v", got)
+	}
+}

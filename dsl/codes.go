@@ -147,6 +147,9 @@ const (
 	// CodePromptOnly means a tool flow's return has description or
 	// messages, which only prompt flows return.
 	CodePromptOnly = "prompt-only"
+	// CodeLongNoTask means a step is `long: true` in a flow that says
+	// `task: never`, so it never runs as a task (a warning).
+	CodeLongNoTask = "long-no-task"
 	// CodeSchemaNotObject means the input or output schema is not of type
 	// object.
 	CodeSchemaNotObject = "schema-not-object"
@@ -168,8 +171,8 @@ const (
 	// wrong type, or breaks another rule of the output schema (its enum,
 	// bounds or format).
 	CodeStructuredValue = "structured-value"
-	// CodeToolOnly means a prompt flow declares output, or a return of it
-	// has structured or content.
+	// CodeToolOnly means a prompt flow declares output or task: required,
+	// or a return of it has structured or content.
 	CodeToolOnly = "tool-only"
 	// CodeToolNameSlash means the tool name has a '/', which the
 	// conformance suite allows but the MCP spec does not list (a warning).

@@ -76,6 +76,7 @@
 //	form-kind            a form property's type is missing or not a primitive (string, number, integer, boolean, array of choices)
 //	form-value           a form property's title, description or bound has the wrong type, or a lower bound exceeds the upper
 //	insecure-url         a url ask's url uses http:// for a host other than localhost (warning)
+//	long-no-task         a step is long: true in a flow that says task: never, so it never runs as a task (warning)
 //	missing-description  the flow has no description, which MCP clients show to the model
 //	missing-structured   the flow declares an output schema and a return has no structured (warning)
 //	prompt-argument      a prompt flow's input property is not of type string (MCP prompt arguments are strings)
@@ -86,7 +87,7 @@
 //	structured-missing   a return's structured lacks a property the output schema requires
 //	structured-unknown   a return's structured has a property the output schema does not allow
 //	structured-value     a literal in a return's structured has the wrong type, or breaks another rule of the output schema (enum, bounds, format…)
-//	tool-only            a prompt flow declares output, or a return of it has structured or content
+//	tool-only            a prompt flow declares output or task: required, or a return of it has structured or content
 //	tool-name-slash      the tool name has a '/', which the conformance suite allows but the MCP spec does not list (warning)
 //	unknown-action       a step names an action that is not registered, with a suggestion when one is close
 //	unreachable-node     no path from the first node leads to a node (warning; one per unreachable region)

@@ -22,7 +22,7 @@ func kindKeys(k Kind) []string {
 	case KindAsk:
 		return []string{"ask", "form", "required", "url", "validate", "retries", "unavailable"}
 	case KindStep:
-		return []string{"step", "with", "timeout", "retry", "on_error"}
+		return []string{"step", "with", "timeout", "retry", "on_error", "long"}
 	case KindSample:
 		return []string{"sample", "unavailable"}
 	case KindRoots:
@@ -375,6 +375,15 @@ func (p *parser) step(f map[string]pair) *Step {
 	}
 	if e, ok := f["on_error"]; ok {
 		s.OnError = p.ref(e)
+	}
+	if e, ok := f["long"]; ok {
+		switch {
+		case yamlx.IsNull(e.val):
+		case e.val.Kind == yaml.ScalarNode && e.val.Tag == tagBool && e.val.Decode(&s.Long) == nil:
+			s.LongPos = p.pos(e.key)
+		default:
+			p.errorf(p.pos(e.val), CodeBadType, "long must be true or false, not %s", yamlx.TypeName(e.val))
+		}
 	}
 	return s
 }

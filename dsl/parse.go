@@ -153,7 +153,7 @@ func YAMLError(path string, src []byte, err error) Diagnostic {
 
 // topKeys returns the keys of the top-level mapping.
 func topKeys() []string {
-	return []string{"name", "title", "description", "kind", "expressions", "input", "output", "vars", "secrets", "nodes"}
+	return []string{"name", "title", "description", "kind", "task", "expressions", "input", "output", "vars", "secrets", "nodes"}
 }
 
 // top reads the top-level mapping.
@@ -192,6 +192,8 @@ func (p *parser) top(f *File, root *yaml.Node) {
 				f.Description = s
 			}
 		case "expressions", "kind":
+		case "task":
+			p.taskMode(f, e)
 		case "input":
 			f.Input = p.schema(e)
 		case "output":
@@ -246,6 +248,20 @@ func (p *parser) flowKind(f *File, e pair) {
 	}
 	f.Kind = s
 	p.prompt = s.Value == FlowPrompt
+}
+
+// taskMode reads when the flow may run as a task.
+func (p *parser) taskMode(f *File, e pair) {
+	s, ok := p.str(e)
+	if !ok {
+		return
+	}
+	if !slices.Contains(taskModes(), s.Value) {
+		p.errorf(s.Pos, CodeBadValue, "task must be never, auto or required, not %q%s",
+			s.Value, didYouMean(s.Value, taskModes()))
+		return
+	}
+	f.Task = s
 }
 
 // schema reads a JSON Schema written in YAML; null means absent.

@@ -33,7 +33,7 @@ func (c *checker) flowWord() string {
 }
 
 // checkPromptTop checks what a prompt flow declares at the top level:
-// no output schema, and string arguments only.
+// no output schema, no task: required, and string arguments only.
 func (c *checker) checkPromptTop() {
 	f := c.f
 	if f.Output != nil {
@@ -42,6 +42,9 @@ func (c *checker) checkPromptTop() {
 			pos = e.key
 		}
 		c.errorf(pos, CodeToolOnly, "output belongs to tool flows: a prompt returns messages, not structured content")
+	}
+	if f.TaskMode() == TaskRequired {
+		c.errorf(f.Task.Pos, CodeToolOnly, "task: required belongs to tool flows: a prompt cannot run as an MCP task")
 	}
 	if f.Input == nil {
 		return

@@ -15,7 +15,8 @@
 // node and `next` jumps (labelled "next"); each branch case to its
 // target, labelled with its condition; the branch's else (labelled
 // "else") or, without one, its fall-through (labelled "otherwise"); an
-// ask's `unavailable` node and a step's `on_error` node, dashed. Text is
+// ask's `unavailable` node and a step's `on_error` node, dashed. A `long`
+// step, where a call may go on as an MCP task, has a thick purple border. Text is
 // escaped for each format, so any message or condition draws as written.
 package graph
 
@@ -70,6 +71,9 @@ type Node struct {
 	Title string // the node's id, or #N
 	Kind  string // the node's kind: ask, step, …; "" for start and end
 	Text  string // the summary, already truncated
+	// Long marks a `long: true` step, where a call may go on as a task:
+	// drawn with a thick purple border, and "(long)" in its summary.
+	Long bool
 }
 
 // Edge is one arrow.
@@ -106,7 +110,8 @@ func Build(f *dsl.File) *Graph {
 	}
 	g.Edges = append(g.Edges, Edge{From: "start", To: key(cfg.Entry()), Kind: EdgeFlow})
 	for i, n := range f.Nodes {
-		g.Nodes = append(g.Nodes, Node{Key: key(i), Shape: shapeOf(n.Kind), Title: n.Name(), Kind: n.Kind.String(), Text: summary(n)})
+		g.Nodes = append(g.Nodes, Node{Key: key(i), Shape: shapeOf(n.Kind), Title: n.Name(), Kind: n.Kind.String(), Text: summary(n),
+			Long: n.Step != nil && n.Step.Long})
 		for _, e := range cfg.Succ(i) {
 			if e.To < 0 {
 				continue
@@ -202,6 +207,9 @@ func summary(n *dsl.Node) string {
 	case dsl.KindStep:
 		if n.Step == nil {
 			return "step"
+		}
+		if n.Step.Long {
+			return "step: " + n.Step.Action.Value + " (long)"
 		}
 		return "step: " + n.Step.Action.Value
 	case dsl.KindBranch:

@@ -18,6 +18,7 @@ func DOT(f *dsl.File) string { return Build(f).DOT() }
 const (
 	returnFill, returnLine = "#e6f4ea", "#2e7d32"
 	failFill, failLine     = "#fdecea", "#c62828"
+	longLine               = "#6a1b9a"
 )
 
 // Mermaid writes the graph as a Mermaid flowchart, top to bottom, with
@@ -26,8 +27,11 @@ func (g *Graph) Mermaid() string {
 	var b strings.Builder
 	title, _ := json.Marshal(g.Name)
 	fmt.Fprintf(&b, "---\ntitle: %s\n---\nflowchart TD\n", title)
-	var returns, fails []string
+	var returns, fails, long []string
 	for _, n := range g.Nodes {
+		if n.Long {
+			long = append(long, n.Key)
+		}
 		label := mermaidText(n.Title)
 		if n.Text != "" {
 			label += "<br/>" + mermaidText(n.Text)
@@ -59,6 +63,10 @@ func (g *Graph) Mermaid() string {
 	}
 	if len(fails) > 0 {
 		fmt.Fprintf(&b, "    class %s fail\n", strings.Join(fails, ","))
+	}
+	if len(long) > 0 {
+		fmt.Fprintf(&b, "    classDef long stroke:%s,stroke-width:3px\n", longLine)
+		fmt.Fprintf(&b, "    class %s long\n", strings.Join(long, ","))
 	}
 	return b.String()
 }
@@ -109,7 +117,11 @@ func (g *Graph) DOT() string {
 		if n.Text != "" {
 			label += "\n" + n.Text
 		}
-		fmt.Fprintf(&b, "    %s [%s, label=%s];\n", n.Key, dotShape(n.Shape), dotString(label))
+		extra := ""
+		if n.Long {
+			extra = ", penwidth=3, color=" + dotString(longLine)
+		}
+		fmt.Fprintf(&b, "    %s [%s%s, label=%s];\n", n.Key, dotShape(n.Shape), extra, dotString(label))
 	}
 	for _, e := range g.Edges {
 		var attrs []string

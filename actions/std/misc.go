@@ -25,6 +25,14 @@ type timeOut struct {
 	UnixMS  int64  `json:"unix_ms" jsonschema:"Milliseconds since 1970-01-01T00:00:00Z."`
 }
 
+type sleepIn struct {
+	Seconds float64 `json:"seconds" jsonschema:"How long to wait, in seconds (fractions allowed), at most one day."`
+}
+
+type sleepOut struct {
+	SleptMS int64 `json:"slept_ms" jsonschema:"How long the step waited, in milliseconds."`
+}
+
 type uuidOut struct {
 	UUID string `json:"uuid" jsonschema:"A random version 4 UUID in lower-case 8-4-4-4-12 form."`
 }
@@ -47,6 +55,14 @@ func miscSpecs(m *actions.Module[*builtins]) []actions.Spec {
 				byDefault("UTC")(p)
 				minLength(1)(p)
 			})),
+		actions.Method(m, "time.sleep", "Waits for a number of seconds.", (*builtins).timeSleep,
+			actions.Describe("It stops early, failing, when the call or task is cancelled or the step's timeout "+
+				"passes (30s unless the step sets `timeout`). Mark a step that waits long `long: true`, so that "+
+				"a client with tasks gets a task instead of a call held open."),
+			actions.InputProperty("seconds", func(p *jsonschema.Schema) {
+				p.Minimum = jsonschema.Ptr(0.0)
+				p.Maximum = jsonschema.Ptr(86400.0)
+			})),
 		actions.Method(m, "uuid.new", "Returns a new random UUID (version 4).", (*builtins).uuidNew,
 			actions.Describe("Expressions have no randomness; this step supplies it. For an id that is stable across the rounds of a run, `run.id` is enough."),
 			actions.OutputProperty("uuid", format("uuid"))),
@@ -67,6 +83,19 @@ func (b *builtins) timeNow(ctx context.Context, in timeIn) (timeOut, error) {
 	}
 	now := b.hostOf(ctx).Time()
 	return timeOut{RFC3339: now.In(loc).Format(time.RFC3339), Unix: now.Unix(), UnixMS: now.UnixMilli()}, nil
+}
+
+func (b *builtins) timeSleep(ctx context.Context, in sleepIn) (sleepOut, error) {
+	d := time.Duration(in.Seconds * float64(time.Second))
+	t := time.NewTimer(d)
+	defer t.Stop()
+	start := time.Now()
+	select {
+	case <-ctx.Done():
+		return sleepOut{}, fmt.Errorf("stopped after %s of %s: %w", time.Since(start).Round(time.Millisecond), d, ctx.Err())
+	case <-t.C:
+	}
+	return sleepOut{SleptMS: d.Milliseconds()}, nil
 }
 
 func (b *builtins) uuidNew(ctx context.Context, _ nothing) (uuidOut, error) {

@@ -187,3 +187,23 @@ func TestLog(t *testing.T) {
 	_, err = run(t, h, "log.info", map[string]any{"fields": map[string]any{}})
 	wantErr(t, err, "message: is required")
 }
+
+func TestTimeSleep(t *testing.T) {
+	out, err := run(t, nil, "time.sleep", map[string]any{"seconds": 0.02})
+	if err != nil || out["slept_ms"] != int64(20) {
+		t.Fatalf("time.sleep 0.02: %v, %v", out, err)
+	}
+	for _, bad := range []map[string]any{{"seconds": -1.0}, {"seconds": 86401.0}, {}} {
+		if _, err := run(t, nil, "time.sleep", bad); err == nil {
+			t.Errorf("time.sleep %v: no error", bad)
+		}
+	}
+	// Cancellation ends the wait early, as an error.
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(20 * time.Millisecond); cancel() }()
+	start := time.Now()
+	_, err = runCtx(t, ctx, nil, "time.sleep", map[string]any{"seconds": 60.0})
+	if err == nil || !strings.Contains(err.Error(), "stopped after") || time.Since(start) > 10*time.Second {
+		t.Fatalf("cancelled sleep: %v after %s", err, time.Since(start))
+	}
+}

@@ -45,7 +45,7 @@ func TestBuiltinsRegistered(t *testing.T) {
 	want := []string{
 		"fs.list", "fs.read", "fs.remove", "fs.stat", "fs.write",
 		"http.request", "log.error", "log.info", "log.warn",
-		"random.int", "server.reload", "time.now", "uuid.new",
+		"random.int", "server.reload", "time.now", "time.sleep", "uuid.new",
 	}
 	var got []string
 	for _, a := range actions.Default().Actions() {
