@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/flowserve/flowserve/flow/state"
 	"github.com/flowserve/flowserve/internal/jsonx"
@@ -338,13 +339,10 @@ func (r *runner) sampleParams(s *csample) (map[string]any, error) {
 }
 
 // suspend ends the round asking the given questions, all pending at pos;
-// the state records the journal and the pending questions.
+// the state records the journal and the pending questions. A round over
+// its Detach budget hands them to a task instead.
 func (r *runner) suspend(pos int, asks []asking) (*Result, error) {
-	st := *r.st
-	st.Round = r.round
-	st.FlowHash = r.p.file.Hash
-	st.Journal = r.journal
-	st.Pending = make([]state.Pending, 0, len(asks))
+	pending := make([]state.Pending, 0, len(asks))
 	requests := make(map[string]*InputRequest, len(asks))
 	for _, a := range asks {
 		q, err := r.question(a.cn, pos, a.reason)
@@ -352,18 +350,43 @@ func (r *runner) suspend(pos int, asks []asking) (*Result, error) {
 			return nil, err
 		}
 		requests[a.cn.n.ID] = q
-		st.Pending = append(st.Pending, state.Pending{Node: a.cn.n.ID, Position: pos, Fingerprint: a.cn.fp, Invalid: a.invalid})
+		pending = append(pending, state.Pending{Node: a.cn.n.ID, Position: pos, Fingerprint: a.cn.fp, Invalid: a.invalid})
 	}
-	token, err := r.e.codec.Seal(&st)
+	d := r.req.Detach
+	detach := d != nil && d.Rounds > 0 && r.round > d.Rounds
+	ttl := r.req.StateTTL
+	if detach {
+		ttl = d.TTL
+	}
+	token, err := r.seal(r.round, pending, ttl)
+	if err != nil {
+		return nil, err
+	}
+	in := &InputRequired{Requests: requests, State: token}
+	if detach {
+		return &Result{Detached: &Detached{State: token, Input: in}}, nil
+	}
+	return &Result{Input: in}, nil
+}
+
+// seal seals the run's state as of now: the journal so far, the given
+// round number and pending questions, for ttl (0: the codec's TTL).
+func (r *runner) seal(round int, pending []state.Pending, ttl time.Duration) (string, error) {
+	st := *r.st
+	st.Round = round
+	st.FlowHash = r.p.file.Hash
+	st.Journal = r.journal
+	st.Pending = pending
+	token, err := r.e.codec.SealFor(&st, ttl)
 	if errors.Is(err, state.ErrTooLarge) {
 		// Not wrapped: this is the server's problem, not an invalid
 		// requestState from the client.
-		return nil, fmt.Errorf("the run's state is too large to send (%v); do its steps return large results?", err)
+		return "", fmt.Errorf("the run's state is too large to send (%v); do its steps return large results?", err)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("seal state: %w", err)
+		return "", fmt.Errorf("seal state: %w", err)
 	}
-	return &Result{Input: &InputRequired{Requests: requests, State: token}}, nil
+	return token, nil
 }
 
 // parse decodes one inputResponses entry for cn and checks it. It returns

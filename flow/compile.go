@@ -88,6 +88,7 @@ type cnode struct {
 	action  *actions.Action
 	with    *cvalue
 	timeout time.Duration
+	long    bool // `long: true`: a detaching round stops before it
 	retry   dsl.Retry
 	onError int // -1 when none
 
@@ -329,6 +330,7 @@ func (c *compiler) node(n *dsl.Node, i int, reg *actions.Registry) *cnode {
 		cn.action, _ = reg.Lookup(s.Action.Value)
 		cn.with = c.value(s.With)
 		cn.timeout = s.Timeout
+		cn.long = s.Long
 		if cn.timeout <= 0 {
 			cn.timeout = dsl.DefaultStepTimeout
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/flowserve/flowserve/dsl"
 )
@@ -40,6 +41,26 @@ type Request struct {
 	// schema first. Test runners (flowserve test) use it; servers leave it
 	// nil.
 	Mock func(node string, input map[string]any) *StepMock
+	// Detach, when set, lets the round hand the rest of the run over to a
+	// task: it ends with Result.Detached instead of running a `long` step
+	// (one the journal does not hold yet), or instead of asking questions
+	// in a round numbered above Detach.Rounds. Servers set it for a
+	// 2026-07-28 client that declared the tasks extension, calling a flow
+	// that may run as a task.
+	Detach *Detach
+	// StateTTL is how long the state this round seals can be opened; 0
+	// means the codec's TTL. Task rounds set the task's lifetime.
+	StateTTL time.Duration
+	// Task is the id of the task this round runs for ("" for a call's
+	// round); steps get it in actions.Call.
+	Task string
+	// Checkpoint, when set, is called after each step the round runs, once
+	// it is journaled, with a state sealed (for StateTTL) that holds the
+	// journal so far: the round run again from it with the same answers
+	// replays that step instead of running it. Task workers store it, so
+	// that a worker taking over from one that died runs only the step that
+	// had not finished. An error from Checkpoint ends the round with it.
+	Checkpoint func(state string) error
 	// Stats, when set, is filled in with figures about the round for the
 	// server's logs and metrics, whatever the round's outcome (a result or
 	// an error).
@@ -87,6 +108,29 @@ func (s *RoundStats) stepFailed() {
 	}
 }
 
+// Detach says when a round hands the run over to a task (see
+// Request.Detach).
+type Detach struct {
+	// Rounds is the round budget: the most rounds that may end asking
+	// questions before the run goes on as a task; 0 means no budget.
+	Rounds int
+	// TTL is the lifetime of the state a detached round seals: the
+	// task's.
+	TTL time.Duration
+}
+
+// Detached is the end of a round that handed the run over to a task.
+type Detached struct {
+	// State is the sealed state the task goes on from.
+	State string
+	// Input holds the questions the round ended asking when it detached
+	// for the round budget (Input.State is State); nil when it stopped
+	// before a long step (Node).
+	Input *InputRequired
+	// Node is the long step the round stopped before, or "".
+	Node string
+}
+
 // StepMock is the outcome of a step that Request.Mock supplies in place
 // of running the step's action.
 type StepMock struct {
@@ -107,13 +151,20 @@ type Client struct {
 	URL      bool   // the client can answer URL-mode elicitation
 	Sampling bool   // the client can answer sampling/createMessage
 	Roots    bool   // the client can answer roots/list
+	// Tasks reports that the client declared the tasks extension
+	// (io.modelcontextprotocol/tasks) on this request: servers may answer
+	// the call with a task. Flows do not see it.
+	Tasks bool
 }
 
-// Result is the outcome of a round: exactly one of Complete, Input and
-// Prompt is set.
+// Result is the outcome of a round: exactly one of Complete, Input,
+// Prompt and Detached is set.
 type Result struct {
 	Complete *ToolResult
 	Input    *InputRequired
+	// Detached is set when the round handed the run over to a task (see
+	// Request.Detach).
+	Detached *Detached
 	// Prompt is the messages of a prompt flow (see Program.IsPrompt) that
 	// finished. A prompt flow that fails (a fail node, an answer that
 	// stayed invalid) ends with Complete, an error result, as a tool flow

@@ -211,6 +211,10 @@ func (r *runner) run() (*Result, error) {
 		case dsl.KindAll:
 			next, res, err = r.all(cn)
 		case dsl.KindStep:
+			if r.detaches(cn) {
+				res, err = r.detach(cn)
+				break
+			}
 			next, err = r.step(cn)
 		case dsl.KindBranch:
 			next, err = r.branch(cn)

@@ -50,9 +50,15 @@ func (r *runner) step(cn *cnode) (int, error) {
 		if err := r.record(state.Entry{Kind: state.EntryStep, Node: cn.n.ID, Fingerprint: cn.fp, Err: msg}); err != nil {
 			return 0, err
 		}
+		if err := r.checkpoint(); err != nil {
+			return 0, err
+		}
 		return r.stepFailed(cn, msg)
 	}
 	if err := r.record(state.Entry{Kind: state.EntryStep, Node: cn.n.ID, Fingerprint: cn.fp, Value: out}); err != nil {
+		return 0, err
+	}
+	if err := r.checkpoint(); err != nil {
 		return 0, err
 	}
 	v, err := decodeJSON(out, cn.action.Spec.Output)
@@ -61,6 +67,40 @@ func (r *runner) step(cn *cnode) (int, error) {
 	}
 	r.vars[cn.n.ID] = v
 	return cn.next, nil
+}
+
+// detaches reports whether the round hands the run over to a task at cn
+// instead of running it: a long step the journal does not hold, in a
+// round that may detach.
+func (r *runner) detaches(cn *cnode) bool {
+	return cn.long && r.req.Detach != nil && r.pos >= len(r.journal)
+}
+
+// detach ends the round before the long step cn: the task goes on from
+// the state as of now, this round counted.
+func (r *runner) detach(cn *cnode) (*Result, error) {
+	token, err := r.seal(r.round, nil, r.req.Detach.TTL)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Detached: &Detached{State: token, Node: cn.n.ID}}, nil
+}
+
+// checkpoint hands Request.Checkpoint the state as of the step just
+// journaled, sealed as the round began (its number and no questions
+// pending: any the round answered are journaled before its steps).
+func (r *runner) checkpoint() error {
+	if r.req.Checkpoint == nil {
+		return nil
+	}
+	token, err := r.seal(r.round-1, nil, r.req.StateTTL)
+	if err != nil {
+		return err
+	}
+	if err := r.req.Checkpoint(token); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	return nil
 }
 
 // stepFailed binds `error` and goes to the step's on_error node.
@@ -93,7 +133,7 @@ func (r *runner) call(cn *cnode, pos int) ([]byte, error) {
 			return r.mocked(cn, in, m)
 		}
 	}
-	ctx := actions.WithCall(r.e.hostContext(r.ctx), actions.Call{RunID: r.runID, Node: cn.n.ID, Position: pos})
+	ctx := actions.WithCall(r.e.hostContext(r.ctx), actions.Call{RunID: r.runID, Node: cn.n.ID, Position: pos, Task: r.req.Task})
 	backoff := cn.retry.Backoff
 	var lastErr error
 	for attempt := 1; attempt <= cn.retry.Attempts; attempt++ {

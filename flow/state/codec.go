@@ -92,11 +92,22 @@ func NewCodec(ring *KeyRing, opts Options) *Codec {
 // journal entry of unknown kind, or a negative round, position or invalid
 // count.
 func (c *Codec) Seal(s *State) (string, error) {
+	return c.SealFor(s, 0)
+}
+
+// SealFor is Seal with a lifetime of its own: the state expires ttl from
+// now instead of after the codec's TTL (ttl <= 0 means the codec's). The
+// run store seals the states of tasks, which wait longer than a client
+// conversation, for the task's lifetime.
+func (c *Codec) SealFor(s *State, ttl time.Duration) (string, error) {
 	if err := check(s); err != nil {
 		return "", err
 	}
+	if ttl <= 0 {
+		ttl = c.ttl
+	}
 	prev := s.Expires
-	s.Expires = time.UnixMilli(c.now().Add(c.ttl).UnixMilli()).UTC()
+	s.Expires = time.UnixMilli(c.now().Add(ttl).UnixMilli()).UTC()
 	k := &c.ring.keys[0]
 
 	size := encodedLen(s)
