@@ -17,6 +17,10 @@
 //	flowserve_sessions                                open session-era HTTP sessions
 //	flowserve_legacy_calls                            session-era tool calls in progress
 //	flowserve_parked_calls                            session-era tool calls waiting for an answer
+//	flowserve_tasks_total{tool, status}               task transitions, by the status entered
+//	flowserve_task_age_seconds{status}                age of tasks when they end, by final status
+//	flowserve_task_takeovers_total{tool}              tasks taken over from a worker that stopped
+//	flowserve_tasks_running                           task rounds running in this process
 //
 // plus the Go runtime's and the process's standard metrics (go_*,
 // process_*).
@@ -44,6 +48,9 @@ const (
 	OutcomeProtocolError = "protocol_error"
 	// OutcomeCancelled: the client went away or the call was cancelled.
 	OutcomeCancelled = "cancelled"
+	// OutcomeTask: the call became a task (a CreateTaskResult), or a
+	// task's round ended and the task goes on.
+	OutcomeTask = "task"
 )
 
 // The reasons an HTTP request is refused (the reason label of
@@ -75,6 +82,10 @@ type Metrics struct {
 	Sessions         prometheus.Gauge
 	LegacyCalls      prometheus.Gauge
 	ParkedCalls      prometheus.Gauge
+	Tasks            *prometheus.CounterVec   // tool, status
+	TaskAge          *prometheus.HistogramVec // status
+	TaskTakeovers    *prometheus.CounterVec   // tool
+	TasksRunning     prometheus.Gauge
 }
 
 // New returns a fresh set of metrics on a private registry.
@@ -133,6 +144,23 @@ func New() *Metrics {
 			Name: "flowserve_parked_calls",
 			Help: "Session-era tool calls waiting for their client's answer.",
 		}),
+		Tasks: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "flowserve_tasks_total",
+			Help: "Task transitions, by tool and the status entered (working, input_required, completed, failed, cancelled).",
+		}, []string{"tool", "status"}),
+		TaskAge: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "flowserve_task_age_seconds",
+			Help:    "Age of tasks when they end, from creation, by final status.",
+			Buckets: []float64{.1, .5, 1, 5, 10, 30, 60, 300, 900, 3600, 4 * 3600, 24 * 3600},
+		}, []string{"status"}),
+		TaskTakeovers: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "flowserve_task_takeovers_total",
+			Help: "Tasks this process took over from a worker that stopped mid-round (or a restart), by tool.",
+		}, []string{"tool"}),
+		TasksRunning: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "flowserve_tasks_running",
+			Help: "Task rounds running in this process now.",
+		}),
 	}
 	f(m.Rounds)
 	f(m.RoundSeconds)
@@ -146,6 +174,10 @@ func New() *Metrics {
 	f(m.Sessions)
 	f(m.LegacyCalls)
 	f(m.ParkedCalls)
+	f(m.Tasks)
+	f(m.TaskAge)
+	f(m.TaskTakeovers)
+	f(m.TasksRunning)
 	f(collectors.NewGoCollector())
 	f(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

@@ -4,7 +4,8 @@
 # testdata/conformance: every scenario required for 2026-07-28; the
 # scenarios the suite runs there without scoring them (pending), which
 # flowserve does pass, run again on their own and scored here: the SEP-2243
-# header scenarios and json-schema-2020-12; and the 2025-11-25 elicitation
+# header scenarios, json-schema-2020-12 and the ten tasks scenarios; and
+# the 2025-11-25 elicitation
 # scenarios with a few more over sessions. Failures listed in
 # scripts/conformance-expected-failures.yml are expected; any other failure,
 # or an expected one that now passes, fails this script.
@@ -62,6 +63,14 @@ for s in http-header-validation http-custom-header-server-validation json-schema
   run "$s" --scenario "$s" --spec-version 2026-07-28
 done
 run json-schema-2020-12-at-2025-11-25 --scenario json-schema-2020-12
+# The tasks extension (SEP-2663), which is not on the spec timeline: its
+# scenarios run only when forced at 2026-07-28 (without --force the suite
+# prints SKIPPED and exits 0). Fixtures in testdata/conformance/pending.
+for s in tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal \
+  tasks-mrtr-input tasks-request-headers tasks-dispatch-and-envelope tasks-status-notifications \
+  tasks-required-task-error tasks-mrtr-composition; do
+  run "$s" --scenario "$s" --spec-version 2026-07-28 --force
+done
 # The 2025-11-25 wire (sessions, server-to-client requests): the elicitation
 # scenarios, and sampling, prompts and resources over a session.
 for s in tools-call-elicitation elicitation-sep1034-defaults elicitation-sep1330-enums \

@@ -89,6 +89,8 @@ func modernClient(meta mcp.Meta, version string) flow.Client {
 	}
 	_, d.sampling = caps["sampling"].(map[string]any)
 	_, d.roots = caps["roots"].(map[string]any)
+	ext, _ := caps["extensions"].(map[string]any)
+	_, d.tasks = ext[tasksExtension].(map[string]any)
 	return d.client(era20260728, version)
 }
 

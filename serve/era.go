@@ -104,13 +104,15 @@ type declared struct {
 	elicitation           bool // an elicitation capability at all
 	elicitForm, elicitURL bool // its form and url members
 	sampling, roots       bool
+	tasks                 bool // the tasks extension (2026-07-28 only)
 }
 
 // client is the one rule turning what a client declared on a protocol
 // version into what a flow sees of it: an elicitation capability with
 // neither member means form mode, and URL mode needs an era that has it.
 func (d declared) client(e era, protocol string) flow.Client {
-	c := flow.Client{Name: d.name, Version: d.version, Protocol: protocol, Sampling: d.sampling, Roots: d.roots}
+	c := flow.Client{Name: d.name, Version: d.version, Protocol: protocol, Sampling: d.sampling, Roots: d.roots,
+		Tasks: d.tasks && e.stateless()}
 	if d.elicitation {
 		c.Form = d.elicitForm || !d.elicitURL
 		c.URL = d.elicitURL && e.urlElicitation()

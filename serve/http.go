@@ -246,6 +246,7 @@ func (s *Server) Drain() {
 	s.drainOnce.Do(func() {
 		s.log.Info("shutting down: ending parked calls and letting rounds in flight finish")
 		s.drain()
+		s.work.stopClaims()
 		go func() {
 			// A session's streams end when it closes; first let the calls
 			// in progress end and their replies go out.

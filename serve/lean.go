@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/internal/jsonx"
 )
@@ -84,6 +85,10 @@ func (s *Server) serveLean(w http.ResponseWriter, r *http.Request, maxBody int64
 	var req leanRequest
 	if !decodeLeanRequest(body, &req) {
 		if writeParseError(w, body) {
+			return
+		}
+		if isTasksMethod(req.Method) {
+			s.serveTasks(w, r, body)
 			return
 		}
 		// Not a tools/call or prompts/get the lean path reads as the SDK
@@ -251,7 +256,22 @@ func (s *Server) callLean(w http.ResponseWriter, r *http.Request, req *leanReque
 		sse = &sseWriter{w: w}
 		fr.OnStep = s.progressHook(token, sse.notify)
 	}
+	switch mode := taskMode(p); {
+	case mode == dsl.TaskRequired && !req.client.Tasks:
+		writeRPCError(w, http.StatusBadRequest, req.ID, missingTasks(fmt.Sprintf(
+			"the %s tool runs only as a task: the request must declare the %s extension", p.Name(), tasksExtension)))
+		return
+	case mode == dsl.TaskRequired:
+		s.writeNewTask(w, sse, req.ID, ctx, p, fr, nil)
+		return
+	case mode == dsl.TaskAuto && req.client.Tasks:
+		fr.Detach = &flow.Detach{Rounds: s.opts.MaxRounds, TTL: s.opts.TaskTTL}
+	}
 	res, rpcErr, err := s.modernRound(ctx, p, fr, s.callerOf(r.Header))
+	if err == nil && rpcErr == nil && res.Detached != nil {
+		s.writeNewTask(w, sse, req.ID, ctx, p, fr, res.Detached)
+		return
+	}
 	switch {
 	case err != nil:
 		if errors.Is(err, context.Canceled) {
@@ -268,6 +288,36 @@ func (s *Server) callLean(w http.ResponseWriter, r *http.Request, req *leanReque
 		return
 	}
 	msg := s.resultMessage(req.ID, res)
+	if sse != nil && sse.started {
+		sse.event(msg)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	w.Write(msg)
+}
+
+// writeNewTask creates the task a call of p becomes (see newTask) and
+// answers the call with its CreateTaskResult, on the SSE stream when one
+// has started.
+func (s *Server) writeNewTask(w http.ResponseWriter, sse *sseWriter, id json.RawMessage, ctx context.Context, p *flow.Program, fr *flow.Request, d *flow.Detached) {
+	t, err := s.newTask(ctx, p, fr, d)
+	var msg []byte
+	if err != nil {
+		s.log.Error("cannot create a task", "tool", p.Name(), "err", err)
+		rpcErr := &jsonrpc.Error{Code: codeInternalError, Message: fmt.Sprintf("the %s tool could not start its task: %v", p.Name(), err)}
+		if sse == nil || !sse.started {
+			writeRPCError(w, http.StatusInternalServerError, id, rpcErr)
+			return
+		}
+		msg = rpcErrorMessage(id, rpcErr)
+	} else {
+		msg, _ = json.Marshal(struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Result  taskJSON        `json:"result"`
+		}{"2.0", id, s.createTaskResult(t)})
+	}
 	if sse != nil && sse.started {
 		sse.event(msg)
 		return
@@ -396,18 +446,9 @@ func (s *Server) resultMessage(id json.RawMessage, res *flow.Result) []byte {
 			Messages    []message      `json:"messages"`
 		}{meta, "complete", pr.Description, out}
 	} else {
-		c := res.Complete
-		content := c.Content
-		if content == nil {
-			content = []map[string]any{}
-		}
-		result = struct {
-			Meta              map[string]any   `json:"_meta"`
-			ResultType        string           `json:"resultType"`
-			Content           []map[string]any `json:"content"`
-			StructuredContent any              `json:"structuredContent,omitempty"`
-			IsError           bool             `json:"isError,omitempty"`
-		}{meta, "complete", content, c.Structured, c.IsError}
+		body := toolResultBody(res.Complete)
+		body.Meta = meta
+		result = body
 	}
 	b, err := json.Marshal(struct {
 		JSONRPC string          `json:"jsonrpc"`
@@ -418,6 +459,25 @@ func (s *Server) resultMessage(id json.RawMessage, res *flow.Result) []byte {
 		return rpcErrorMessage(id, &jsonrpc.Error{Code: codeInternalError, Message: fmt.Sprintf("encode result: %v", err)})
 	}
 	return b
+}
+
+// toolResult is the JSON of a finished tools/call's result.
+type toolResultJSON struct {
+	Meta              map[string]any   `json:"_meta,omitempty"`
+	ResultType        string           `json:"resultType"`
+	Content           []map[string]any `json:"content"`
+	StructuredContent any              `json:"structuredContent,omitempty"`
+	IsError           bool             `json:"isError,omitempty"`
+}
+
+// toolResultBody is the result of a finished call, without _meta: what a
+// tools/call answers, and a completed task's result.
+func toolResultBody(c *flow.ToolResult) toolResultJSON {
+	content := c.Content
+	if content == nil {
+		content = []map[string]any{}
+	}
+	return toolResultJSON{ResultType: "complete", Content: content, StructuredContent: c.Structured, IsError: c.IsError}
 }
 
 // inputRequiredMessage encodes an input_required reply without
@@ -446,37 +506,45 @@ func (s *Server) inputRequiredMessage(id json.RawMessage, in *flow.InputRequired
 			b = append(b, ',')
 		}
 		b = jsonx.AppendString(b, k, true)
-		switch q.Mode {
-		case flow.ModeSampling:
-			b = append(b, `:{"method":"sampling/createMessage","params":`...)
-			params, err := json.Marshal(q.Params)
-			if err != nil {
-				return rpcErrorMessage(id, &jsonrpc.Error{Code: codeInternalError, Message: fmt.Sprintf("encode sampling request: %v", err)})
-			}
-			b = append(b, params...)
-			b = append(b, '}')
-			continue
-		case flow.ModeRoots:
-			b = append(b, `:{"method":"roots/list","params":{}}`...)
-			continue
+		b = append(b, ':')
+		var err error
+		if b, err = appendInputRequest(b, q); err != nil {
+			return rpcErrorMessage(id, &jsonrpc.Error{Code: codeInternalError, Message: err.Error()})
 		}
-		b = append(b, `:{"method":"elicitation/create","params":{"mode":`...)
-		b = jsonx.AppendString(b, q.Mode, true)
-		b = append(b, `,"message":`...)
-		b = jsonx.AppendString(b, q.Message, true)
-		if len(q.SchemaJSON) > 0 {
-			b = append(b, `,"requestedSchema":`...)
-			b = append(b, q.SchemaJSON...)
-		}
-		if q.URL != "" {
-			b = append(b, `,"url":`...)
-			b = jsonx.AppendString(b, q.URL, true)
-		}
-		b = append(b, "}}"...)
 	}
 	b = append(b, `},"requestState":`...)
 	b = jsonx.AppendString(b, in.State, true)
 	return append(b, "}}"...)
+}
+
+// appendInputRequest appends the input request q, {"method", "params"},
+// to b.
+func appendInputRequest(b []byte, q *flow.InputRequest) ([]byte, error) {
+	switch q.Mode {
+	case flow.ModeSampling:
+		b = append(b, `{"method":"sampling/createMessage","params":`...)
+		params, err := json.Marshal(q.Params)
+		if err != nil {
+			return nil, fmt.Errorf("encode sampling request: %w", err)
+		}
+		b = append(b, params...)
+		return append(b, '}'), nil
+	case flow.ModeRoots:
+		return append(b, `{"method":"roots/list","params":{}}`...), nil
+	}
+	b = append(b, `{"method":"elicitation/create","params":{"mode":`...)
+	b = jsonx.AppendString(b, q.Mode, true)
+	b = append(b, `,"message":`...)
+	b = jsonx.AppendString(b, q.Message, true)
+	if len(q.SchemaJSON) > 0 {
+		b = append(b, `,"requestedSchema":`...)
+		b = append(b, q.SchemaJSON...)
+	}
+	if q.URL != "" {
+		b = append(b, `,"url":`...)
+		b = jsonx.AppendString(b, q.URL, true)
+	}
+	return append(b, "}}"...), nil
 }
 
 func rpcErrorMessage(id json.RawMessage, e *jsonrpc.Error) []byte {

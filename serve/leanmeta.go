@@ -62,6 +62,8 @@ func readClient(meta map[string]json.RawMessage) (flow.Client, *jsonrpc.Error) {
 			d.elicitation, d.elicitForm, d.elicitURL = true, e[elicitationForm] != nil, e[elicitationURL] != nil
 		}
 		d.sampling, d.roots = isObject(m[capsSampling]), isObject(m[capsRoots])
+		ext, _ := member(m[capsExtensions], tasksExtension)
+		d.tasks = isObject(ext)
 	}
 	c := d.client(era20260728, firstModernVersion)
 	switch {
@@ -303,6 +305,7 @@ var (
 	capsElicitation = clientCapabilitiesShape.index("elicitation")
 	capsSampling    = clientCapabilitiesShape.index("sampling")
 	capsRoots       = clientCapabilitiesShape.index("roots")
+	capsExtensions  = clientCapabilitiesShape.index("extensions")
 	elicitationForm = elicitationShape.index("form")
 	elicitationURL  = elicitationShape.index("url")
 )

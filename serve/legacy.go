@@ -190,8 +190,13 @@ func (s *Server) legacyFailure(p *flow.Program, msg string) (*flow.Result, error
 
 // errorFlowResult is the error result of a call that failed with msg.
 func errorFlowResult(msg string) *flow.Result {
-	return &flow.Result{Complete: &flow.ToolResult{Content: []map[string]any{{"type": "text", "text": msg}}, IsError: true,
-		Failure: &flow.Failure{Message: msg}}}
+	return &flow.Result{Complete: flowErrorResult(msg)}
+}
+
+// flowErrorResult is an error result saying msg.
+func flowErrorResult(msg string) *flow.ToolResult {
+	return &flow.ToolResult{Content: []map[string]any{{"type": "text", "text": msg}}, IsError: true,
+		Failure: &flow.Failure{Message: msg}}
 }
 
 // elicitCapture receives the raw result of an elicitation/create.

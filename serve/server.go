@@ -14,9 +14,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/metrics"
 	"github.com/flowserve/flowserve/resources"
+	"github.com/flowserve/flowserve/tasks"
 )
 
 // Options configure a Server. The zero value is usable.
@@ -57,6 +59,25 @@ type Options struct {
 	// default: a flow's source may hold internal URLs and other things its
 	// clients need not read.
 	FlowResources bool
+	// Tasks is the run store of the calls that become MCP tasks (see
+	// tasks.go); nil means an in-memory store, whose tasks end with the
+	// process. The server runs tasks from it with TaskWorkers workers
+	// until Close; closing the store is the caller's.
+	Tasks tasks.Store
+	// TaskTTL is how long a task is kept after its last change (its
+	// ttlMs); default DefaultTaskTTL.
+	TaskTTL time.Duration
+	// PollInterval is the pollIntervalMs tasks suggest to clients;
+	// default DefaultPollInterval.
+	PollInterval time.Duration
+	// MaxRounds is the round budget: the most rounds of a 2026-07-28 call
+	// that may end asking questions before a `task: auto` flow goes on
+	// as a task, for a client that declared tasks; default
+	// DefaultMaxRounds.
+	MaxRounds int
+	// TaskWorkers is how many task rounds run at once in this process;
+	// default DefaultTaskWorkers.
+	TaskWorkers int
 }
 
 // DefaultRoundTimeout is Options.RoundTimeout when it is zero.
@@ -99,6 +120,10 @@ type Server struct {
 	declared []*resources.Resource
 	served   map[string]*resources.Resource
 	flowRes  map[*flow.Program][]*resources.Resource
+
+	// tasks is the run store, and work the workers that advance its tasks.
+	tasks tasks.Store
+	work  taskWork
 }
 
 // New returns a server for the given programs: prompt flows (see
@@ -120,6 +145,18 @@ func New(progs []*flow.Program, opts Options) (*Server, error) {
 	if opts.MaxLegacyCalls == 0 {
 		opts.MaxLegacyCalls = DefaultMaxLegacyCalls
 	}
+	if opts.TaskTTL <= 0 {
+		opts.TaskTTL = DefaultTaskTTL
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = DefaultPollInterval
+	}
+	if opts.MaxRounds <= 0 {
+		opts.MaxRounds = DefaultMaxRounds
+	}
+	if opts.TaskWorkers <= 0 {
+		opts.TaskWorkers = DefaultTaskWorkers
+	}
 	if opts.Engine == nil {
 		e, err := flow.NewEngine(flow.EngineOptions{})
 		if err != nil {
@@ -127,7 +164,11 @@ func New(progs []*flow.Program, opts Options) (*Server, error) {
 		}
 		opts.Engine = e
 	}
-	s := &Server{opts: opts, engine: opts.Engine, log: opts.Logger, tools: map[string]*flow.Program{}, prompts: map[string]*flow.Program{}, metrics: metrics.New()}
+	s := &Server{opts: opts, engine: opts.Engine, log: opts.Logger, tools: map[string]*flow.Program{}, prompts: map[string]*flow.Program{}, metrics: metrics.New(),
+		tasks: opts.Tasks}
+	if s.tasks == nil {
+		s.tasks = tasks.NewMemory(opts.Engine.Now)
+	}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -147,6 +188,7 @@ func New(progs []*flow.Program, opts Options) (*Server, error) {
 		},
 		CompletionHandler: s.complete,
 	})
+	s.mcp.AddReceivingMiddleware(advertiseTasks)
 	s.mcp.AddReceivingMiddleware(capInitializeVersion, resourceErrors)
 	s.mcp.AddSendingMiddleware(captureElicitResults)
 	if err := checkDeclared(opts.Resources); err != nil {
@@ -156,6 +198,7 @@ func New(progs []*flow.Program, opts Options) (*Server, error) {
 	if err := s.Replace(progs); err != nil {
 		return nil, err
 	}
+	s.startTaskWorkers()
 	return s, nil
 }
 
@@ -344,7 +387,11 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		if s.opts.Host != nil {
 			ctx = actions.WithHost(ctx, s.opts.Host)
 		}
-		if modernVersion(req.Params.Meta) != "" {
+		modern := modernVersion(req.Params.Meta) != ""
+		if taskMode(p) == dsl.TaskRequired {
+			return s.refuseTaskOnly(p, modern)
+		}
+		if modern {
 			return s.callModern(ctx, p, req)
 		}
 		return s.callLegacy(ctx, p, req)

@@ -1,0 +1,345 @@
+package serve
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/tasks"
+)
+
+// taskWork is the server's task workers: Options.TaskWorkers goroutines
+// that claim tasks from the run store and run their rounds.
+type taskWork struct {
+	// claims ends the claiming (Drain); rounds ends the rounds running
+	// (Close): their tasks are taken over later, by this store opened
+	// again or by another instance.
+	claims, rounds         context.Context
+	stopClaims, stopRounds context.CancelFunc
+	wg                     sync.WaitGroup
+
+	mu      sync.Mutex
+	running map[string]context.CancelFunc // task id → cancel of its round here
+}
+
+// startTaskWorkers starts the workers.
+func (s *Server) startTaskWorkers() {
+	w := &s.work
+	w.claims, w.stopClaims = context.WithCancel(context.Background())
+	w.rounds, w.stopRounds = context.WithCancel(context.Background())
+	w.running = map[string]context.CancelFunc{}
+	for range s.opts.TaskWorkers {
+		w.wg.Add(1)
+		go s.taskWorker()
+	}
+}
+
+// Close stops the task workers: no task is claimed any more, and the
+// rounds running are let finish until ctx ends; those still running then
+// are stopped without their outcome being stored, so that their tasks are
+// taken over (by the same store opened again, or by another instance on a
+// shared one) and only their unfinished steps run again. It does not
+// close the run store, which belongs to the caller.
+func (s *Server) Close(ctx context.Context) error {
+	s.work.stopClaims()
+	done := make(chan struct{})
+	go func() { s.work.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+	}
+	s.work.stopRounds()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		return fmt.Errorf("task rounds still running after they were stopped: %w", ctx.Err())
+	}
+	return fmt.Errorf("task rounds stopped before they finished (their tasks are taken over later): %w", ctx.Err())
+}
+
+// taskWorker claims tasks and advances them until claiming stops.
+func (s *Server) taskWorker() {
+	defer s.work.wg.Done()
+	for {
+		c, err := s.tasks.Claim(s.work.claims)
+		if err != nil {
+			if s.work.claims.Err() != nil || errors.Is(err, tasks.ErrClosed) {
+				return
+			}
+			s.log.Warn("cannot claim a task from the run store; retrying", "err", err)
+			select {
+			case <-s.work.claims.Done():
+				return
+			case <-time.After(time.Second):
+			}
+			continue
+		}
+		s.advance(c)
+	}
+}
+
+// errTaskEnded stops a round whose task ended meanwhile (tasks/cancel).
+var errTaskEnded = errors.New("the task has ended")
+
+// advance runs one round of the task c claims, and stores what it gave.
+func (s *Server) advance(c *tasks.Claim) {
+	ctx := s.work.rounds
+	t, err := tasks.Own(ctx, s.tasks, c)
+	switch {
+	case errors.Is(err, tasks.ErrNotFound):
+		c.Release()
+		return
+	case err != nil:
+		// Not released: the store takes the claim over when it can.
+		s.log.Error("cannot take a task from the run store", "task", c.ID, "err", err)
+		return
+	}
+	if c.Takeover {
+		s.metrics.TaskTakeovers.WithLabelValues(t.Tool).Inc()
+		s.log.Warn("task taken over from a worker that stopped mid-round; its unfinished step runs again",
+			"task", t.ID, "tool", t.Tool, "takeovers", t.Takeovers)
+	}
+	if t.Status != tasks.Working {
+		c.Release()
+		return
+	}
+	p, ok := s.program(t.Tool)
+	if !ok {
+		s.settle(c, t, reply{rpcErr: &jsonrpc.Error{Code: codeInternalError,
+			Message: fmt.Sprintf("the %s tool is no longer served, so its task cannot go on", t.Tool)}})
+		return
+	}
+	r, err := s.runTaskRound(ctx, c, t, p)
+	switch {
+	case ctx.Err() != nil:
+		return // Close: the claim stays for a takeover
+	case errors.Is(err, errTaskEnded), errors.Is(err, tasks.ErrNotOwner):
+		c.Release()
+		return
+	case r.cancelled != nil:
+		// tasks/cancel stopped the round; the task is settled already.
+		c.Release()
+		return
+	}
+	s.settle(c, t, r)
+}
+
+// runTaskRound runs the round of task t on p, with its answers; each step
+// it runs is checkpointed in the store as it finishes.
+func (s *Server) runTaskRound(ctx context.Context, c *tasks.Claim, t *tasks.Task, p *flow.Program) (reply, error) {
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.work.mu.Lock()
+	s.work.running[t.ID] = cancel
+	s.work.mu.Unlock()
+	defer func() {
+		s.work.mu.Lock()
+		delete(s.work.running, t.ID)
+		s.work.mu.Unlock()
+	}()
+	go s.watchCancel(rctx, t.ID, cancel)
+	s.metrics.TasksRunning.Inc()
+	defer s.metrics.TasksRunning.Dec()
+
+	if s.opts.Host != nil {
+		rctx = actions.WithHost(rctx, s.opts.Host)
+	}
+	fr := &flow.Request{
+		Arguments: t.Arguments,
+		State:     t.State,
+		Responses: t.Answers,
+		Client:    flowClient(t.Client),
+		Principal: t.Principal,
+		StateTTL:  t.TTL,
+		Task:      t.ID,
+		Checkpoint: func(state string) error {
+			_, err := tasks.UpdateOwned(ctx, s.tasks, c, func(t *tasks.Task) error {
+				if t.Status != tasks.Working {
+					return errTaskEnded
+				}
+				t.State, t.Updated = state, s.engine.Now()
+				return nil
+			})
+			return err
+		},
+	}
+	rd := s.startRound(p, firstModernVersion, "task "+t.ID, fr)
+	res, err := s.engine.Run(rctx, p, fr)
+	r := outcome(rctx, era20260728, p, res, err)
+	if r.res != nil && r.res.Input == nil && r.res.Complete == nil {
+		r = reply{rpcErr: &jsonrpc.Error{Code: codeInternalError, Message: "the round ended with no result"}}
+	}
+	rd.end(r.res, r.rpcErr, r.cause(err))
+	if errors.Is(err, errTaskEnded) || errors.Is(err, tasks.ErrNotOwner) {
+		return r, err
+	}
+	return r, nil
+}
+
+// watchCancel cancels the round of task id when the task is cancelled
+// through another instance, which cannot reach this round: it reads the
+// task's status every PollInterval (at least every second).
+func (s *Server) watchCancel(ctx context.Context, id string, cancel context.CancelFunc) {
+	every := min(s.opts.PollInterval, time.Second)
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		t, err := s.tasks.Get(ctx, id)
+		if errors.Is(err, tasks.ErrNotFound) || (err == nil && t.Status.Terminal()) {
+			cancel()
+			return
+		}
+	}
+}
+
+// stopLocal cancels the round of task id if it runs in this process.
+func (s *Server) stopLocal(id string) {
+	s.work.mu.Lock()
+	cancel := s.work.running[id]
+	s.work.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// settle stores what task t's round gave, unless the task ended or was
+// taken over meanwhile, and releases the claim: a tool result completes
+// the task, a JSON-RPC error fails it, questions make it wait for
+// tasks/update.
+func (s *Server) settle(c *tasks.Claim, t *tasks.Task, r reply) {
+	var apply func(*tasks.Task) error
+	switch {
+	case r.rpcErr != nil:
+		b, err := json.Marshal(r.rpcErr)
+		if err != nil {
+			b = []byte(`{"code":-32603,"message":"the task failed"}`)
+		}
+		apply = func(t *tasks.Task) error {
+			t.Status, t.Error = tasks.Failed, b
+			return nil
+		}
+	case r.res.Input != nil:
+		in := r.res.Input
+		apply = func(t *tasks.Task) error { return s.askTask(t, in) }
+	default:
+		b, err := json.Marshal(toolResultBody(r.res.Complete))
+		if err != nil {
+			b, _ = json.Marshal(toolResultBody(flowErrorResult(fmt.Sprintf("encode the result: %v", err))))
+		}
+		apply = func(t *tasks.Task) error {
+			t.Status, t.Result = tasks.Completed, b
+			return nil
+		}
+	}
+	stored, err := tasks.UpdateOwned(s.work.rounds, s.tasks, c, func(t *tasks.Task) error {
+		if t.Status != tasks.Working {
+			return errTaskEnded
+		}
+		t.Answers, t.Owner, t.Message = nil, "", ""
+		t.Updated = s.engine.Now()
+		return apply(t)
+	})
+	switch {
+	case errors.Is(err, errTaskEnded), errors.Is(err, tasks.ErrNotOwner):
+	case err != nil:
+		// Not released: the store hands the claim over again and the
+		// round runs again from its last checkpoint.
+		s.log.Error("cannot store a task's round", "task", t.ID, "tool", t.Tool, "err", err)
+		return
+	default:
+		s.taskEntered(stored)
+	}
+	c.Release()
+}
+
+// askTask makes t wait for the answers to the questions of in: each gets
+// a key unique over the task's life (its question id and the task's count
+// of asking rounds).
+func (s *Server) askTask(t *tasks.Task, in *flow.InputRequired) error {
+	t.Asked++
+	t.Status, t.State = tasks.InputRequired, in.State
+	t.Requests = make(map[string]json.RawMessage, len(in.Requests))
+	t.Questions = make(map[string]string, len(in.Requests))
+	ids := make([]string, 0, len(in.Requests))
+	for id := range in.Requests {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		b, err := appendInputRequest(nil, in.Requests[id])
+		if err != nil {
+			return err
+		}
+		key := fmt.Sprintf("%s-%d", id, t.Asked)
+		t.Requests[key], t.Questions[key] = b, id
+	}
+	return nil
+}
+
+// newTask creates the task a call of p becomes: from the state the
+// detached round d left, or, for a task: required flow, before any round
+// (d nil). A working task goes to a worker at once.
+func (s *Server) newTask(ctx context.Context, p *flow.Program, fr *flow.Request, d *flow.Detached) (*tasks.Task, error) {
+	id, err := tasks.NewID()
+	if err != nil {
+		return nil, fmt.Errorf("mint task id: %w", err)
+	}
+	now := s.engine.Now()
+	hash := p.File().Hash
+	t := &tasks.Task{ID: id, Tool: p.Name(), Version: hex.EncodeToString(hash[:]), Principal: fr.Principal,
+		Arguments: append(json.RawMessage(nil), fr.Arguments...), Client: taskClient(fr.Client),
+		Status: tasks.Working, Created: now, Updated: now, TTL: s.opts.TaskTTL}
+	if d != nil {
+		t.State = d.State
+		if d.Input != nil {
+			if err := s.askTask(t, d.Input); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := s.tasks.Create(ctx, t); err != nil {
+		return nil, fmt.Errorf("store the task: %w", err)
+	}
+	s.taskEntered(t)
+	if t.Status == tasks.Working {
+		if err := s.tasks.Dispatch(ctx, id); err != nil {
+			return nil, fmt.Errorf("dispatch the task: %w", err)
+		}
+	}
+	return t, nil
+}
+
+// taskEntered records that t entered its status: a metric and a log line
+// per transition.
+func (s *Server) taskEntered(t *tasks.Task) {
+	s.metrics.Tasks.WithLabelValues(t.Tool, string(t.Status)).Inc()
+	if t.Status.Terminal() {
+		s.metrics.TaskAge.WithLabelValues(string(t.Status)).Observe(t.Updated.Sub(t.Created).Seconds())
+	}
+	s.log.Info("task", "task", t.ID, "tool", t.Tool, "status", string(t.Status), "runs", t.Runs)
+}
+
+// taskClient and flowClient convert what a caller declared to and from
+// its stored form.
+func taskClient(c flow.Client) tasks.Client {
+	return tasks.Client{Name: c.Name, Version: c.Version, Protocol: c.Protocol, Form: c.Form, URL: c.URL, Sampling: c.Sampling, Roots: c.Roots}
+}
+
+func flowClient(c tasks.Client) flow.Client {
+	return flow.Client{Name: c.Name, Version: c.Version, Protocol: c.Protocol, Form: c.Form, URL: c.URL, Sampling: c.Sampling, Roots: c.Roots, Tasks: true}
+}

@@ -1,0 +1,380 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/tasks"
+)
+
+// The tasks extension (SEP-2663) on the 2026-07-28 wire. A call becomes a
+// task when its flow says it may (task: auto or required) and the client
+// declared the extension on that request: a `task: required` flow at
+// once, a `task: auto` flow when its run reaches a long step or would ask
+// more rounds than Options.MaxRounds. The call is answered with a
+// CreateTaskResult; from then on the run lives in the run store
+// (Options.Tasks) and a worker (taskrun.go) advances it, and the client
+// follows it with tasks/get, answers its questions with tasks/update and
+// may end it with tasks/cancel.
+
+// tasksExtension is the extension's identifier, in capabilities.
+const tasksExtension = "io.modelcontextprotocol/tasks"
+
+// The defaults of the task options.
+const (
+	// DefaultTaskTTL is Options.TaskTTL when it is zero.
+	DefaultTaskTTL = 24 * time.Hour
+	// DefaultPollInterval is Options.PollInterval when it is zero.
+	DefaultPollInterval = 500 * time.Millisecond
+	// DefaultMaxRounds is Options.MaxRounds when it is zero: the
+	// TypeScript and go-sdk clients stop after 10 multi round-trip
+	// rounds, so the 10th must not ask again.
+	DefaultMaxRounds = 9
+	// DefaultTaskWorkers is Options.TaskWorkers when it is zero.
+	DefaultTaskWorkers = 64
+)
+
+// The methods of the extension.
+const (
+	methodTasksGet    = "tasks/get"
+	methodTasksUpdate = "tasks/update"
+	methodTasksCancel = "tasks/cancel"
+	// Methods of the experimental tasks of 2025-11-25 that the extension
+	// removed: answered -32601.
+	methodTasksResult = "tasks/result"
+	methodTasksList   = "tasks/list"
+)
+
+// isTasksMethod reports whether method is one of the tasks methods.
+func isTasksMethod(method string) bool {
+	switch method {
+	case methodTasksGet, methodTasksUpdate, methodTasksCancel, methodTasksResult, methodTasksList:
+		return true
+	}
+	return false
+}
+
+// missingTasks is the -32021 error of a request that needs the extension
+// from a client that did not declare it.
+func missingTasks(msg string) *jsonrpc.Error {
+	data, _ := json.Marshal(map[string]any{"requiredCapabilities": map[string]any{
+		"extensions": map[string]any{tasksExtension: map[string]any{}}}})
+	return &jsonrpc.Error{Code: codeMissingCapability, Message: msg, Data: data}
+}
+
+// taskMode is how p may run as a task.
+func taskMode(p *flow.Program) dsl.TaskMode {
+	if p.IsPrompt() {
+		return dsl.TaskNever
+	}
+	return p.File().TaskMode()
+}
+
+// tasksRequest is a tasks/* request.
+type tasksRequest struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  struct {
+		Meta           map[string]json.RawMessage `json:"_meta"`
+		TaskID         *string                    `json:"taskId"`
+		InputResponses map[string]json.RawMessage `json:"inputResponses"`
+	} `json:"params"`
+}
+
+// serveTasks answers a tasks/* request of the 2026-07-28 wire, making
+// its checks in the order the extension's probes need: the headers
+// against the body (-32020), _meta (-32602), the removed methods
+// (-32601), the extension (-32021), then the task (-32602).
+func (s *Server) serveTasks(w http.ResponseWriter, r *http.Request, body []byte) {
+	var req tasksRequest
+	if err := json.Unmarshal(body, &req); err != nil || req.JSONRPC != "2.0" || len(req.ID) == 0 {
+		writeRPCError(w, http.StatusBadRequest, req.ID, &jsonrpc.Error{Code: codeInvalidRequest, Message: "invalid JSON-RPC request"})
+		return
+	}
+	if rpcErr := s.checkTasksHeaders(r.Header, &req); rpcErr != nil {
+		writeRPCError(w, statusOf(rpcErr.Code), req.ID, rpcErr)
+		return
+	}
+	client, rpcErr := readClient(req.Params.Meta)
+	if rpcErr != nil {
+		writeRPCError(w, statusOf(rpcErr.Code), req.ID, rpcErr)
+		return
+	}
+	var (
+		result any
+		err    *jsonrpc.Error
+	)
+	switch {
+	case req.Method == methodTasksResult || req.Method == methodTasksList:
+		err = &jsonrpc.Error{Code: codeMethodNotFound, Message: fmt.Sprintf("method %q does not exist in the tasks extension", req.Method)}
+	case !client.Tasks:
+		err = missingTasks(fmt.Sprintf("%s needs the %s extension, which this request does not declare", req.Method, tasksExtension))
+	case req.Params.TaskID == nil || *req.Params.TaskID == "":
+		err = invalidParamsError("params.taskId is required")
+	default:
+		result, err = s.taskMethod(r.Context(), principalFromHeader(r.Header), &req)
+	}
+	if err != nil {
+		writeRPCError(w, statusOf(err.Code), req.ID, err)
+		return
+	}
+	b, merr := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  any             `json:"result"`
+	}{"2.0", req.ID, result})
+	if merr != nil {
+		writeRPCError(w, http.StatusInternalServerError, req.ID, &jsonrpc.Error{Code: codeInternalError, Message: merr.Error()})
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(b)
+}
+
+// checkTasksHeaders checks a tasks request's headers against its body:
+// MCP-Protocol-Version against _meta, Mcp-Method against the method, and
+// for the methods that name a task, Mcp-Name against params.taskId.
+func (s *Server) checkTasksHeaders(h http.Header, req *tasksRequest) *jsonrpc.Error {
+	hv := h.Get("Mcp-Protocol-Version")
+	mv := metaString(req.Params.Meta[metaProtocolVersion])
+	switch {
+	case mv == "":
+		return invalidParamsError(fmt.Sprintf("missing or invalid _meta field %q", metaProtocolVersion))
+	case hv != mv:
+		return &jsonrpc.Error{Code: codeHeaderMismatch,
+			Message: fmt.Sprintf("Mcp-Protocol-Version header %q does not match request %s %q", hv, metaProtocolVersion, mv)}
+	}
+	switch m := h.Get("Mcp-Method"); {
+	case m == "":
+		return &jsonrpc.Error{Code: codeHeaderMismatch, Message: "missing required Mcp-Method header"}
+	case m != req.Method:
+		return &jsonrpc.Error{Code: codeHeaderMismatch,
+			Message: fmt.Sprintf("header mismatch: Mcp-Method header value '%s' does not match body value '%s'", m, req.Method)}
+	}
+	if req.Method == methodTasksGet || req.Method == methodTasksUpdate || req.Method == methodTasksCancel {
+		id := ""
+		if req.Params.TaskID != nil {
+			id = *req.Params.TaskID
+		}
+		switch n := h.Get("Mcp-Name"); {
+		case n == "":
+			return &jsonrpc.Error{Code: codeHeaderMismatch, Message: fmt.Sprintf("missing required Mcp-Name header for method %q", req.Method)}
+		case n != id:
+			return &jsonrpc.Error{Code: codeHeaderMismatch,
+				Message: fmt.Sprintf("header mismatch: Mcp-Name header value '%s' does not match body value '%s'", n, id)}
+		}
+	}
+	if mv != firstModernVersion {
+		data, _ := json.Marshal(map[string]any{"supported": s.supportedVersions(), "requested": mv})
+		return &jsonrpc.Error{Code: codeUnsupportedVersion, Message: fmt.Sprintf("protocol version %q is not supported by this server", mv), Data: data}
+	}
+	return nil
+}
+
+func invalidParamsError(msg string) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: codeInvalidParams, Message: msg}
+}
+
+// errUnknownTask answers a task id that does not exist, has expired, or
+// belongs to another caller: the three are not told apart.
+func errUnknownTask(id string) *jsonrpc.Error {
+	return invalidParamsError(fmt.Sprintf("unknown task %q", id))
+}
+
+// taskMethod runs tasks/get, tasks/update or tasks/cancel for the caller
+// principal.
+func (s *Server) taskMethod(ctx context.Context, principal string, req *tasksRequest) (any, *jsonrpc.Error) {
+	id := *req.Params.TaskID
+	switch req.Method {
+	case methodTasksGet:
+		t, err := s.tasks.Get(ctx, id)
+		if rpcErr := s.taskLookupError(id, principal, t, err); rpcErr != nil {
+			return nil, rpcErr
+		}
+		return s.detailedTask(t), nil
+	case methodTasksUpdate:
+		return s.updateTask(ctx, id, principal, req.Params.InputResponses)
+	}
+	return s.cancelTask(ctx, id, principal)
+}
+
+// taskLookupError is the error answering a lookup of task id by
+// principal that gave t and err, or nil when t is the caller's.
+func (s *Server) taskLookupError(id, principal string, t *tasks.Task, err error) *jsonrpc.Error {
+	switch {
+	case errors.Is(err, tasks.ErrNotFound), errors.Is(err, errNotCaller):
+		return errUnknownTask(id)
+	case err != nil:
+		s.log.Error("task store", "task", id, "err", err)
+		return &jsonrpc.Error{Code: codeInternalError, Message: "the task store cannot be read; try again"}
+	case t.Principal != principal:
+		return errUnknownTask(id)
+	}
+	return nil
+}
+
+// errNotCaller aborts an update of a task that is not the caller's.
+var errNotCaller = errors.New("the task belongs to another caller")
+
+// ack is the empty result of tasks/update and tasks/cancel.
+type ack struct {
+	ResultType string `json:"resultType"`
+}
+
+// updateTask takes answers to the task's outstanding input requests:
+// each known key's answer is kept for the next round and its request
+// removed, at once, so that tasks/get right after shows what is still
+// outstanding; unknown and already-answered keys are ignored. When the
+// last outstanding request is answered, the task goes back to working
+// and to a worker.
+func (s *Server) updateTask(ctx context.Context, id, principal string, responses map[string]json.RawMessage) (any, *jsonrpc.Error) {
+	resume := false
+	t, err := s.tasks.Update(ctx, id, func(t *tasks.Task) error {
+		resume = false
+		if t.Principal != principal {
+			return errNotCaller
+		}
+		if t.Status != tasks.InputRequired {
+			return nil
+		}
+		for key, answer := range responses {
+			q, ok := t.Questions[key]
+			if !ok {
+				continue
+			}
+			if t.Answers == nil {
+				t.Answers = map[string]json.RawMessage{}
+			}
+			t.Answers[q] = answer
+			delete(t.Requests, key)
+			delete(t.Questions, key)
+		}
+		if len(t.Requests) == 0 {
+			t.Status, t.Requests, t.Questions, t.Message = tasks.Working, nil, nil, ""
+			t.Updated = s.engine.Now()
+			resume = true
+		}
+		return nil
+	})
+	if rpcErr := s.taskLookupError(id, principal, t, err); rpcErr != nil {
+		return nil, rpcErr
+	}
+	if resume {
+		s.taskEntered(t)
+		if err := s.tasks.Dispatch(ctx, id); err != nil {
+			s.log.Error("task not dispatched", "task", id, "err", err)
+			return nil, &jsonrpc.Error{Code: codeInternalError, Message: "the answers are kept, but the task could not be resumed; send tasks/update again"}
+		}
+	}
+	return ack{"complete"}, nil
+}
+
+// cancelTask ends a task that has not ended as cancelled, and stops the
+// step it is running when it runs in this process (a worker elsewhere
+// sees the status and stops its own). A task that has ended is left as
+// it is: the same ack.
+func (s *Server) cancelTask(ctx context.Context, id, principal string) (any, *jsonrpc.Error) {
+	cancelled := false
+	t, err := s.tasks.Update(ctx, id, func(t *tasks.Task) error {
+		cancelled = false
+		if t.Principal != principal {
+			return errNotCaller
+		}
+		if t.Status.Terminal() {
+			return nil
+		}
+		t.Status, t.Requests, t.Questions, t.Answers = tasks.Cancelled, nil, nil, nil
+		t.Message = "cancelled by the client"
+		t.Updated = s.engine.Now()
+		cancelled = true
+		return nil
+	})
+	if rpcErr := s.taskLookupError(id, principal, t, err); rpcErr != nil {
+		return nil, rpcErr
+	}
+	if cancelled {
+		s.taskEntered(t)
+		s.stopLocal(id)
+	}
+	return ack{"complete"}, nil
+}
+
+// taskJSON is a task on the wire: the CreateTaskResult (resultType
+// "task") and the DetailedTask of tasks/get (resultType "complete", with
+// the field of its status).
+type taskJSON struct {
+	ResultType     string                     `json:"resultType"`
+	TaskID         string                     `json:"taskId"`
+	Status         tasks.Status               `json:"status"`
+	StatusMessage  string                     `json:"statusMessage,omitempty"`
+	CreatedAt      string                     `json:"createdAt"`
+	LastUpdatedAt  string                     `json:"lastUpdatedAt"`
+	TTLMs          int64                      `json:"ttlMs"`
+	PollIntervalMs int64                      `json:"pollIntervalMs,omitempty"`
+	InputRequests  map[string]json.RawMessage `json:"inputRequests,omitempty"`
+	Result         json.RawMessage            `json:"result,omitempty"`
+	Error          json.RawMessage            `json:"error,omitempty"`
+}
+
+// wireTime formats a task time as the extension's examples do.
+func wireTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// createTaskResult is the answer to the call that created t.
+func (s *Server) createTaskResult(t *tasks.Task) taskJSON {
+	return taskJSON{ResultType: "task", TaskID: t.ID, Status: t.Status, StatusMessage: t.Message,
+		CreatedAt: wireTime(t.Created), LastUpdatedAt: wireTime(t.Updated),
+		TTLMs: t.TTL.Milliseconds(), PollIntervalMs: s.opts.PollInterval.Milliseconds()}
+}
+
+// detailedTask is the answer to tasks/get.
+func (s *Server) detailedTask(t *tasks.Task) taskJSON {
+	j := s.createTaskResult(t)
+	j.ResultType = "complete"
+	switch t.Status {
+	case tasks.InputRequired:
+		j.InputRequests = t.Requests
+	case tasks.Completed:
+		j.Result = t.Result
+	case tasks.Failed:
+		j.Error = t.Error
+	}
+	return j
+}
+
+// advertiseTasks adds the tasks extension to the capabilities server/discover
+// reports over HTTP, the transport that serves tasks; a session's
+// initialize does not report it (the extension is of the 2026-07-28 wire).
+func advertiseTasks(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if dr, ok := res.(*mcp.DiscoverResult); ok && err == nil && dr.Capabilities != nil && headerOf(req) != nil {
+			caps := *dr.Capabilities
+			caps.Extensions = maps.Clone(caps.Extensions)
+			caps.AddExtension(tasksExtension, nil)
+			dr.Capabilities = &caps
+		}
+		return res, err
+	}
+}
+
+// refuseTaskOnly answers a call of a `task: required` flow that cannot
+// become a task: the SDK's paths (stdio, and sessions) serve no tasks. A
+// 2026-07-28 request gets -32021 naming the extension; a session client,
+// whose protocol has no tasks, an error result saying so.
+func (s *Server) refuseTaskOnly(p *flow.Program, modern bool) (*mcp.CallToolResult, error) {
+	if modern {
+		return nil, missingTasks(fmt.Sprintf("the %s tool runs only as a task (%s), which this server serves over HTTP", p.Name(), tasksExtension))
+	}
+	return errorResult(fmt.Sprintf("The %s tool runs only as an MCP task, and this client's protocol version has no tasks: call it from a client that speaks 2026-07-28 with the %s extension.", p.Name(), tasksExtension)), nil
+}

@@ -1,0 +1,295 @@
+package serve_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/serve"
+	"github.com/flowserve/flowserve/tasks"
+)
+
+// tasksCaps is the clientCapabilities of a client that declared the tasks
+// extension and answers forms.
+var tasksCaps = map[string]any{"elicitation": map[string]any{},
+	"extensions": map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}}
+
+// wireTask is a task as tasks/get and a CreateTaskResult send it.
+type wireTask struct {
+	ResultType     string                     `json:"resultType"`
+	TaskID         string                     `json:"taskId"`
+	Status         string                     `json:"status"`
+	StatusMessage  string                     `json:"statusMessage"`
+	CreatedAt      string                     `json:"createdAt"`
+	LastUpdatedAt  string                     `json:"lastUpdatedAt"`
+	TTLMs          *int64                     `json:"ttlMs"`
+	PollIntervalMs int64                      `json:"pollIntervalMs"`
+	InputRequests  map[string]json.RawMessage `json:"inputRequests"`
+	Result         *rawCallResult             `json:"result"`
+	Error          *rpcError                  `json:"error"`
+	RequestState   *string                    `json:"requestState"`
+}
+
+// conformanceTaskFlows compiles the tasks fixtures of the conformance
+// suite.
+func conformanceTaskFlows(t testing.TB) []*flow.Program {
+	t.Helper()
+	var progs []*flow.Program
+	for _, name := range []string{"greet", "slow_compute", "failing_job", "protocol_error_job", "confirm_delete", "multi_input", "test_tool_with_task"} {
+		progs = append(progs, compileFile(t, filepath.Join("..", "testdata", "conformance", "pending", name+".yaml"), flow.Env{Actions: actions.Default()}))
+	}
+	return progs
+}
+
+// taskServer serves the task fixtures over HTTP on store (nil: memory).
+func taskServer(t testing.TB, store tasks.Store) (*serve.Server, string) {
+	t.Helper()
+	srv, err := serve.New(conformanceTaskFlows(t), serve.Options{Version: "test", Logger: quietLogger(),
+		Host: &actions.Host{FSRoot: t.TempDir()}, Tasks: store, PollInterval: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		srv.Close(ctx)
+	})
+	return srv, startHTTP(t, srv)
+}
+
+// taskCall calls a tool as a client with tasks and returns its task.
+func taskCall(t testing.TB, ctx context.Context, url, tool string, args any) wireTask {
+	t.Helper()
+	var task wireTask
+	postRaw(t, ctx, url, nil, "tools/call", callParams(tool, args, tasksCaps)).result(t, &task)
+	if task.ResultType != "task" || task.TaskID == "" {
+		t.Fatalf("tools/call %s: want a CreateTaskResult, got %+v", tool, task)
+	}
+	return task
+}
+
+// taskRequest sends a tasks/* request for id.
+func taskRequest(t testing.TB, ctx context.Context, url, method, id string, caps map[string]any, extra map[string]any) *httpReply {
+	t.Helper()
+	params := map[string]any{"taskId": id, "_meta": modernMeta(caps)}
+	for k, v := range extra {
+		params[k] = v
+	}
+	return postRaw(t, ctx, url, http.Header{"Mcp-Name": {id}}, method, params)
+}
+
+// getTask is tasks/get.
+func getTask(t testing.TB, ctx context.Context, url, id string) wireTask {
+	t.Helper()
+	var task wireTask
+	taskRequest(t, ctx, url, "tasks/get", id, tasksCaps, nil).result(t, &task)
+	return task
+}
+
+// waitTask polls the task until done says it is where the test wants it.
+func waitTask(t testing.TB, ctx context.Context, url, id string, done func(wireTask) bool) wireTask {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		task := getTask(t, ctx, url, id)
+		if done(task) {
+			return task
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task %s: still %s (%s)", id, task.Status, task.StatusMessage)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func terminal(task wireTask) bool {
+	return task.Status == "completed" || task.Status == "failed" || task.Status == "cancelled"
+}
+
+func TestTaskLifecycle(t *testing.T) {
+	ctx := testCtx(t)
+	_, url := taskServer(t, nil)
+
+	// A flow without long steps stays a plain call, even with tasks.
+	var sync rawCallResult
+	postRaw(t, ctx, url, nil, "tools/call", callParams("greet", map[string]any{"name": "World"}, tasksCaps)).result(t, &sync)
+	if sync.ResultType != "complete" || sync.text() != "Hello, World!" {
+		t.Fatalf("greet: %+v", sync)
+	}
+
+	created := taskCall(t, ctx, url, "slow_compute", map[string]any{"seconds": 0.2, "label": "x"})
+	if created.Status != "working" || created.TTLMs == nil || *created.TTLMs <= 0 || created.PollIntervalMs != 50 ||
+		created.RequestState != nil || created.InputRequests != nil || created.Result != nil {
+		t.Fatalf("CreateTaskResult: %+v", created)
+	}
+	for _, ts := range []string{created.CreatedAt, created.LastUpdatedAt} {
+		if _, err := time.Parse(time.RFC3339Nano, ts); err != nil {
+			t.Errorf("time %q: %v", ts, err)
+		}
+	}
+	done := waitTask(t, ctx, url, created.TaskID, terminal)
+	if done.Status != "completed" || done.Result == nil || !strings.Contains(done.Result.text(), "Computed x") || done.ResultType != "complete" {
+		t.Fatalf("final task: %+v", done)
+	}
+
+	// A tool error completes the task with isError; a JSON-RPC error fails it.
+	failing := waitTask(t, ctx, url, taskCall(t, ctx, url, "failing_job", map[string]any{}).TaskID, terminal)
+	if failing.Status != "completed" || failing.Result == nil || !failing.Result.IsError {
+		t.Fatalf("failing_job: %+v", failing)
+	}
+	protocol := waitTask(t, ctx, url, taskCall(t, ctx, url, "protocol_error_job", map[string]any{}).TaskID, terminal)
+	if protocol.Status != "failed" || protocol.Error == nil || protocol.Error.Code != -32021 || protocol.Result != nil {
+		t.Fatalf("protocol_error_job: %+v", protocol)
+	}
+}
+
+func TestTaskCancel(t *testing.T) {
+	ctx := testCtx(t)
+	_, url := taskServer(t, nil)
+	task := taskCall(t, ctx, url, "slow_compute", map[string]any{"seconds": 60})
+	var ack map[string]any
+	taskRequest(t, ctx, url, "tasks/cancel", task.TaskID, tasksCaps, nil).result(t, &ack)
+	if len(ack) != 1 || ack["resultType"] != "complete" {
+		t.Fatalf("cancel ack: %v", ack)
+	}
+	if got := getTask(t, ctx, url, task.TaskID); got.Status != "cancelled" {
+		t.Fatalf("after cancel: %+v", got)
+	}
+	// Cancelling again, or a finished task, gets the same ack.
+	taskRequest(t, ctx, url, "tasks/cancel", task.TaskID, tasksCaps, nil).result(t, &ack)
+	if ack["resultType"] != "complete" {
+		t.Fatalf("second cancel: %v", ack)
+	}
+}
+
+func TestTaskInputAndPartialUpdate(t *testing.T) {
+	ctx := testCtx(t)
+	_, url := taskServer(t, nil)
+	task := taskCall(t, ctx, url, "multi_input", map[string]any{})
+	asked := waitTask(t, ctx, url, task.TaskID, func(w wireTask) bool { return w.Status != "working" })
+	if asked.Status != "input_required" || len(asked.InputRequests) != 2 {
+		t.Fatalf("want two questions: %+v", asked)
+	}
+	keys := slices.Sorted(func(yield func(string) bool) {
+		for k := range asked.InputRequests {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	answer := map[string]any{"action": "accept", "content": map[string]any{"name": "partial", "confirm": true}}
+	update := func(responses map[string]any) {
+		var ack map[string]any
+		taskRequest(t, ctx, url, "tasks/update", task.TaskID, tasksCaps, map[string]any{"inputResponses": responses}).result(t, &ack)
+		if len(ack) != 1 || ack["resultType"] != "complete" {
+			t.Fatalf("update ack: %v", ack)
+		}
+	}
+	update(map[string]any{keys[0]: answer, "unknown-key": map[string]any{"ignored": true}})
+	mid := getTask(t, ctx, url, task.TaskID)
+	if _, still := mid.InputRequests[keys[0]]; mid.Status != "input_required" || still || mid.InputRequests[keys[1]] == nil {
+		t.Fatalf("after a partial update: %+v", mid)
+	}
+	update(map[string]any{keys[1]: answer})
+	done := waitTask(t, ctx, url, task.TaskID, terminal)
+	if done.Status != "completed" || !strings.Contains(done.Result.text(), "accept and accept") {
+		t.Fatalf("final: %+v", done)
+	}
+}
+
+func TestTaskAfterMRTRRounds(t *testing.T) {
+	ctx := testCtx(t)
+	_, url := taskServer(t, nil)
+	var r1 rawCallResult
+	postRaw(t, ctx, url, nil, "tools/call", callParams("test_tool_with_task", map[string]any{}, tasksCaps)).result(t, &r1)
+	if r1.ResultType != "input_required" || r1.InputRequests["user_name"] == nil {
+		t.Fatalf("round 1: %+v", r1)
+	}
+	params := callParams("test_tool_with_task", map[string]any{}, tasksCaps)
+	params["requestState"] = r1.RequestState
+	params["inputResponses"] = map[string]any{"user_name": map[string]any{"action": "accept", "content": map[string]any{"name": "Alice"}}}
+	var created wireTask
+	postRaw(t, ctx, url, nil, "tools/call", params).result(t, &created)
+	if created.ResultType != "task" || created.RequestState != nil || created.InputRequests != nil {
+		t.Fatalf("round 2: %+v", created)
+	}
+	done := waitTask(t, ctx, url, created.TaskID, terminal)
+	if done.Status != "completed" || !strings.Contains(done.Result.text(), "Alice") {
+		t.Fatalf("final: %+v", done)
+	}
+}
+
+func TestTaskWireErrors(t *testing.T) {
+	ctx := testCtx(t)
+	_, url := taskServer(t, nil)
+	noExt := map[string]any{}
+	for _, method := range []string{"tasks/get", "tasks/update", "tasks/cancel"} {
+		if e := taskRequest(t, ctx, url, method, "gate-test", noExt, nil).rpcErr(t); e.Code != -32021 || !strings.Contains(string(e.Data), "io.modelcontextprotocol/tasks") {
+			t.Errorf("%s without the extension: %+v", method, e)
+		}
+	}
+	if e := taskRequest(t, ctx, url, "tasks/get", "nonexistent", tasksCaps, nil).rpcErr(t); e.Code != -32602 {
+		t.Errorf("unknown task: %+v", e)
+	}
+	for _, method := range []string{"tasks/result", "tasks/list"} {
+		r := postRaw(t, ctx, url, nil, method, map[string]any{"taskId": "x", "_meta": modernMeta(tasksCaps)})
+		if e := r.rpcErr(t); e.Code != -32601 || r.status != http.StatusNotFound {
+			t.Errorf("%s: HTTP %d %+v", method, r.status, e)
+		}
+	}
+	// The Mcp-Name header must name the task.
+	task := taskCall(t, ctx, url, "slow_compute", map[string]any{"seconds": 60})
+	r := postRaw(t, ctx, url, http.Header{"Mcp-Name": {"wrong"}}, "tasks/get", map[string]any{"taskId": task.TaskID, "_meta": modernMeta(tasksCaps)})
+	if e := r.rpcErr(t); e.Code != -32020 || r.status != http.StatusBadRequest {
+		t.Errorf("mismatched Mcp-Name: HTTP %d %+v", r.status, e)
+	}
+	// A task: required flow refuses a client without the extension.
+	if e := postRaw(t, ctx, url, nil, "tools/call", callParams("failing_job", map[string]any{}, noExt)).rpcErr(t); e.Code != -32021 {
+		t.Errorf("failing_job without tasks: %+v", e)
+	}
+	// Without the extension a long step runs inside the call.
+	var inline rawCallResult
+	postRaw(t, ctx, url, nil, "tools/call", callParams("slow_compute", map[string]any{"seconds": 0, "label": "now"}, noExt)).result(t, &inline)
+	if inline.ResultType != "complete" || !strings.Contains(inline.text(), "Computed now") {
+		t.Errorf("slow_compute inline: %+v", inline)
+	}
+}
+
+func TestTaskBoundToPrincipal(t *testing.T) {
+	ctx := testCtx(t)
+	srv, err := serve.New(conformanceTaskFlows(t), serve.Options{Version: "test", Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens, err := serve.ParseTokens([]byte("alice:token-alice-0123456789\nbob:token-bob-0123456789ab\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := startHTTPWith(t, srv, serve.HTTPOptions{Tokens: tokens})
+	alice := http.Header{"Authorization": {"Bearer token-alice-0123456789"}}
+	bob := http.Header{"Authorization": {"Bearer token-bob-0123456789ab"}}
+	var task wireTask
+	postRaw(t, ctx, url, alice, "tools/call", callParams("slow_compute", map[string]any{"seconds": 60}, tasksCaps)).result(t, &task)
+	for _, method := range []string{"tasks/get", "tasks/update", "tasks/cancel"} {
+		h := bob.Clone()
+		h.Set("Mcp-Name", task.TaskID)
+		r := postRaw(t, ctx, url, h, method, map[string]any{"taskId": task.TaskID, "_meta": modernMeta(tasksCaps)})
+		if e := r.rpcErr(t); e.Code != -32602 {
+			t.Errorf("%s by another caller: %+v", method, e)
+		}
+	}
+	h := alice.Clone()
+	h.Set("Mcp-Name", task.TaskID)
+	var got wireTask
+	postRaw(t, ctx, url, h, "tasks/get", map[string]any{"taskId": task.TaskID, "_meta": modernMeta(tasksCaps)}).result(t, &got)
+	if got.TaskID != task.TaskID {
+		t.Fatalf("owner's get: %+v", got)
+	}
+}
