@@ -37,6 +37,16 @@ type Program struct {
 	output *schemas.Schema
 }
 
+// HasLongSteps reports whether the flow has a `long: true` step.
+func (p *Program) HasLongSteps() bool {
+	for _, cn := range p.nodes {
+		if cn.long {
+			return true
+		}
+	}
+	return false
+}
+
 // File returns the parsed flow the program was compiled from.
 func (p *Program) File() *dsl.File { return p.file }
 

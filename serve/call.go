@@ -169,7 +169,7 @@ func inputRequests(in *flow.InputRequired) (mcp.InputRequestMap, error) {
 // caller names the caller in the logs ("" when unknown).
 func (s *Server) modernRound(ctx context.Context, p *flow.Program, fr *flow.Request, caller string) (*flow.Result, *jsonrpc.Error, error) {
 	rd := s.startRound(p, firstModernVersion, caller, fr)
-	rctx, cancel := s.roundContext(ctx)
+	rctx, cancel := s.roundContext(ctx, p, fr)
 	res, err := s.engine.Run(rctx, p, fr)
 	cancel()
 	s.logAnswers(p, rd, fr.Responses)

@@ -81,7 +81,7 @@ func (s *Server) legacyRounds(ctx context.Context, p *flow.Program, req mcp.Requ
 			return s.legacyFailure(p, fmt.Sprintf("the %s %s asked more than %d questions in one call", p.Name(), flowKind(p), s.opts.LegacyRounds))
 		}
 		rd := s.startRound(p, era, caller, fr)
-		rctx, cancel := s.roundContext(ctx)
+		rctx, cancel := s.roundContext(ctx, p, fr)
 		res, err := s.engine.Run(rctx, p, fr)
 		cancel()
 		if err != nil || res.Input == nil {

@@ -36,6 +36,12 @@ type Options struct {
 	// survive reloads. Nil means flow.NewEngine with its defaults (an
 	// ephemeral key).
 	Engine *flow.Engine
+	// MaxWait bounds a round that runs long steps inside the call because
+	// its client cannot have a task (session clients, and 2026-07-28
+	// clients that did not declare the extension); default
+	// DefaultRoundTimeout. A long step still running then fails, and the
+	// call ends with an error result.
+	MaxWait time.Duration
 	// LegacyRounds bounds the rounds of one tools/call from a session
 	// client (2025-06-18, 2025-11-25); default 100.
 	LegacyRounds int
@@ -144,6 +150,9 @@ func New(progs []*flow.Program, opts Options) (*Server, error) {
 	}
 	if opts.MaxLegacyCalls == 0 {
 		opts.MaxLegacyCalls = DefaultMaxLegacyCalls
+	}
+	if opts.MaxWait <= 0 {
+		opts.MaxWait = DefaultRoundTimeout
 	}
 	if opts.TaskTTL <= 0 {
 		opts.TaskTTL = DefaultTaskTTL
@@ -403,10 +412,16 @@ func errorResult(msg string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: msg}}, IsError: true}
 }
 
-// roundContext detaches a round from the cancellation of the request that
-// carries it: a client that gives up mid-round must not cut the round
+// roundContext detaches a round of p from the cancellation of the request
+// that carries it: a client that gives up mid-round must not cut the round
 // between a step's effect and the reply store. The round keeps the
-// request's values and gets Options.RoundTimeout as its deadline.
-func (s *Server) roundContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), s.opts.RoundTimeout)
+// request's values and gets Options.RoundTimeout as its deadline, or
+// Options.MaxWait when it may run long steps that a client with tasks
+// would have had as a task (fr cannot detach).
+func (s *Server) roundContext(ctx context.Context, p *flow.Program, fr *flow.Request) (context.Context, context.CancelFunc) {
+	d := s.opts.RoundTimeout
+	if fr.Detach == nil && taskMode(p) != dsl.TaskNever && p.HasLongSteps() {
+		d = s.opts.MaxWait
+	}
+	return context.WithTimeout(context.WithoutCancel(ctx), d)
 }

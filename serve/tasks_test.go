@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/flowserve/flowserve/actions"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/serve"
@@ -291,5 +293,43 @@ func TestTaskBoundToPrincipal(t *testing.T) {
 	postRaw(t, ctx, url, h, "tasks/get", map[string]any{"taskId": task.TaskID, "_meta": modernMeta(tasksCaps)}).result(t, &got)
 	if got.TaskID != task.TaskID {
 		t.Fatalf("owner's get: %+v", got)
+	}
+}
+
+// TestTaskFlowsForSessionClients drives the task fixtures with go-sdk
+// clients at the session eras and at 2026-07-28 without the extension: a
+// long step runs inside the call, a task: required flow is refused, and
+// MaxWait bounds the wait.
+func TestTaskFlowsForSessionClients(t *testing.T) {
+	ctx := testCtx(t)
+	srv, err := serve.New(conformanceTaskFlows(t), serve.Options{Version: "test", Logger: quietLogger(), MaxWait: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, version := range []string{v20251125, v20250618, v20260728} {
+		t.Run(version, func(t *testing.T) {
+			cs := connect(t, ctx, srv, overHTTP, version, mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil), nil)
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow_compute", Arguments: map[string]any{"seconds": 0.05, "label": "inline"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkText(t, res, false, "Computed inline")
+			res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow_compute", Arguments: map[string]any{"seconds": 30}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkText(t, res, true, "compute")
+			res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "failing_job", Arguments: map[string]any{}})
+			if version == v20260728 {
+				if e := rpcErrorOf(err); e == nil || e.Code != -32021 {
+					t.Fatalf("failing_job at 2026-07-28 without tasks: %v, %v", res, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkText(t, res, true, "runs only as an MCP task")
+		})
 	}
 }
