@@ -376,13 +376,9 @@ func (p *parser) step(f map[string]pair) *Step {
 	if e, ok := f["on_error"]; ok {
 		s.OnError = p.ref(e)
 	}
-	if e, ok := f["long"]; ok {
-		switch {
-		case yamlx.IsNull(e.val):
-		case e.val.Kind == yaml.ScalarNode && e.val.Tag == tagBool && e.val.Decode(&s.Long) == nil:
-			s.LongPos = p.pos(e.key)
-		default:
-			p.errorf(p.pos(e.val), CodeBadType, "long must be true or false, not %s", yamlx.TypeName(e.val))
+	if e, ok := f["long"]; ok && !yamlx.IsNull(e.val) {
+		if v, ok := p.reader().Bool(e.val, e.name); ok {
+			s.Long, s.LongPos = v, p.pos(e.key)
 		}
 	}
 	return s
