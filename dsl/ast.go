@@ -295,7 +295,8 @@ type Step struct {
 	Retry   *Retry        // nil: one attempt
 	OnError *Ref
 	// Long marks a step that may take long (`long: true`): a call whose
-	// run reaches it goes on as a task, for a client that declared tasks.
+	// run reaches it goes on as a task, for a client that declared tasks,
+	// unless the flow says task: never or is a prompt (Check warns).
 	Long    bool
 	LongPos Pos // the position of the long key; zero when absent
 }

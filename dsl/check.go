@@ -311,8 +311,8 @@ func clip(s string) string {
 // checkStep checks a step's action and its with.
 func (c *checker) checkStep(n *Node) {
 	s := n.Step
-	if s != nil && s.Long && c.f.TaskMode() == TaskNever {
-		c.warnf(s.LongPos, CodeLongNoTask, "step %s is long, but the flow says task: never: it runs inside the call, never as a task", n.Name())
+	if s != nil && s.Long {
+		c.checkLong(n)
 	}
 	if s == nil || strings.TrimSpace(s.Action.Value) == "" {
 		return
@@ -337,6 +337,18 @@ func (c *checker) checkStep(n *Node) {
 	for _, is := range vc.issues {
 		code := map[valueProblem]string{problemMissing: CodeWithMissing, problemUnknown: CodeWithUnknown, problemValue: CodeWithValue}[is.problem]
 		c.errorf(is.pos, code, "%s", is.msg)
+	}
+}
+
+// checkLong warns about a long step that can never run as a task: in a
+// flow that says task: never, or in a prompt flow, which the server never
+// runs as a task (prompts/get has no task form).
+func (c *checker) checkLong(n *Node) {
+	switch {
+	case c.f.IsPrompt():
+		c.warnf(n.Step.LongPos, CodeLongNoTask, "step %s is long, but a prompt never runs as a task: it runs inside the prompts/get call", n.Name())
+	case c.f.TaskMode() == TaskNever:
+		c.warnf(n.Step.LongPos, CodeLongNoTask, "step %s is long, but the flow says task: never: it runs inside the call, never as a task", n.Name())
 	}
 }
 

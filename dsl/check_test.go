@@ -461,34 +461,65 @@ func FuzzCheck(f *testing.F) {
 	})
 }
 
-func TestCheckLongStep(t *testing.T) {
+// TestCheckTask checks the task key and long steps: a long step warns
+// where it can never run as a task (task: never, a prompt flow), at its
+// long key, and a prompt cannot say task: required.
+func TestCheckTask(t *testing.T) {
+	step := "nodes:\n  - id: s\n    step: text.shout\n    long: true\n    with: {text: hi}\n  - return: ok\n"
 	tests := []struct {
-		task string
-		want []string
+		name, src string
+		want      []string
 	}{
-		{"", nil},
-		{"task: auto\n", nil},
-		{"task: required\n", nil},
-		{"task: never\n", []string{CodeLongNoTask}},
+		{"default", "description: d\n" + step, nil},
+		{"auto", "description: d\ntask: auto\n" + step, nil},
+		{"required", "description: d\ntask: required\n" + step, nil},
+		{"never", "description: d\ntask: never\n" + step,
+			[]string{"6:5 " + CodeLongNoTask + ": step s is long, but the flow says task: never: it runs inside the call, never as a task"}},
+		{"never, not long", "description: d\ntask: never\n" + strings.Replace(step, "long: true", "long: false", 1), nil},
+		{"prompt long", "kind: prompt\ndescription: d\n" + step,
+			[]string{"6:5 " + CodeLongNoTask + ": step s is long, but a prompt never runs as a task: it runs inside the prompts/get call"}},
+		{"prompt required", "kind: prompt\ndescription: d\ntask: required\nnodes:\n  - return: hi\n",
+			[]string{"3:7 " + CodeToolOnly + ": task: required belongs to tool flows: a prompt cannot run as an MCP task"}},
+		{"prompt auto", "kind: prompt\ndescription: d\ntask: auto\nnodes:\n  - return: hi\n", nil},
+		{"prompt never", "kind: prompt\ndescription: d\ntask: never\nnodes:\n  - return: hi\n", nil},
 	}
 	for _, tc := range tests {
-		src := "description: d\n" + tc.task + "nodes:\n  - id: s\n    step: text.shout\n    long: true\n    with: {text: hi}\n  - return: ok\n"
-		if got := codes(check(t, src)); !slices.Equal(got, tc.want) {
-			t.Errorf("%q: codes %v, want %v", tc.task, got, tc.want)
-		}
-	}
-	f, _ := Parse("flow.yaml", []byte("description: d\nnodes:\n  - return: ok\n"))
-	if f.TaskMode() != TaskAuto {
-		t.Errorf("default task mode %q, want auto", f.TaskMode())
+		t.Run(tc.name, func(t *testing.T) {
+			if got := check(t, tc.src); !slices.Equal(got, tc.want) {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
 
-func TestCheckPromptTask(t *testing.T) {
-	got := codes(check(t, "kind: prompt\ndescription: d\ntask: required\nnodes:\n  - return: hi\n"))
-	if !slices.Equal(got, []string{CodeToolOnly}) {
-		t.Errorf("codes %v, want [%s]", got, CodeToolOnly)
+// TestTaskMode checks File.TaskMode and Step.Long as Parse reads them.
+func TestTaskMode(t *testing.T) {
+	tests := []struct {
+		task string
+		want TaskMode
+		long bool
+	}{
+		{"", TaskAuto, false},
+		{"task:\n", TaskAuto, false},
+		{"task: auto\n", TaskAuto, true},
+		{"task: never\n", TaskNever, false},
+		{"task: required\n", TaskRequired, true},
 	}
-	if got := codes(check(t, "kind: prompt\ndescription: d\ntask: never\nnodes:\n  - return: hi\n")); got != nil {
-		t.Errorf("task: never on a prompt: codes %v", got)
+	for _, tc := range tests {
+		long := "long: false"
+		if tc.long {
+			long = "long: true"
+		}
+		src := "description: d\nnodes:\n  - id: s\n    step: text.shout\n    " + long + "\n  - return: ok\n" + tc.task
+		f, ds := Parse("flow.yaml", []byte(src))
+		if ds.HasErrors() {
+			t.Fatalf("%q: %v", tc.task, ds.Err())
+		}
+		if got := f.TaskMode(); got != tc.want {
+			t.Errorf("%q: TaskMode() = %q, want %q", tc.task, got, tc.want)
+		}
+		if s := f.Nodes[0].Step; s.Long != tc.long || s.LongPos != (Pos{File: "flow.yaml", Line: 5, Col: 5}) {
+			t.Errorf("%q: Long %v at %v, want %v at 5:5", tc.task, s.Long, s.LongPos, tc.long)
+		}
 	}
 }

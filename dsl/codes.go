@@ -135,6 +135,10 @@ const (
 	// CodeInsecureURL means a url ask's url uses http:// for a host other
 	// than localhost (a warning).
 	CodeInsecureURL = "insecure-url"
+	// CodeLongNoTask means a step is `long: true` in a flow that says
+	// `task: never`, or in a prompt flow, so it never runs as a task (a
+	// warning).
+	CodeLongNoTask = "long-no-task"
 	// CodeMissingDescription means the flow has no description, which MCP
 	// clients show to the model.
 	CodeMissingDescription = "missing-description"
@@ -147,9 +151,6 @@ const (
 	// CodePromptOnly means a tool flow's return has description or
 	// messages, which only prompt flows return.
 	CodePromptOnly = "prompt-only"
-	// CodeLongNoTask means a step is `long: true` in a flow that says
-	// `task: never`, so it never runs as a task (a warning).
-	CodeLongNoTask = "long-no-task"
 	// CodeSchemaNotObject means the input or output schema is not of type
 	// object.
 	CodeSchemaNotObject = "schema-not-object"

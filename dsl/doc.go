@@ -76,7 +76,7 @@
 //	form-kind            a form property's type is missing or not a primitive (string, number, integer, boolean, array of choices)
 //	form-value           a form property's title, description or bound has the wrong type, or a lower bound exceeds the upper
 //	insecure-url         a url ask's url uses http:// for a host other than localhost (warning)
-//	long-no-task         a step is long: true in a flow that says task: never, so it never runs as a task (warning)
+//	long-no-task         a step is long: true in a flow that says task: never, or in a prompt flow, so it never runs as a task (warning)
 //	missing-description  the flow has no description, which MCP clients show to the model
 //	missing-structured   the flow declares an output schema and a return has no structured (warning)
 //	prompt-argument      a prompt flow's input property is not of type string (MCP prompt arguments are strings)
