@@ -63,6 +63,7 @@ type serveFlags struct {
 	roundTimeout    time.Duration
 	flowResources   bool
 	values          valueFlags
+	tasks           taskFlags
 }
 
 // valueFlags are the flags, of serve and run, that name the files of the
@@ -115,6 +116,12 @@ func runServe(ctx context.Context, env *Env) int {
 	}
 	defer rt.close()
 	engine, host, reg := rt.engine, rt.host, rt.reg
+	taskStore, closeTasks, err := f.tasks.store(f.replies, logger)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
+		return exitFail
+	}
+	defer closeTasks()
 	// A flow that declares a var or secret without a value is an error
 	// here and on every reload.
 	popts := project.Options{CostLimit: f.maxExprCost, Actions: reg, Values: values}
@@ -139,11 +146,18 @@ func runServe(ctx context.Context, env *Env) int {
 		RoundTimeout:   f.roundTimeout,
 		Resources:      set.Resources,
 		FlowResources:  f.flowResources,
+		Tasks:          taskStore,
+		TaskTTL:        f.tasks.taskTTL,
+		PollInterval:   f.tasks.pollInterval,
+		MaxRounds:      f.tasks.maxRounds,
+		TaskWorkers:    f.tasks.workers,
+		MaxWait:        f.tasks.maxWait,
 	})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
 		return exitFail
 	}
+	defer stopTasks(srv, f.shutdownTimeout, logger)
 	// Reloaded flows run on the same engine: its key ring opens the states
 	// of runs that started before a change, and it checks their journals
 	// against the new flow.
@@ -161,6 +175,16 @@ func runServe(ctx context.Context, env *Env) int {
 		return serveStdio(ctx, env, srv, f.shutdownTimeout, logger)
 	}
 	return serveHTTP(ctx, env, f.http, srv, f.httpOptions(tokens), f.shutdownTimeout, logger)
+}
+
+// stopTasks stops the server's task workers, letting their rounds run for
+// up to timeout (see serve.Server.Close).
+func stopTasks(srv *serve.Server, timeout time.Duration, logger *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := srv.Close(ctx); err != nil {
+		logger.Warn("stopping the task workers", "err", err)
+	}
 }
 
 // serveRuntime is what the server runs flows with.
@@ -215,6 +239,8 @@ func (f *serveFlags) valid(env *Env, fs *flag.FlagSet) bool {
 		fmt.Fprintln(env.Stderr, "flowserve serve: --state-ttl must be positive")
 	case f.shutdownTimeout <= 0:
 		fmt.Fprintln(env.Stderr, "flowserve serve: --shutdown-timeout must be positive")
+	case f.tasks.valid() != "":
+		fmt.Fprintf(env.Stderr, "flowserve serve: %s\n", f.tasks.valid())
 	default:
 		return true
 	}
@@ -291,6 +317,7 @@ func (f *serveFlags) flagSet(env *Env) *flag.FlagSet {
 	fs.StringVar(&f.replies, "replies", "", "keep final results in Redis at this URL (redis://host:port/db) so instances share them; default: in memory, per instance")
 	fs.DurationVar(&f.roundTimeout, "round-timeout", serve.DefaultRoundTimeout, "longest time one round may run (it goes on when the client goes away)")
 	f.values.register(fs)
+	f.tasks.register(fs)
 	fs.BoolVar(&f.flowResources, "flow-resources", false, "serve each flow's source and diagram as the resources flow://<tool>/source and flow://<tool>/diagram (off: a flow's source may hold what clients need not read)")
 	fs.Int64Var(&f.maxBody, "max-body", serve.DefaultMaxRequestBodyBytes, "longest request body in bytes")
 	fs.IntVar(&f.maxState, "max-state", state.DefaultMaxSize, "longest requestState in bytes")

@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/flowserve/flowserve/serve"
+	"github.com/flowserve/flowserve/tasks"
+	taskredis "github.com/flowserve/flowserve/tasks/redis"
+)
+
+// TaskStoreFile is the run store's file in the --data directory.
+const TaskStoreFile = "tasks.db"
+
+// taskFlags are serve's flags for durable runs (MCP tasks).
+type taskFlags struct {
+	data         string
+	maxRounds    int
+	taskTTL      time.Duration
+	pollInterval time.Duration
+	workers      int
+	maxWait      time.Duration
+}
+
+// register defines the flags in fs.
+func (t *taskFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&t.data, "data", "", "directory of the run store file ("+TaskStoreFile+"), which keeps tasks across restarts; default: in memory (with --replies, tasks are kept in that Redis)")
+	fs.IntVar(&t.maxRounds, "max-rounds", serve.DefaultMaxRounds, "round budget: question rounds a 2026-07-28 call may ask before a task: auto flow goes on as a task (clients that declared tasks)")
+	fs.DurationVar(&t.taskTTL, "task-ttl", serve.DefaultTaskTTL, "how long a task is kept after its last change")
+	fs.DurationVar(&t.pollInterval, "poll-interval", serve.DefaultPollInterval, "how often clients are told to poll a task (pollIntervalMs)")
+	fs.IntVar(&t.workers, "task-workers", serve.DefaultTaskWorkers, "task rounds this instance runs at once")
+	fs.DurationVar(&t.maxWait, "max-wait", serve.DefaultRoundTimeout, "longest a call waits inside itself for long steps when its client cannot have a task (session clients, clients without the tasks extension)")
+}
+
+// valid says what is wrong with the flags, or "".
+func (t *taskFlags) valid() string {
+	switch {
+	case t.maxRounds < 1:
+		return "--max-rounds must be at least 1"
+	case t.taskTTL <= 0:
+		return "--task-ttl must be positive"
+	case t.pollInterval <= 0:
+		return "--poll-interval must be positive"
+	case t.workers < 1:
+		return "--task-workers must be at least 1"
+	case t.maxWait <= 0:
+		return "--max-wait must be positive"
+	}
+	return ""
+}
+
+// store opens the run store: Redis at redisURL (the --replies Redis) when
+// it is set, so that instances share tasks; a file under --data; or
+// memory, with a warning that tasks end with the process. The returned
+// func closes it.
+func (t *taskFlags) store(redisURL string, logger *slog.Logger) (tasks.Store, func(), error) {
+	switch {
+	case redisURL != "":
+		// Open reaches the server: it makes the dispatch stream's group.
+		rs, err := taskredis.Open(redisURL, taskredis.Options{})
+		if err != nil {
+			return nil, nil, fmt.Errorf("--replies: %w", err)
+		}
+		if t.data != "" {
+			logger.Warn("tasks are kept in the --replies Redis, shared by every instance; --data is not used for them", "data", t.data)
+		}
+		logger.Info("run store: Redis", "url", redactURL(redisURL))
+		return rs, func() { rs.Close() }, nil
+	case t.data != "":
+		if err := os.MkdirAll(t.data, 0o700); err != nil {
+			return nil, nil, fmt.Errorf("--data: %w", err)
+		}
+		path := filepath.Join(t.data, TaskStoreFile)
+		b, err := tasks.OpenBolt(path, tasks.BoltOptions{})
+		if err != nil {
+			return nil, nil, fmt.Errorf("--data: %w", err)
+		}
+		logger.Info("run store: file", "path", path)
+		return b, func() { b.Close() }, nil
+	}
+	logger.Warn("no --data directory: tasks are kept in memory and end when the server stops; give --data DIR to keep them across restarts")
+	m := tasks.NewMemory(nil)
+	return m, func() { m.Close() }, nil
+}
+
+// redactURL is a store URL for the logs: without its password.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
+}
