@@ -11,11 +11,14 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/flowserve/flowserve/actions"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/serve"
+	"github.com/flowserve/flowserve/replies/redis/redistest"
 	"github.com/flowserve/flowserve/tasks"
+	taskredis "github.com/flowserve/flowserve/tasks/redis"
 )
 
 // tasksCaps is the clientCapabilities of a client that declared the tasks
@@ -331,5 +334,101 @@ func TestTaskFlowsForSessionClients(t *testing.T) {
 			}
 			checkText(t, res, true, "runs only as an MCP task")
 		})
+	}
+}
+
+// taskStores opens each kind of run store for a test: memory, the bbolt
+// file, and Redis.
+func taskStores(t *testing.T) map[string]func(t *testing.T) tasks.Store {
+	return map[string]func(t *testing.T) tasks.Store{
+		"memory": func(t *testing.T) tasks.Store { return tasks.NewMemory(nil) },
+		"bolt": func(t *testing.T) tasks.Store {
+			b, err := tasks.OpenBolt(filepath.Join(t.TempDir(), "tasks.db"), tasks.BoltOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { b.Close() })
+			return b
+		},
+		"redis": func(t *testing.T) tasks.Store {
+			rs, err := taskredis.Open(redistest.Start(t).URL, taskredis.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { rs.Close() })
+			return rs
+		},
+	}
+}
+
+// TestTaskStores runs a task through questions, a partial update and a
+// long step on every kind of run store.
+func TestTaskStores(t *testing.T) {
+	for name, open := range taskStores(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := testCtx(t)
+			_, url := taskServer(t, open(t))
+			task := taskCall(t, ctx, url, "confirm_delete", map[string]any{"filename": "a.txt"})
+			asked := waitTask(t, ctx, url, task.TaskID, func(w wireTask) bool { return w.Status != "working" })
+			if asked.Status != "input_required" || len(asked.InputRequests) != 1 {
+				t.Fatalf("want one question: %+v", asked)
+			}
+			var key string
+			for k := range asked.InputRequests {
+				key = k
+			}
+			var ack map[string]any
+			taskRequest(t, ctx, url, "tasks/update", task.TaskID, tasksCaps, map[string]any{"inputResponses": map[string]any{
+				key: map[string]any{"action": "accept", "content": map[string]any{"confirm": true}}}}).result(t, &ack)
+			done := waitTask(t, ctx, url, task.TaskID, terminal)
+			if done.Status != "completed" || !strings.Contains(done.Result.text(), "Deleted a.txt") {
+				t.Fatalf("final: %+v", done)
+			}
+		})
+	}
+}
+
+// TestTaskSurvivesRestart stops a server mid-step, its run store closed,
+// and opens the store again under a new server: the task is taken over
+// and completes, its long step run again.
+func TestTaskSurvivesRestart(t *testing.T) {
+	ctx := testCtx(t)
+	path := filepath.Join(t.TempDir(), "tasks.db")
+	engine := newEngine(t, flow.EngineOptions{}) // one key ring for both servers
+	start := func() (*serve.Server, tasks.Store, string) {
+		b, err := tasks.OpenBolt(path, tasks.BoltOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv, err := serve.New(conformanceTaskFlows(t), serve.Options{Version: "test", Logger: quietLogger(), Engine: engine, Tasks: b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return srv, b, startHTTP(t, srv)
+	}
+	stop := func(srv *serve.Server, store tasks.Store) {
+		stopped, cancel := context.WithCancel(ctx)
+		cancel()
+		srv.Close(stopped) // as a crash: the rounds stop, their outcomes not stored
+		store.Close()
+	}
+	srv1, store1, url1 := start()
+	task := taskCall(t, ctx, url1, "slow_compute", map[string]any{"seconds": 1, "label": "again"})
+	waitTask(t, ctx, url1, task.TaskID, func(w wireTask) bool { return w.Status == "working" })
+	time.Sleep(200 * time.Millisecond) // the step is running
+	stop(srv1, store1)
+
+	srv2, store2, url2 := start()
+	defer stop(srv2, store2)
+	done := waitTask(t, ctx, url2, task.TaskID, terminal)
+	if done.Status != "completed" || !strings.Contains(done.Result.text(), "Computed again") {
+		t.Fatalf("after the restart: %+v", done)
+	}
+	var m dto.Metric
+	if err := srv2.Metrics().TaskTakeovers.WithLabelValues("slow_compute").Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	if n := m.GetCounter().GetValue(); n != 1 {
+		t.Errorf("takeovers counted: %v, want 1", n)
 	}
 }

@@ -105,6 +105,11 @@ type Store struct {
 
 	done       chan struct{} // closed by Close: stops every keep-alive
 	keepAlives sync.WaitGroup
+	// reader is held by the one Claim that blocks in XREADGROUP: a
+	// blocking read holds a connection of the client's pool for its whole
+	// wait, so many workers reading at once would take every connection
+	// and starve the store's other commands.
+	reader chan struct{}
 }
 
 // held is a claim's entry in the stream, kept alive until it is released.
@@ -152,6 +157,7 @@ func New(client goredis.UniversalClient, opts Options) (*Store, error) {
 		now:      opts.Now,
 		cursor:   "0-0",
 		done:     make(chan struct{}),
+		reader:   make(chan struct{}, 1),
 	}
 	if s.prefix == "" {
 		s.prefix = DefaultPrefix
@@ -524,6 +530,14 @@ func (s *Store) takeOver(ctx context.Context) (*tasks.Claim, bool, error) {
 // read waits, for a short while, for an entry no consumer has had and
 // holds it; it returns no claim and no error when none came.
 func (s *Store) read(ctx context.Context) (*tasks.Claim, error) {
+	select {
+	case s.reader <- struct{}{}:
+		defer func() { <-s.reader }()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-s.done:
+		return nil, tasks.ErrClosed
+	}
 	block := min(maxBlock, s.lease/2)
 	if d, ok := ctx.Deadline(); ok {
 		block = max(min(block, time.Until(d)), time.Millisecond)
