@@ -15,8 +15,8 @@ import (
 
 	"github.com/flowserve/flowserve/actions"
 	"github.com/flowserve/flowserve/flow"
-	"github.com/flowserve/flowserve/serve"
 	"github.com/flowserve/flowserve/replies/redis/redistest"
+	"github.com/flowserve/flowserve/serve"
 	"github.com/flowserve/flowserve/tasks"
 	taskredis "github.com/flowserve/flowserve/tasks/redis"
 )
