@@ -108,6 +108,11 @@ func (s *RoundStats) stepFailed() {
 	}
 }
 
+// DefaultRoundBudget is the round budget servers and lint use when not
+// told otherwise: the TypeScript and go-sdk clients stop after 10 multi
+// round-trip rounds, so the 10th must not ask again.
+const DefaultRoundBudget = 9
+
 // Detach says when a round hands the run over to a task (see
 // Request.Detach).
 type Detach struct {

@@ -115,6 +115,9 @@ func check(c *Case, o *outcome, fail func(dsl.Pos, Failure)) {
 	if x.Asks != nil && !equalStrings(x.Asks.Items, o.asks) {
 		fail(x.Asks.Pos, Failure{Message: "asks: the questions asked differ", Want: listText(x.Asks.Items), Got: listText(o.asks)})
 	}
+	if x.Statuses != nil && !equalStrings(x.Statuses.Items, o.statuses) {
+		fail(x.Statuses.Pos, Failure{Message: "statuses: the task statuses differ", Want: listText(x.Statuses.Items), Got: listText(o.statuses)})
+	}
 	for _, id := range sortedKeys(x.AskMessages) {
 		l := x.AskMessages[id]
 		msgs := o.msgs[id]

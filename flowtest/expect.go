@@ -50,7 +50,7 @@ func (d *decoder) expect(k, n *yaml.Node, x *Expect) {
 			if b, ok := d.yr.Bool(e.Value, e.Name); ok {
 				x.IsError = &BoolExp{Pos: pos, Value: b}
 			}
-		case "path", "not_visits", "asks":
+		case "path", "not_visits", "asks", "statuses":
 			l := d.list(e.Key, e.Value, e.Name)
 			switch e.Name {
 			case "path":
@@ -59,6 +59,8 @@ func (d *decoder) expect(k, n *yaml.Node, x *Expect) {
 				x.NotVisits = l
 			case "asks":
 				x.Asks = l
+			case "statuses":
+				x.Statuses = l
 			}
 		case "visits":
 			x.Visits = d.visits(e)

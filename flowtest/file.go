@@ -54,7 +54,10 @@ type Case struct {
 // Client is the capabilities and identity a case's client declares.
 type Client struct {
 	Form, URL, Sampling, Roots bool
-	Name, Version, Protocol    string
+	// Tasks declares the tasks extension: the case runs as a task where a
+	// 2026-07-28 server would make the call one.
+	Tasks                   bool
+	Name, Version, Protocol string
 }
 
 // Answers are the answers a case gives one question.
@@ -97,8 +100,12 @@ type Expect struct {
 	Visits             []ListExp
 	NotVisits          *ListExp
 	Asks               *ListExp
-	AskMessages        map[string]*ListExp
-	StepInputs         map[string]*ValueExp
+	// Statuses are the task statuses the call goes through, in order,
+	// without repeats (working, input_required, completed, failed); empty
+	// when the call never becomes a task.
+	Statuses    *ListExp
+	AskMessages map[string]*ListExp
+	StepInputs  map[string]*ValueExp
 	// Messages and Description are a prompt flow's: Messages holds a list
 	// of {role, content} mappings ({role, text} written short).
 	Messages    *ValueExp
@@ -134,10 +141,10 @@ type ListExp struct {
 var (
 	fileKeys   = []string{"flow", "vars", "secrets", "tests"}
 	caseKeys   = []string{"name", "skip", "args", "client", "vars", "secrets", "answers", "mocks", "expect"}
-	clientKeys = []string{"form", "url", "sampling", "roots", "name", "version", "protocol"}
+	clientKeys = []string{"form", "url", "sampling", "roots", "tasks", "name", "version", "protocol"}
 	answerKeys = []string{"action", "content", "text", "model", "stop_reason", "roots"}
 	expectKeys = []string{"text", "text_contains", "structured", "structured_contains", "is_error", "error",
-		"path", "visits", "not_visits", "asks", "ask_messages", "step_inputs", "messages", "description"}
+		"path", "visits", "not_visits", "asks", "statuses", "ask_messages", "step_inputs", "messages", "description"}
 )
 
 // ReadFile reads and parses a test file. Problems are returned as
@@ -329,6 +336,10 @@ func (d *decoder) client(n *yaml.Node, c *Client) {
 		case "roots":
 			if b, ok := d.yr.Bool(e.Value, "client.roots"); ok {
 				c.Roots = b
+			}
+		case "tasks":
+			if b, ok := d.yr.Bool(e.Value, "client.tasks"); ok {
+				c.Tasks = b
 			}
 		case "name":
 			c.Name, _ = d.yr.String(e.Value, "client.name")

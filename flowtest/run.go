@@ -480,7 +480,44 @@ type outcome struct {
 	msgs   map[string][]string
 	inputs map[string]map[string]any // the last input of each step that ran
 	rounds int
+	// statuses are the task statuses the call went through, without
+	// repeats; nil when it never became a task.
+	statuses []string
 }
+
+// status records that the case's task entered status s.
+func (o *outcome) status(s string) {
+	if n := len(o.statuses); n == 0 || o.statuses[n-1] != s {
+		o.statuses = append(o.statuses, s)
+	}
+}
+
+// taskStart says how a case's call starts, as a 2026-07-28 server decides
+// it (serve/tasks.go): as a task from the start (a task: required flow
+// and a client with tasks), refused (the same flow and a client without),
+// or as a call that may detach into a task (Detach set).
+func taskStart(p *flow.Program, c *Case) (inTask bool, detach *flow.Detach, err error) {
+	if p.IsPrompt() {
+		return false, nil, nil
+	}
+	switch mode := p.File().TaskMode(); {
+	case mode == dsl.TaskRequired && !c.Client.Tasks:
+		return false, nil, fmt.Errorf("the %s tool runs only as a task: a client without the tasks extension gets JSON-RPC -32021 (give the case client: {tasks: true})", p.Name())
+	case mode == dsl.TaskRequired:
+		return true, nil, nil
+	case mode == dsl.TaskAuto && c.Client.Tasks:
+		return false, &flow.Detach{Rounds: flow.DefaultRoundBudget, TTL: time.Hour}, nil
+	}
+	return false, nil, nil
+}
+
+// The task statuses a case reports (expect.statuses), as tasks/get does.
+const (
+	statusWorking       = "working"
+	statusInputRequired = "input_required"
+	statusCompleted     = "completed"
+	statusFailed        = "failed"
+)
 
 // runCase runs one case through the engine round by round.
 func runCase(ctx context.Context, engine *flow.Engine, p *flow.Program, c *Case, cov *Coverage) *CaseReport {
@@ -515,16 +552,24 @@ func runCase(ctx context.Context, engine *flow.Engine, p *flow.Program, c *Case,
 	}
 	client := flow.Client{Name: c.Client.Name, Version: c.Client.Version, Protocol: c.Client.Protocol,
 		Form: c.Client.Form, URL: c.Client.URL, Sampling: c.Client.Sampling, Roots: c.Client.Roots}
-	req := &flow.Request{Arguments: c.Args, Client: client, Mock: mock}
-	stopped := false
+	inTask, detach, refused := taskStart(p, c)
+	if inTask {
+		o.status(statusWorking)
+	}
+	req := &flow.Request{Arguments: c.Args, Client: client, Mock: mock, Detach: detach}
+	stopped := refused != nil
+	o.err = refused
 rounds:
-	for {
+	for !stopped {
 		if o.rounds >= maxRounds {
 			fail(c.Pos, Failure{Message: fmt.Sprintf("the call did not end after %d rounds", maxRounds)})
 			stopped = true
 			break
 		}
 		o.rounds++
+		if inTask {
+			o.status(statusWorking)
+		}
 		res, err := engine.Run(ctx, p, req)
 		if err != nil {
 			var re *flow.RunError
@@ -535,15 +580,37 @@ rounds:
 			} else {
 				o.err = err
 			}
+			if inTask && o.err != nil {
+				o.status(statusFailed)
+			} else if inTask {
+				o.status(statusCompleted)
+			}
 			break
 		}
 		o.trace = res.Trace
 		for _, name := range res.Trace {
 			cov.visit(name)
 		}
+		if d := res.Detached; d != nil {
+			// The call becomes a task: its rounds go on without a client
+			// round trip, the questions arrive through tasks/update.
+			inTask, detach = true, nil
+			if d.Input == nil {
+				o.status(statusWorking)
+				req = &flow.Request{Arguments: c.Args, State: d.State, Client: client, Mock: mock}
+				continue
+			}
+			res.Input = d.Input
+		}
 		if res.Complete != nil || res.Prompt != nil {
 			o.result, o.prompt = res.Complete, res.Prompt
+			if inTask {
+				o.status(statusCompleted)
+			}
 			break
+		}
+		if inTask {
+			o.status(statusInputRequired)
 		}
 		responses := map[string]json.RawMessage{}
 		for _, id := range sortedKeys(res.Input.Requests) {
@@ -574,7 +641,7 @@ rounds:
 			stopped = true
 			break rounds
 		}
-		req = &flow.Request{Arguments: c.Args, State: res.Input.State, Responses: responses, Client: client, Mock: mock}
+		req = &flow.Request{Arguments: c.Args, State: res.Input.State, Responses: responses, Client: client, Mock: mock, Detach: detach}
 	}
 	cr.Rounds = o.rounds
 	cr.Path = namedOnly(o.trace)

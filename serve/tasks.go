@@ -36,10 +36,8 @@ const (
 	DefaultTaskTTL = 24 * time.Hour
 	// DefaultPollInterval is Options.PollInterval when it is zero.
 	DefaultPollInterval = 500 * time.Millisecond
-	// DefaultMaxRounds is Options.MaxRounds when it is zero: the
-	// TypeScript and go-sdk clients stop after 10 multi round-trip
-	// rounds, so the 10th must not ask again.
-	DefaultMaxRounds = 9
+	// DefaultMaxRounds is Options.MaxRounds when it is zero.
+	DefaultMaxRounds = flow.DefaultRoundBudget
 	// DefaultTaskWorkers is Options.TaskWorkers when it is zero.
 	DefaultTaskWorkers = 64
 )
