@@ -96,12 +96,12 @@ func Run(ctx context.Context, p *flow.Program, cfg Config) (*flow.Result, error)
 		engine = e
 	}
 	out := cfg.Out
-	onStep := func(node, action string, _ int, done bool) {
-		if done {
-			fmt.Fprintf(out, "· ran step %s (%s)\n", node, action)
-		}
-	}
+	tr := &taskReporter{out: out, p: p}
+	onStep := tr.onStep
 	req := &flow.Request{Arguments: cfg.Arguments, Client: cfg.Client, OnStep: onStep}
+	inTask, detach := tr.start()
+	req.Detach = detach
+	defer tr.stop()
 	previous := map[string]*Answer{}
 	for {
 		res, err := engine.Run(ctx, p, req)
@@ -111,8 +111,23 @@ func Run(ctx context.Context, p *flow.Program, cfg Config) (*flow.Result, error)
 			}
 			return nil, err
 		}
+		if d := res.Detached; d != nil {
+			inTask, detach = true, nil
+			tr.status("working", fmt.Sprintf("the call goes on as a task (%s)", tr.why(d)))
+			if d.Input == nil {
+				req = &flow.Request{Arguments: cfg.Arguments, State: d.State, Client: cfg.Client, OnStep: onStep}
+				continue
+			}
+			res.Input = d.Input
+		}
 		if res.Input == nil {
+			if inTask {
+				tr.status("completed", "")
+			}
 			return res, nil
+		}
+		if inTask {
+			tr.status("input_required", "")
 		}
 		ids := make([]string, 0, len(res.Input.Requests))
 		for id := range res.Input.Requests {
@@ -155,6 +170,10 @@ func Run(ctx context.Context, p *flow.Program, cfg Config) (*flow.Result, error)
 			Responses: responses,
 			Client:    cfg.Client,
 			OnStep:    onStep,
+			Detach:    detach,
+		}
+		if inTask {
+			tr.status("working", "")
 		}
 	}
 }
