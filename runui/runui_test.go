@@ -606,3 +606,29 @@ nodes:
 		t.Errorf("printed %q, want %q", b.String(), want)
 	}
 }
+
+func TestRunTaskStatuses(t *testing.T) {
+	src := `
+name: report
+description: builds a report after a question
+nodes:
+  - id: go
+    ask: Build it?
+    form:
+      ok: {type: boolean}
+  - id: build
+    step: time.now
+    long: true
+  - return: "built"
+`
+	script, err := runui.ParseAnswers("answers.yaml", []byte("go: {action: accept, content: {ok: true}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out syncBuilder
+	res, err := runui.Run(t.Context(), compile(t, src), runui.Config{Client: allClients, Answerer: script, Out: &out})
+	if err != nil || resultText(res.Complete) != "built" {
+		t.Fatalf("run: %v, %v\n%s", res, err, out.String())
+	}
+	checkInOrder(t, out.String(), []string{"? [go] Build it?", "· task working: the call goes on as a task (step build is long)", "· ran step build", "· task completed"})
+}
