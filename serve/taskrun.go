@@ -100,8 +100,9 @@ func (s *Server) advance(c *tasks.Claim) {
 		c.Release()
 		return
 	case err != nil:
-		// Not released: the store takes the claim over when it can.
-		s.log.Error("cannot take a task from the run store", "task", c.ID, "err", err)
+		s.log.Error("cannot take a task from the run store; trying again later", "task", c.ID, "err", err)
+		c.Release()
+		s.redispatch(c.ID)
 		return
 	}
 	if c.Takeover {
@@ -130,8 +131,39 @@ func (s *Server) advance(c *tasks.Claim) {
 		// tasks/cancel stopped the round; the task is settled already.
 		c.Release()
 		return
+	case errors.As(err, new(*checkpointError)):
+		// The store failed mid-round: the round's outcome is not the
+		// task's. It runs again, from its last stored state, once the
+		// store answers.
+		s.log.Error("cannot checkpoint a task; running its round again later", "task", t.ID, "tool", t.Tool, "err", err)
+		c.Release()
+		s.redispatch(t.ID)
+		return
 	}
 	s.settle(c, t, r)
+}
+
+// checkpointError is a checkpoint the run store could not keep.
+type checkpointError struct{ err error }
+
+func (e *checkpointError) Error() string { return "store the task's checkpoint: " + e.err.Error() }
+func (e *checkpointError) Unwrap() error { return e.err }
+
+// redispatch hands task id to a worker again after a pause, until the
+// store takes the dispatch or the server closes.
+func (s *Server) redispatch(id string) {
+	go func() {
+		for wait := time.Second; ; wait = min(2*wait, time.Minute) {
+			select {
+			case <-s.work.claims.Done():
+				return
+			case <-time.After(wait):
+			}
+			if err := s.tasks.Dispatch(s.work.claims, id); err == nil {
+				return
+			}
+		}
+	}()
 }
 
 // runTaskRound runs the round of task t on p, with its answers; each step
@@ -170,6 +202,9 @@ func (s *Server) runTaskRound(ctx context.Context, c *tasks.Claim, t *tasks.Task
 				t.State, t.Updated = state, s.engine.Now()
 				return nil
 			})
+			if err != nil && !errors.Is(err, errTaskEnded) && !errors.Is(err, tasks.ErrNotOwner) {
+				return &checkpointError{err}
+			}
 			return err
 		},
 	}
@@ -180,7 +215,7 @@ func (s *Server) runTaskRound(ctx context.Context, c *tasks.Claim, t *tasks.Task
 		r = reply{rpcErr: &jsonrpc.Error{Code: codeInternalError, Message: "the round ended with no result"}}
 	}
 	rd.end(r.res, r.rpcErr, r.cause(err))
-	if errors.Is(err, errTaskEnded) || errors.Is(err, tasks.ErrNotOwner) {
+	if errors.Is(err, errTaskEnded) || errors.Is(err, tasks.ErrNotOwner) || errors.As(err, new(*checkpointError)) {
 		return r, err
 	}
 	return r, nil

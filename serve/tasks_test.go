@@ -3,10 +3,12 @@ package serve_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -430,5 +432,34 @@ func TestTaskSurvivesRestart(t *testing.T) {
 	}
 	if n := m.GetCounter().GetValue(); n != 1 {
 		t.Errorf("takeovers counted: %v, want 1", n)
+	}
+}
+
+// failingStore is a run store whose Updates fail while failing is set.
+type failingStore struct {
+	tasks.Store
+	failing atomic.Bool
+}
+
+func (f *failingStore) Update(ctx context.Context, id string, fn func(*tasks.Task) error) (*tasks.Task, error) {
+	if f.failing.Load() {
+		return nil, errors.New("the store is down")
+	}
+	return f.Store.Update(ctx, id, fn)
+}
+
+// TestTaskStoreOutage: a store that fails while a task's round runs does
+// not end the task: its round runs again once the store is back.
+func TestTaskStoreOutage(t *testing.T) {
+	ctx := testCtx(t)
+	store := &failingStore{Store: tasks.NewMemory(nil)}
+	_, url := taskServer(t, store)
+	task := taskCall(t, ctx, url, "slow_compute", map[string]any{"seconds": 0.3, "label": "outage"})
+	store.failing.Store(true)
+	time.Sleep(600 * time.Millisecond) // the step ends, its checkpoint fails
+	store.failing.Store(false)
+	done := waitTask(t, ctx, url, task.TaskID, terminal)
+	if done.Status != "completed" || !strings.Contains(done.Result.text(), "Computed outage") {
+		t.Fatalf("after the outage: %+v", done)
 	}
 }
