@@ -1,6 +1,11 @@
 package flow
 
-import "fmt"
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/flowserve/flowserve/internal/jsonx"
+)
 
 // The shapes of the answers a client sends: an elicitation result, a
 // sampling result, a roots list. Each is checked before anything of it is
@@ -97,4 +102,27 @@ func parseRoots(key string, v any) ([]any, error) {
 		out = append(out, root)
 	}
 	return out, nil
+}
+
+// CheckResponse checks that raw, the answer under key to a question asked
+// with the JSON-RPC method (elicitation/create, sampling/createMessage or
+// roots/list), has the shape of that method's result, as a round taking
+// it would: a *ResponseError says what is wrong. Whether an accepted
+// form's content is valid is for the round to judge (the question is asked
+// again with the reason). The run store checks answers with it when they
+// arrive, in tasks/update, before keeping them.
+func CheckResponse(key, method string, raw json.RawMessage) error {
+	v, err := jsonx.Parse(raw)
+	if err != nil {
+		return &ResponseError{Key: key, Reason: "it is not valid JSON"}
+	}
+	switch method {
+	case "sampling/createMessage":
+		_, err = parseSampling(key, v)
+	case "roots/list":
+		_, err = parseRoots(key, v)
+	default:
+		_, _, err = parseElicitResult(key, v)
+	}
+	return err
 }

@@ -237,6 +237,9 @@ type ack struct {
 // last outstanding request is answered, the task goes back to working
 // and to a worker.
 func (s *Server) updateTask(ctx context.Context, id, principal string, responses map[string]json.RawMessage) (any, *jsonrpc.Error) {
+	if normal, err := leanResponses(responses); err == nil {
+		responses = normal // as the call's answers reach the engine
+	}
 	resume := false
 	t, err := s.tasks.Update(ctx, id, func(t *tasks.Task) error {
 		resume = false
@@ -245,6 +248,18 @@ func (s *Server) updateTask(ctx context.Context, id, principal string, responses
 		}
 		if t.Status != tasks.InputRequired {
 			return nil
+		}
+		for key, answer := range responses {
+			if _, ok := t.Questions[key]; !ok {
+				continue
+			}
+			var req struct {
+				Method string `json:"method"`
+			}
+			json.Unmarshal(t.Requests[key], &req)
+			if err := flow.CheckResponse(key, req.Method, answer); err != nil {
+				return err // nothing of the update is kept
+			}
 		}
 		for key, answer := range responses {
 			q, ok := t.Questions[key]
@@ -265,6 +280,10 @@ func (s *Server) updateTask(ctx context.Context, id, principal string, responses
 		}
 		return nil
 	})
+	var re *flow.ResponseError
+	if errors.As(err, &re) {
+		return nil, invalidParamsError(re.Error())
+	}
 	if rpcErr := s.taskLookupError(id, principal, t, err); rpcErr != nil {
 		return nil, rpcErr
 	}

@@ -199,6 +199,16 @@ func TestTaskInputAndPartialUpdate(t *testing.T) {
 			t.Fatalf("update ack: %v", ack)
 		}
 	}
+	// A malformed answer to a known key refuses the whole update, and
+	// keeps nothing of it.
+	bad := taskRequest(t, ctx, url, "tasks/update", task.TaskID, tasksCaps, map[string]any{"inputResponses": map[string]any{
+		keys[0]: answer, keys[1]: map[string]any{"action": "maybe"}}})
+	if e := bad.rpcErr(t); e.Code != -32602 || !strings.Contains(e.Message, keys[1]) || !strings.Contains(e.Message, "accept, decline or cancel") {
+		t.Fatalf("malformed answer: %+v", e)
+	}
+	if still := getTask(t, ctx, url, task.TaskID); len(still.InputRequests) != 2 {
+		t.Fatalf("a refused update kept answers: %+v", still)
+	}
 	update(map[string]any{keys[0]: answer, "unknown-key": map[string]any{"ignored": true}})
 	mid := getTask(t, ctx, url, task.TaskID)
 	if _, still := mid.InputRequests[keys[0]]; mid.Status != "input_required" || still || mid.InputRequests[keys[1]] == nil {
