@@ -35,17 +35,11 @@ type Program struct {
 	nodes  []*cnode
 	input  *schemas.Schema
 	output *schemas.Schema
+	long   bool // some step is `long: true`
 }
 
 // HasLongSteps reports whether the flow has a `long: true` step.
-func (p *Program) HasLongSteps() bool {
-	for _, cn := range p.nodes {
-		if cn.long {
-			return true
-		}
-	}
-	return false
-}
+func (p *Program) HasLongSteps() bool { return p.long }
 
 // File returns the parsed flow the program was compiled from.
 func (p *Program) File() *dsl.File { return p.file }
@@ -240,7 +234,9 @@ func (c *compiler) compile(reg *actions.Registry, env Env) (*Program, error) {
 	// Successors come from the one CFG lint and graph use too.
 	c.cfg = dsl.BuildCFG(f)
 	for i, n := range f.Nodes {
-		p.nodes = append(p.nodes, c.node(n, i, reg))
+		cn := c.node(n, i, reg)
+		p.nodes = append(p.nodes, cn)
+		p.long = p.long || cn.long
 	}
 	return p, nil
 }

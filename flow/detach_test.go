@@ -119,3 +119,27 @@ func TestCheckpointErrorEndsRound(t *testing.T) {
 type errTest string
 
 func (e errTest) Error() string { return string(e) }
+
+func TestStartTask(t *testing.T) {
+	flowWith := func(task string) *testProgram {
+		return compile(t, "t.yaml", "description: d\n"+task+"nodes:\n  - return: ok\n", testOptions{})
+	}
+	tests := []struct {
+		task   string
+		tasks  bool
+		start  TaskStart
+		detach bool
+	}{
+		{"", false, StartCall, false},
+		{"", true, StartCall, true},
+		{"task: never\n", true, StartCall, false},
+		{"task: required\n", true, StartTask, false},
+		{"task: required\n", false, StartRefused, false},
+	}
+	for _, tc := range tests {
+		start, d := flowWith(tc.task).StartTask(tc.tasks, 9, time.Hour)
+		if start != tc.start || (d != nil) != tc.detach || (d != nil && (d.Rounds != 9 || d.TTL != time.Hour)) {
+			t.Errorf("%q with tasks %v: %v, %+v", tc.task, tc.tasks, start, d)
+		}
+	}
+}

@@ -309,3 +309,40 @@ func failResult(node, msg string) *ToolResult {
 	res.Failure = &Failure{Node: node, Message: msg}
 	return res
 }
+
+// TaskStart is how a call of a program starts: see Program.StartTask.
+type TaskStart int
+
+// The ways a call starts.
+const (
+	// StartCall: the call runs round by round; it may still detach into
+	// a task (Detach).
+	StartCall TaskStart = iota
+	// StartTask: the call is a task from the start (task: required, a
+	// client with tasks).
+	StartTask
+	// StartRefused: the flow runs only as a task and the client has no
+	// tasks.
+	StartRefused
+)
+
+// StartTask is the one rule for how a call of p starts, for a client that
+// declared the tasks extension (tasks) or not: a task: required flow is a
+// task from the start, or refused without tasks; a task: auto flow called
+// by a client with tasks runs with a Detach of the round budget rounds
+// and a task lifetime of ttl; anything else (task: never, prompts) is a
+// plain call. Servers, flowserve test and flowserve run decide with it.
+func (p *Program) StartTask(tasks bool, rounds int, ttl time.Duration) (TaskStart, *Detach) {
+	if p.IsPrompt() {
+		return StartCall, nil
+	}
+	switch mode := p.file.TaskMode(); {
+	case mode == dsl.TaskRequired && !tasks:
+		return StartRefused, nil
+	case mode == dsl.TaskRequired:
+		return StartTask, nil
+	case mode == dsl.TaskAuto && tasks:
+		return StartCall, &Detach{Rounds: rounds, TTL: ttl}
+	}
+	return StartCall, nil
+}

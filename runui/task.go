@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
 )
 
@@ -27,17 +26,12 @@ type taskReporter struct {
 // start says how the call starts: as a task at once (task: required), or
 // as a call that may become one (the Detach to run its rounds with).
 func (t *taskReporter) start() (inTask bool, detach *flow.Detach) {
-	if t.p.IsPrompt() {
-		return false, nil
-	}
-	switch t.p.File().TaskMode() {
-	case dsl.TaskRequired:
+	start, detach := t.p.StartTask(true, flow.DefaultRoundBudget, time.Hour)
+	if start == flow.StartTask {
 		t.status("working", "the tool runs only as a task")
 		return true, nil
-	case dsl.TaskAuto:
-		return false, &flow.Detach{Rounds: flow.DefaultRoundBudget, TTL: time.Hour}
 	}
-	return false, nil
+	return false, detach
 }
 
 // why says why a round detached.

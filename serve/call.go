@@ -42,7 +42,8 @@ func modernVersion(meta mcp.Meta) string {
 	return ""
 }
 
-func invalidParams(msg string) error {
+// invalidParams is the -32602 error saying msg.
+func invalidParams(msg string) *jsonrpc.Error {
 	return &jsonrpc.Error{Code: codeInvalidParams, Message: msg}
 }
 

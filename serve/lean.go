@@ -18,7 +18,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/flowserve/flowserve/actions"
-	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/internal/jsonx"
 )
@@ -256,17 +255,17 @@ func (s *Server) callLean(w http.ResponseWriter, r *http.Request, req *leanReque
 		sse = &sseWriter{w: w}
 		fr.OnStep = s.progressHook(token, sse.notify)
 	}
-	switch mode := taskMode(p); {
-	case mode == dsl.TaskRequired && !req.client.Tasks:
+	start, detach := p.StartTask(req.client.Tasks, s.opts.MaxRounds, s.opts.TaskTTL)
+	switch start {
+	case flow.StartRefused:
 		writeRPCError(w, http.StatusBadRequest, req.ID, missingTasks(fmt.Sprintf(
 			"the %s tool runs only as a task: the request must declare the %s extension", p.Name(), tasksExtension)))
 		return
-	case mode == dsl.TaskRequired:
+	case flow.StartTask:
 		s.writeNewTask(w, sse, req.ID, ctx, p, fr, nil)
 		return
-	case mode == dsl.TaskAuto && req.client.Tasks:
-		fr.Detach = &flow.Detach{Rounds: s.opts.MaxRounds, TTL: s.opts.TaskTTL}
 	}
+	fr.Detach = detach
 	res, rpcErr, err := s.modernRound(ctx, p, fr, s.callerOf(r.Header))
 	if err == nil && rpcErr == nil && res.Detached != nil {
 		s.writeNewTask(w, sse, req.ID, ctx, p, fr, res.Detached)

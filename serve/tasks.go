@@ -119,7 +119,7 @@ func (s *Server) serveTasks(w http.ResponseWriter, r *http.Request, body []byte)
 	case !client.Tasks:
 		err = missingTasks(fmt.Sprintf("%s needs the %s extension, which this request does not declare", req.Method, tasksExtension))
 	case req.Params.TaskID == nil || *req.Params.TaskID == "":
-		err = invalidParamsError("params.taskId is required")
+		err = invalidParams("params.taskId is required")
 	default:
 		result, err = s.taskMethod(r.Context(), principalFromHeader(r.Header), &req)
 	}
@@ -148,7 +148,7 @@ func (s *Server) checkTasksHeaders(h http.Header, req *tasksRequest) *jsonrpc.Er
 	mv := metaString(req.Params.Meta[metaProtocolVersion])
 	switch {
 	case mv == "":
-		return invalidParamsError(fmt.Sprintf("missing or invalid _meta field %q", metaProtocolVersion))
+		return invalidParams(fmt.Sprintf("missing or invalid _meta field %q", metaProtocolVersion))
 	case hv != mv:
 		return &jsonrpc.Error{Code: codeHeaderMismatch,
 			Message: fmt.Sprintf("Mcp-Protocol-Version header %q does not match request %s %q", hv, metaProtocolVersion, mv)}
@@ -180,14 +180,10 @@ func (s *Server) checkTasksHeaders(h http.Header, req *tasksRequest) *jsonrpc.Er
 	return nil
 }
 
-func invalidParamsError(msg string) *jsonrpc.Error {
-	return &jsonrpc.Error{Code: codeInvalidParams, Message: msg}
-}
-
 // errUnknownTask answers a task id that does not exist, has expired, or
 // belongs to another caller: the three are not told apart.
 func errUnknownTask(id string) *jsonrpc.Error {
-	return invalidParamsError(fmt.Sprintf("unknown task %q", id))
+	return invalidParams(fmt.Sprintf("unknown task %q", id))
 }
 
 // taskMethod runs tasks/get, tasks/update or tasks/cancel for the caller
@@ -282,7 +278,7 @@ func (s *Server) updateTask(ctx context.Context, id, principal string, responses
 	})
 	var re *flow.ResponseError
 	if errors.As(err, &re) {
-		return nil, invalidParamsError(re.Error())
+		return nil, invalidParams(re.Error())
 	}
 	if rpcErr := s.taskLookupError(id, principal, t, err); rpcErr != nil {
 		return nil, rpcErr

@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -150,7 +151,7 @@ func (b *Bolt) recoverClaimed(tx *bolt.Tx) ([]string, error) {
 			return nil, err
 		}
 	}
-	slices.SortFunc(found, func(a, b claimed) int { return cmpUint64(a.seq, b.seq) })
+	slices.SortFunc(found, func(a, b claimed) int { return cmp.Compare(a.seq, b.seq) })
 	ids := make([]string, len(found))
 	for i, c := range found {
 		ids[i] = c.id
@@ -184,16 +185,6 @@ func (b *Bolt) recoverQueued(tx *bolt.Tx) ([]string, error) {
 		}
 	}
 	return ids, nil
-}
-
-func cmpUint64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // sweep drops the expired tasks. A task that does not decode stays, for

@@ -22,22 +22,7 @@ import (
 
 var _ flow.ReplyStore = (*redis.Store)(nil)
 
-// quiet drops go-redis's own log lines (failed dials to the dead servers
-// these tests use on purpose).
-type quiet struct{}
-
-func (quiet) Printf(context.Context, string, ...any) {}
-
-func init() { goredis.SetLogger(quiet{}) }
-
-// rawClient returns a go-redis client on srv, for looking at what the
-// store wrote.
-func rawClient(t *testing.T, srv *redistest.Server) *goredis.Client {
-	t.Helper()
-	c := goredis.NewClient(&goredis.Options{Addr: srv.Addr})
-	t.Cleanup(func() { c.Close() })
-	return c
-}
+func init() { redistest.Quiet() }
 
 // deadAddr returns a loopback address nothing listens on.
 func deadAddr(t *testing.T) string {
@@ -55,7 +40,7 @@ func deadAddr(t *testing.T) string {
 // key>", the value as given, and a PX expiry of the ttl.
 func TestKeysAndExpiry(t *testing.T) {
 	srv := redistest.Start(t)
-	raw := rawClient(t, srv)
+	raw := srv.Client(t)
 	ctx := context.Background()
 	var key [32]byte
 	for i := range key {
@@ -104,7 +89,7 @@ func TestKeysAndExpiry(t *testing.T) {
 // server do not see each other's replies.
 func TestPrefixesSeparate(t *testing.T) {
 	srv := redistest.Start(t)
-	raw := rawClient(t, srv)
+	raw := srv.Client(t)
 	ctx := context.Background()
 	a, b := redis.New(raw, "a:"), redis.New(raw, "b:")
 	key := [32]byte{7}
@@ -170,7 +155,7 @@ func TestOpen(t *testing.T) {
 // TestCloseLeavesClient checks that Close closes only a client Open made.
 func TestCloseLeavesClient(t *testing.T) {
 	srv := redistest.Start(t)
-	raw := rawClient(t, srv)
+	raw := srv.Client(t)
 	ctx := context.Background()
 	if err := redis.New(raw, "x:").Close(); err != nil {
 		t.Fatal(err)
@@ -348,7 +333,7 @@ func resultText(r *flow.Result) string {
 // does not run again. The stored reply expires with the state.
 func TestEngineSharesReplies(t *testing.T) {
 	srv := redistest.Start(t)
-	raw := rawClient(t, srv)
+	raw := srv.Client(t)
 	eff := &effects{}
 	store := redis.New(raw, "engine:")
 	reg, codec := eff.registry(t), testCodec(t)
@@ -392,7 +377,7 @@ func TestEngineSharesReplies(t *testing.T) {
 // instead of taking every multi-round flow down.
 func TestEngineStoreFailures(t *testing.T) {
 	srv := redistest.Start(t)
-	raw := rawClient(t, srv)
+	raw := srv.Client(t)
 	ctx := context.Background()
 	if err := raw.Do(ctx, "acl", "setuser", "reader", "on", ">pw", "~*", "+get", "+ping", "+hello", "+client").Err(); err != nil {
 		t.Fatalf("create a read-only Redis user: %v", err)

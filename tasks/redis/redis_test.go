@@ -23,22 +23,7 @@ var _ tasks.Store = (*redis.Store)(nil)
 // wait bounds how long a test waits for the store to do something.
 const wait = 30 * time.Second
 
-// quiet drops go-redis's own log lines (failed dials to the dead server
-// one test uses on purpose).
-type quiet struct{}
-
-func (quiet) Printf(context.Context, string, ...any) {}
-
-func init() { goredis.SetLogger(quiet{}) }
-
-// rawClient returns a go-redis client on srv, for the stores to share and
-// for looking at what they wrote.
-func rawClient(t *testing.T, srv *redistest.Server) *goredis.Client {
-	t.Helper()
-	c := goredis.NewClient(&goredis.Options{Addr: srv.Addr})
-	t.Cleanup(func() { c.Close() })
-	return c
-}
+func init() { redistest.Quiet() }
 
 // newStore returns a store on client and closes it when the test ends.
 func newStore(t *testing.T, client goredis.UniversalClient, opts redis.Options) *redis.Store {
@@ -56,7 +41,7 @@ func newStore(t *testing.T, client goredis.UniversalClient, opts redis.Options) 
 // client, each store under a prefix of its own.
 func TestStore(t *testing.T) {
 	srv := redistest.Start(t)
-	shared := rawClient(t, srv)
+	shared := srv.Client(t)
 	n := 0
 	prefix := func() string {
 		n++
@@ -133,7 +118,7 @@ func checkEmpty(t *testing.T, raw *goredis.Client, s *redis.Store) {
 // and that the old claim can no longer write.
 func TestTakeover(t *testing.T) {
 	ctx := context.Background()
-	raw := rawClient(t, redistest.Start(t))
+	raw := redistest.Start(t).Client(t)
 	opts := func(consumer string) redis.Options {
 		return redis.Options{Prefix: "takeover:", Consumer: consumer, Lease: 300 * time.Millisecond}
 	}
@@ -182,7 +167,7 @@ func TestTakeover(t *testing.T) {
 // over by another instance that is claiming all along.
 func TestKeepAlive(t *testing.T) {
 	const lease = time.Second
-	raw := rawClient(t, redistest.Start(t))
+	raw := redistest.Start(t).Client(t)
 	opts := func(consumer string) redis.Options {
 		return redis.Options{Prefix: "keepalive:", Consumer: consumer, Lease: lease}
 	}
@@ -214,7 +199,7 @@ func TestKeepAlive(t *testing.T) {
 // TestTakeoverOfGoneTask checks that an entry to take over whose task is
 // gone is acknowledged and skipped, not handed to a worker.
 func TestTakeoverOfGoneTask(t *testing.T) {
-	raw := rawClient(t, redistest.Start(t))
+	raw := redistest.Start(t).Client(t)
 	opts := func(consumer string) redis.Options {
 		return redis.Options{Prefix: "gone:", Consumer: consumer, Lease: 100 * time.Millisecond}
 	}
@@ -255,7 +240,7 @@ func TestTakeoverOfGoneTask(t *testing.T) {
 // renewed by Update, and nothing for a task that has expired.
 func TestKeysAndExpiry(t *testing.T) {
 	ctx := context.Background()
-	raw := rawClient(t, redistest.Start(t))
+	raw := redistest.Start(t).Client(t)
 	s := newStore(t, raw, redis.Options{})
 	now := time.Now()
 
@@ -309,7 +294,7 @@ func TestKeysAndExpiry(t *testing.T) {
 
 // TestOptions checks the defaults and the options refused.
 func TestOptions(t *testing.T) {
-	raw := rawClient(t, redistest.Start(t))
+	raw := redistest.Start(t).Client(t)
 	s := newStore(t, raw, redis.Options{})
 	host, _ := os.Hostname()
 	if c, want := s.Consumer(), fmt.Sprintf("%s-%d-", host, os.Getpid()); !strings.HasPrefix(c, want) || len(c) != len(want)+8 {

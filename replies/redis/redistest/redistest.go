@@ -11,6 +11,7 @@ package redistest
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -20,6 +21,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	goredis "github.com/redis/go-redis/v9"
 )
 
 // Install says how to get redis-server; test failures quote it.
@@ -166,3 +169,22 @@ func (s *Server) Stop() {
 		<-s.done
 	}
 }
+
+// Client returns a go-redis client on s, closed when the test ends: for
+// stores to share, and for looking at what they wrote.
+func (s *Server) Client(tb testing.TB) *goredis.Client {
+	tb.Helper()
+	c := goredis.NewClient(&goredis.Options{Addr: s.Addr})
+	tb.Cleanup(func() { c.Close() })
+	return c
+}
+
+// quiet is a go-redis logger that drops every line.
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}
+
+// Quiet silences go-redis's own log lines (the failed dials to dead
+// servers that tests make on purpose). It sets go-redis's process-wide
+// logger, so call it from a test package's init.
+func Quiet() { goredis.SetLogger(quiet{}) }
