@@ -51,8 +51,9 @@ const (
 	// TaskNever keeps every call inside the client's conversation.
 	TaskNever TaskMode = "never"
 	// TaskAuto, the default, turns a call into a task when the client
-	// declared the tasks extension and the run reaches a `long` step or
-	// would ask more rounds than the round budget.
+	// declared the tasks extension and the run reaches a `long` step or an
+	// approval (an ask with `to`), or would ask more rounds than the round
+	// budget.
 	TaskAuto TaskMode = "auto"
 	// TaskRequired runs every call as a task; clients without the
 	// extension are refused.
@@ -68,6 +69,20 @@ func (f *File) TaskMode() TaskMode {
 		return TaskAuto
 	}
 	return TaskMode(f.Task.Value)
+}
+
+// HasApprovals reports whether some ask node of the flow has `to`: is
+// answered by someone other than the caller (see Ask.Approval).
+func (f *File) HasApprovals() bool {
+	if f == nil {
+		return false
+	}
+	for n := range f.Walk() {
+		if n.Kind == KindAsk && n.Ask.Approval() {
+			return true
+		}
+	}
+	return false
 }
 
 // Walk yields every node in file order: each node of Nodes followed by
@@ -222,6 +237,41 @@ type Ask struct {
 	Validate    []*Rule
 	Retries     int // default DefaultRetries
 	Unavailable *Ref
+
+	// To is who is asked when someone other than the caller must answer
+	// (`to:`, DESIGN §12): a template rendered when the run reaches the
+	// ask, naming the person on the page flowserve serves the question on
+	// and in its notification. An ask with To is an approval (see
+	// Approval). Nil when absent.
+	To *Template
+	// Notify is where flowserve announces an approval's link (`notify:`);
+	// nil when absent.
+	Notify *Notify
+	// Timeout is how long an approval waits for its answer (`timeout:`);
+	// 0 when absent: as long as the run lives. TimeoutPos is the position
+	// of the timeout key; zero when absent.
+	Timeout    time.Duration
+	TimeoutPos Pos
+	// OnTimeout is the node the flow goes to when nobody answers before
+	// the timeout (`on_timeout:`); the ask's answer then has the action
+	// "timeout". Nil when absent.
+	OnTimeout *Ref
+}
+
+// Approval reports whether the ask is answered by someone other than the
+// caller (it has `to`): the run goes on as a task, and the question is
+// served on flowserve's own page instead of to the client. It is false
+// for a nil Ask.
+func (a *Ask) Approval() bool { return a != nil && a.To != nil }
+
+// Notify is the `notify` mapping of an approval: how flowserve tells the
+// person asked that a question waits for them.
+type Notify struct {
+	Pos Pos // the position of the mapping
+	// Webhook is the URL flowserve POSTs a JSON notification with the
+	// question's link to, a template; nil when the mapping lacks it
+	// (Parse reported it).
+	Webhook *Template
 }
 
 // Sample is the request of a sample node: sampling/createMessage params.

@@ -17,7 +17,8 @@ package dsl
 // answer is bound on each of them). return and fail nodes have no edges:
 // they end the run. A step without on_error that fails, or a question
 // without unavailable that the client cannot be asked, ends the call with
-// an error, which is no edge either.
+// an error, which is no edge either. An approval (an ask with `to`) has
+// an EdgeOnTimeout edge when it says on_timeout.
 //
 // A CFG is immutable, deterministic (edges come in the order documented
 // on Succ) and cheap: building it makes three allocations whatever the
@@ -63,10 +64,15 @@ const (
 	// `error` is bound to the failure's message, and the step's id is not
 	// bound.
 	EdgeOnError
+	// EdgeOnTimeout is an approval's `on_timeout` (an ask with `to` and a
+	// timeout), taken when nobody answered before the timeout: the ask's
+	// id is bound to an answer whose action is "timeout".
+	EdgeOnTimeout
 )
 
 // String returns the kind's name as flow files write it where they have
-// one (next, else, unavailable, on_error), else fall, case or otherwise.
+// one (next, else, unavailable, on_error, on_timeout), else fall, case or
+// otherwise.
 func (k EdgeKind) String() string {
 	switch k {
 	case EdgeFall:
@@ -83,6 +89,8 @@ func (k EdgeKind) String() string {
 		return "unavailable"
 	case EdgeOnError:
 		return "on_error"
+	case EdgeOnTimeout:
+		return "on_timeout"
 	}
 	return "unknown"
 }
@@ -102,8 +110,8 @@ type Edge struct {
 	// nil for the other kinds.
 	Cond *Expr
 	// Ref is the reference the edge was written as (next, then, else,
-	// unavailable, on_error); nil for EdgeFall, EdgeOtherwise and a case
-	// without then.
+	// unavailable, on_error, on_timeout); nil for EdgeFall, EdgeOtherwise
+	// and a case without then.
 	Ref *Ref
 }
 
@@ -143,6 +151,8 @@ func cfgEdges(nodes []*Node) int {
 		case n.Kind == KindBranch && n.Branch != nil:
 			k += len(n.Branch.Cases) + 1
 		case n.Kind == KindBranch || n.Kind == KindReturn || n.Kind == KindFail:
+		case n.Kind == KindAsk && n.Ask != nil && n.Ask.OnTimeout != nil:
+			k += 3
 		default:
 			k += 2
 		}
@@ -157,6 +167,7 @@ func (g *CFG) nodeEdges(i int, n *Node) {
 		g.onward(i, n)
 		if n.Ask != nil {
 			g.ref(i, EdgeUnavailable, n.Ask.Unavailable)
+			g.ref(i, EdgeOnTimeout, n.Ask.OnTimeout)
 		}
 	case KindAll:
 		g.onward(i, n)
@@ -242,7 +253,8 @@ func (g *CFG) Resolved() bool { return g.resolved }
 
 // Succ returns the edges out of node i (0 <= i < Len), in this order: for
 // ask, sample, roots, all, step and set nodes, the EdgeNext or EdgeFall
-// edge, then the EdgeUnavailable or EdgeOnError edge if the node has one;
+// edge, then the EdgeUnavailable or EdgeOnError edge if the node has one,
+// then an approval's EdgeOnTimeout edge if it has one;
 // for a branch, one EdgeCase per case in the order of Branch.Cases
 // (Edge.Case is 0, 1, …), then the EdgeElse or the EdgeOtherwise edge;
 // for return and fail, none. Two edges may go to the same node. The
@@ -270,7 +282,7 @@ func (g *CFG) Next(i int) int {
 // Target returns where node i's first edge of kind k goes: -1 when it has
 // none or its reference names no node. It answers flow.Compile's
 // unavailable (EdgeUnavailable), onError (EdgeOnError) and orElse
-// (EdgeElse) for a node; a branch's cases are its EdgeCase edges in Succ.
+// (EdgeElse) for a node, and an approval's on_timeout (EdgeOnTimeout); a branch's cases are its EdgeCase edges in Succ.
 func (g *CFG) Target(i int, k EdgeKind) int {
 	for _, e := range g.Succ(i) {
 		if e.Kind == k {

@@ -64,6 +64,12 @@ func TestBuildCFG(t *testing.T) {
 			"0>2 next", false},
 		{"all: group edges, questions are no nodes", "  - id: g\n    all:\n      - id: a\n        ask: A?\n" + strings.ReplaceAll(form, "    ", "        ") + "      - id: r\n        roots: {}\n    unavailable: no\n  - return: y\n  - id: no\n    fail: x\n",
 			"0>1 fall, 0>2 unavailable", false},
+		{"approval next, unavailable and on_timeout", "  - id: q\n    ask: Sure?\n    to: finance\n    timeout: 1h\n    on_timeout: late\n    unavailable: no\n    next: ok\n" + form + "  - id: no\n    fail: x\n  - id: ok\n    return: y\n  - id: late\n    fail: z\n",
+			"0>2 next, 0>1 unavailable, 0>3 on_timeout", false},
+		{"approval on_timeout to the next node", "  - id: q\n    ask: Sure?\n    to: finance\n    timeout: 2d\n    on_timeout: late\n" + form + "  - id: late\n    return: y\n",
+			"0>1 fall, 0>1 on_timeout", false},
+		{"unknown on_timeout", "  - id: q\n    ask: Sure?\n    to: finance\n    timeout: 1h\n    on_timeout: nowhere\n" + form + "  - return: y\n",
+			"0>1 fall, 0>-1 on_timeout", true},
 		{"step on_error and next", "  - id: s\n    step: text.shout\n    on_error: bad\n    next: good\n  - id: bad\n    fail: x\n  - id: good\n    return: y\n",
 			"0>2 next, 0>1 on_error", false},
 		{"step without on_error", "  - id: s\n    step: text.shout\n  - return: y\n",
@@ -160,9 +166,24 @@ nodes:
 }
 
 // TestCFGAllocs checks that building a CFG allocates a fixed number of
-// times, whatever the flow.
+// times, whatever the flow, an approval with three edges included.
 func TestCFGAllocs(t *testing.T) {
-	for _, file := range cfgFlows(t) {
+	approval := parseAny(t, `description: d
+nodes:
+  - id: q
+    ask: Sure?
+    to: finance
+    timeout: 1h
+    on_timeout: late
+    unavailable: late
+    next: ok
+    form: {ok: {type: boolean}}
+  - id: ok
+    return: y
+  - id: late
+    fail: z
+`)
+	for _, file := range append(cfgFlows(t), flowFile{"approval", approval}) {
 		f := file.f
 		if n := testing.AllocsPerRun(20, func() { BuildCFG(f) }); n > 3 {
 			t.Errorf("%s: BuildCFG allocates %v times, want at most 3", file.path, n)
@@ -227,6 +248,7 @@ func cfgFlows(t *testing.T) []flowFile {
 // branch), transcribed here without the CFG so the two can be compared.
 type compiled struct {
 	next, unavailable, onError, orElse int
+	onTimeout                          int // an approval's on_timeout
 	cases                              []int
 	succ                               []int // the indexes run may go to after the node
 }
@@ -239,14 +261,15 @@ func compileNode(f *File, n *Node) compiled {
 		}
 		return r.Target
 	}
-	c := compiled{next: n.Index + 1, unavailable: -1, onError: -1, orElse: -1}
+	c := compiled{next: n.Index + 1, unavailable: -1, onError: -1, orElse: -1, onTimeout: -1}
 	if t := target(n.Next); t >= 0 {
 		c.next = t
 	}
 	switch n.Kind {
 	case KindAsk, KindSample, KindRoots:
 		c.unavailable = target(n.Ask.Unavailable)
-		c.succ = []int{c.next, c.unavailable}
+		c.onTimeout = target(n.Ask.OnTimeout)
+		c.succ = []int{c.next, c.unavailable, c.onTimeout}
 	case KindAll:
 		c.unavailable = target(n.All.Unavailable)
 		c.succ = []int{c.next, c.unavailable}
@@ -273,7 +296,7 @@ func compileNode(f *File, n *Node) compiled {
 
 // TestCFGMatchesCompile checks, for every flow of the repository, that
 // the CFG gives each node the successors flow.Compile and the run loop
-// give it: next, unavailable, on_error, each case's target, else, a
+// give it: next, unavailable, on_error, on_timeout, each case's target, else, a
 // branch's fall through, and the questions of an all node at their
 // group's index with its next.
 func TestCFGMatchesCompile(t *testing.T) {
@@ -301,7 +324,7 @@ func sameSuccessors(g *CFG, i int, n *Node, want compiled) string {
 	for _, k := range []struct {
 		kind EdgeKind
 		want int
-	}{{EdgeUnavailable, want.unavailable}, {EdgeOnError, want.onError}, {EdgeElse, want.orElse}} {
+	}{{EdgeUnavailable, want.unavailable}, {EdgeOnError, want.onError}, {EdgeElse, want.orElse}, {EdgeOnTimeout, want.onTimeout}} {
 		if got := g.Target(i, k.kind); got != k.want {
 			return fmt.Sprintf("%v %d, compile %d", k.kind, got, k.want)
 		}

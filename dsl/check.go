@@ -56,8 +56,9 @@ func (c *checker) warnf(pos Pos, code, format string, args ...any) {
 // action's input schema (reg resolves actions; nil means
 // actions.Default()), form properties against what MCP elicitation
 // allows, sensitive information asked for in form mode, return values
-// against the output schema and content block shapes, and the control
-// flow (unreachable nodes, paths that run past the last node, loops).
+// against the output schema and content block shapes, approvals in flows
+// that never run as a task, and the control flow (unreachable nodes, paths
+// that run past the last node, loops).
 // It does not type-check expressions; flow.Compile does. The codes are
 // listed in the package documentation. The diagnostics are sorted. Check
 // records them in f (see [File.CheckedWith]), so it is not safe to call
@@ -223,6 +224,22 @@ func (c *checker) checkAsk(n *Node) {
 		if len(a.Validate) > 0 {
 			c.errorf(a.Validate[0].Pos, CodeValidateOnURL, "validate checks form answers, and a url ask has none: remove it")
 		}
+	}
+	if a.Approval() {
+		c.checkApproval(n)
+	}
+}
+
+// checkApproval checks an ask that someone other than the caller answers
+// (it has to): such a run goes on as an MCP task, so the flow must be a
+// tool that may run as one. Both are reported at the to key.
+func (c *checker) checkApproval(n *Node) {
+	pos := c.ix.keyPos(n.Pos, "to")
+	switch {
+	case c.f.IsPrompt():
+		c.errorf(pos, CodeToolOnly, "to belongs to tool flows: an approval waits as an MCP task, and a prompt never runs as one")
+	case c.f.TaskMode() == TaskNever:
+		c.errorf(pos, CodeApprovalNeedsTask, "ask %s is answered by someone else (to), so it waits as an MCP task, and the flow says task: never: remove task: never, or make it auto or required", n.Name())
 	}
 }
 

@@ -19,7 +19,7 @@ const (
 	CodeBadExpression = "bad-expression"
 	// CodeBadGroup means an all node holds something other than ask,
 	// sample and roots nodes, or a question of it says next or
-	// unavailable.
+	// unavailable, or has to (an approval is asked on its own).
 	CodeBadGroup = "bad-group"
 	// CodeBadName means an id or set name does not match
 	// ^[a-z_][a-z0-9_]*$.
@@ -31,14 +31,14 @@ const (
 	CodeBadType = yamlx.CodeBadType
 	// CodeBadValue means a value has the right type but is invalid: a
 	// negative retries, a malformed duration, an unknown content type,
-	// kind or role, an infinite number.
+	// kind or role, an infinite number, an empty to.
 	CodeBadValue = yamlx.CodeBadValue
 	// CodeBadYAML means the file is not valid YAML, or uses an unsupported
 	// tag.
 	CodeBadYAML = yamlx.CodeBadYAML
 	// CodeConflictingKeys means a mapping has keys that exclude each
-	// other: form and url, required with url, if and else, a message's
-	// text and content.
+	// other: form and url, required with url, to with url, if and else,
+	// a message's text and content.
 	CodeConflictingKeys = "conflicting-keys"
 	// CodeDuplicateID means two nodes have the same id.
 	CodeDuplicateID = "duplicate-id"
@@ -51,7 +51,9 @@ const (
 	// kind, or next on a branch, return or fail.
 	CodeMisplacedKey = "misplaced-key"
 	// CodeMissingKey means a required key is missing: nodes, an ask or
-	// step id, form or url, rule, then, attempts and the like.
+	// step id, form or url, rule, then, attempts, the to that notify,
+	// timeout and on_timeout need, the on_timeout of a timeout (and the
+	// other way round), and the like.
 	CodeMissingKey = "missing-key"
 	// CodeMissingKind means a node has none of the keys ask, step, branch,
 	// set, return, fail, sample, roots and all.
@@ -80,8 +82,8 @@ const (
 	// CodeUnknownProperty means required names a property the form does
 	// not have.
 	CodeUnknownProperty = "unknown-property"
-	// CodeUnknownTarget means a next, then, else, unavailable or on_error
-	// names no node.
+	// CodeUnknownTarget means a next, then, else, unavailable, on_error
+	// or on_timeout names no node.
 	CodeUnknownTarget = "unknown-target"
 )
 
@@ -89,6 +91,9 @@ const (
 // lists each with its meaning, and a test checks that the list and these
 // constants agree.
 const (
+	// CodeApprovalNeedsTask means an ask has to (someone other than the
+	// caller answers it, as an MCP task) in a flow that says task: never.
+	CodeApprovalNeedsTask = "approval-needs-task"
 	// CodeBadContent means a return content block, or a prompt message's
 	// content, lacks a field its type needs, has one it does not take, or
 	// has data that is not base64.
@@ -173,7 +178,7 @@ const (
 	// bounds or format).
 	CodeStructuredValue = "structured-value"
 	// CodeToolOnly means a prompt flow declares output or task: required,
-	// or a return of it has structured or content.
+	// has an ask with to, or a return of it has structured or content.
 	CodeToolOnly = "tool-only"
 	// CodeToolNameSlash means the tool name has a '/', which the
 	// conformance suite allows but the MCP spec does not list (a warning).

@@ -11,6 +11,11 @@
 // the prompt's arguments (strings), and its returns hold description and
 // messages instead of structured and content (see File.IsPrompt).
 //
+// An ask with `to` is an approval (Ask.Approval, File.HasApprovals): someone
+// other than the caller answers it, on a page flowserve serves, while the
+// run waits as an MCP task. notify, timeout and on_timeout belong to it;
+// on_timeout is an edge of the flow's CFG like on_error.
+//
 // A flow declares the settings it reads under vars and the secrets its
 // steps need under secrets (File.Vars, File.Secrets): names, each with an
 // optional description. Their values are the server's, never the file's;
@@ -35,18 +40,18 @@
 //	bad-alias            an alias refers to its own anchor, or aliases expand too much
 //	bad-branch           a branch has no cases, an else that is not last, or two elses
 //	bad-expression       an expression has a syntax error, or a condition is empty or wrapped in {{ }}
-//	bad-group            an all node holds something other than ask, sample and roots nodes, or a question of it says next or unavailable
+//	bad-group            an all node holds something other than ask, sample and roots nodes, or a question of it says next or unavailable, or has to (an approval is asked on its own)
 //	bad-name             an id or set name does not match ^[a-z_][a-z0-9_]*$
 //	bad-template         a template has a {{ without }}, or an empty {{ }}
 //	bad-type             a value has the wrong YAML type ("retries must be an integer, not a string")
-//	bad-value            a value has the right type but is invalid (negative retries, malformed duration, unknown content type, kind or role, infinite number)
+//	bad-value            a value has the right type but is invalid (negative retries, malformed duration, unknown content type, kind or role, infinite number, empty to)
 //	bad-yaml             the file is not valid YAML, or uses an unsupported tag
-//	conflicting-keys     keys that exclude each other (form and url, required with url, if and else, a message's text and content)
+//	conflicting-keys     keys that exclude each other (form and url, required with url, to with url, if and else, a message's text and content)
 //	duplicate-id         two nodes have the same id
 //	duplicate-key        a mapping has the same key twice, or required lists a name twice
 //	empty-file           the file has no content
 //	misplaced-key        a key that belongs to another node kind, or next on a branch, return or fail
-//	missing-key          a required key is missing (nodes, an ask or step id, form or url, rule, then, attempts…)
+//	missing-key          a required key is missing (nodes, an ask or step id, form or url, rule, then, attempts, the to of notify, timeout and on_timeout, a timeout's on_timeout…)
 //	missing-kind         a node has none of the keys ask, step, branch, set, return, fail, sample, roots, all
 //	multiple-documents   the file holds more than one YAML document
 //	name-collision       a set name is also the id of an ask or step node
@@ -57,11 +62,12 @@
 //	unknown-key          a key that no node kind or mapping accepts, with a suggestion when one is close
 //	unknown-language     expressions names a language that is not supported
 //	unknown-property     required names a property the form does not have
-//	unknown-target       a next, then, else, unavailable or on_error names no node
+//	unknown-target       a next, then, else, unavailable, on_error or on_timeout names no node
 //
 // Check reports what needs more than the file's structure: the registered
 // actions, what MCP allows, and the control flow. Its codes:
 //
+//	approval-needs-task  an ask has to (someone other than the caller answers it, as an MCP task) in a flow that says task: never
 //	bad-content          a return content block (or a prompt message's content) lacks a field its type needs, has one it does not take, or has data that is not base64
 //	bad-mcp-header       an input property's x-mcp-header is not a non-empty HTTP token, is on a property that is not a string, integer or boolean, or repeats another's (case-insensitively)
 //	bad-tool-name        the tool name is not 1 to 64 letters, digits, _, - or .
@@ -87,7 +93,7 @@
 //	structured-missing   a return's structured lacks a property the output schema requires
 //	structured-unknown   a return's structured has a property the output schema does not allow
 //	structured-value     a literal in a return's structured has the wrong type, or breaks another rule of the output schema (enum, bounds, format…)
-//	tool-only            a prompt flow declares output or task: required, or a return of it has structured or content
+//	tool-only            a prompt flow declares output or task: required, has an ask with to, or a return of it has structured or content
 //	tool-name-slash      the tool name has a '/', which the conformance suite allows but the MCP spec does not list (warning)
 //	unknown-action       a step names an action that is not registered, with a suggestion when one is close
 //	unreachable-node     no path from the first node leads to a node (warning; one per unreachable region)

@@ -20,7 +20,7 @@ func kinds() []Kind {
 func kindKeys(k Kind) []string {
 	switch k {
 	case KindAsk:
-		return []string{"ask", "form", "required", "url", "validate", "retries", "unavailable"}
+		return []string{"ask", "form", "required", "url", "validate", "retries", "unavailable", "to", "notify", "timeout", "on_timeout"}
 	case KindStep:
 		return []string{"step", "with", "timeout", "retry", "on_error", "long"}
 	case KindSample:
@@ -45,15 +45,28 @@ func kindOf(key string) Kind {
 	return 0
 }
 
-// keyOwner returns the kind that accepts key (other than id and next), or 0.
-// Keys several kinds accept (unavailable) belong to the first of them.
-func keyOwner(key string) Kind {
+// keyOwners returns the kinds that accept key (other than id and next),
+// in the order of kinds(); none for a key no kind accepts. Some keys
+// belong to several kinds: unavailable to the questions and all, timeout
+// to step and ask.
+func keyOwners(key string) []Kind {
+	var out []Kind
 	for _, k := range kinds() {
 		if slices.Contains(kindKeys(k), key) {
-			return k
+			out = append(out, k)
 		}
 	}
-	return 0
+	return out
+}
+
+// kindsText names kinds for messages: "ask", "ask and step", "ask,
+// sample, roots and all".
+func kindsText(ks []Kind) string {
+	names := make([]string, len(ks))
+	for i, k := range ks {
+		names[i] = k.String()
+	}
+	return listText(names)
 }
 
 // accepts reports whether nodes of kind k take key (other than id and next).
@@ -112,7 +125,7 @@ func (p *parser) node(index int, y *yaml.Node) *Node {
 	fields := map[string]pair{}
 	hasID := false
 	for _, e := range entries {
-		switch owner := keyOwner(e.name); {
+		switch owners := keyOwners(e.name); {
 		case e.name == "id":
 			hasID = true
 			p.id(n, e)
@@ -126,12 +139,14 @@ func (p *parser) node(index int, y *yaml.Node) *Node {
 				continue
 			}
 			n.Next = p.ref(e)
-		case owner != 0:
+		case len(owners) > 0:
 			switch {
-			case owner == n.Kind || n.Kind != 0 && accepts(n.Kind, e.name):
+			case n.Kind != 0 && accepts(n.Kind, e.name):
 				fields[e.name] = e
-			case n.Kind != 0 && !present[owner]:
-				p.errorf(p.pos(e.key), CodeMisplacedKey, "%s belongs to %s nodes, not %s nodes", e.name, owner, n.Kind)
+			case n.Kind != 0 && !slices.ContainsFunc(owners, func(k Kind) bool { return present[k] }):
+				// A key of one of the node's other kind keys is left to
+				// the two-kinds error.
+				p.errorf(p.pos(e.key), CodeMisplacedKey, "%s belongs to %s nodes, not %s nodes", e.name, kindsText(owners), n.Kind)
 			}
 		default:
 			p.unknownKey(e, where, known)
@@ -231,7 +246,87 @@ func (p *parser) ask(n *Node, f map[string]pair) *Ask {
 	if e, ok := f["unavailable"]; ok {
 		a.Unavailable = p.ref(e)
 	}
+	p.approval(a, f, hasURL)
 	return a
+}
+
+// approval reads the keys of an ask that someone other than the caller
+// answers (DESIGN §12): to, notify, timeout and on_timeout. The last
+// three need to, and timeout and on_timeout need each other.
+func (p *parser) approval(a *Ask, f map[string]pair, hasURL bool) {
+	to, hasTo := f["to"]
+	if hasTo {
+		a.To = p.templateOf(to)
+		if a.To != nil && strings.TrimSpace(a.To.Src) == "" {
+			p.errorf(a.To.Pos, CodeBadValue, "to must name who is asked, not be empty")
+		}
+		if hasURL {
+			p.errorf(p.pos(to.key), CodeConflictingKeys, "an approval (an ask with to) is a form answered on flowserve's own page, not a url: give it a form, or remove to")
+		}
+	}
+	if e, ok := f["notify"]; ok {
+		a.Notify = p.notify(e)
+	}
+	timeout, hasTimeout := f["timeout"]
+	if hasTimeout {
+		a.TimeoutPos = p.pos(timeout.key)
+		if d, ok := p.duration(timeout, `"24h"`, `"24h", "90m" or "2d"`); ok {
+			if d <= 0 {
+				p.errorf(p.pos(timeout.val), CodeBadValue, "timeout must be more than 0")
+			} else {
+				a.Timeout = d
+			}
+		}
+	}
+	onTimeout, hasOnTimeout := f["on_timeout"]
+	if hasOnTimeout {
+		a.OnTimeout = p.ref(onTimeout)
+	}
+	if !hasTo {
+		why := map[string]string{
+			"notify":     "it tells that person a question waits for them",
+			"timeout":    "only an approval waits for its answer with a timeout",
+			"on_timeout": "only an approval times out",
+		}
+		for _, key := range []string{"notify", "timeout", "on_timeout"} {
+			if e, ok := f[key]; ok {
+				p.errorf(p.pos(e.key), CodeMissingKey, "%s needs the to key (who is asked): %s", key, why[key])
+			}
+		}
+		return
+	}
+	switch {
+	case hasTimeout && !hasOnTimeout:
+		p.errorf(p.pos(timeout.key), CodeMissingKey, "an ask with a timeout needs on_timeout: the node the flow goes to when nobody answers in time")
+	case hasOnTimeout && !hasTimeout:
+		p.errorf(p.pos(onTimeout.key), CodeMissingKey, "on_timeout needs a timeout: how long the approval waits before the flow goes there")
+	}
+}
+
+// notify reads the notify mapping of an approval: {webhook}.
+func (p *parser) notify(e pair) *Notify {
+	if e.val.Kind != yaml.MappingNode {
+		p.errorf(p.pos(e.val), CodeBadType, "notify must be a mapping {webhook}, not %s", yamlx.TypeName(e.val))
+		return nil
+	}
+	n := &Notify{Pos: p.pos(e.val)}
+	hasWebhook := false
+	for _, ce := range p.pairs(e.val) {
+		switch ce.name {
+		case "webhook":
+			hasWebhook = true
+			n.Webhook = p.templateOf(ce)
+			if n.Webhook != nil && strings.TrimSpace(n.Webhook.Src) == "" {
+				p.errorf(n.Webhook.Pos, CodeBadValue, "webhook must be the URL to notify, not empty")
+			}
+		default:
+			p.unknownKey(ce, " in notify", []string{"webhook"})
+		}
+	}
+	if !hasWebhook {
+		p.errorf(n.Pos, CodeMissingKey, "notify needs a webhook: the URL flowserve posts the question's link to")
+	}
+	return n
 }
 
 // form reads the form of an ask and its required list.
@@ -362,7 +457,7 @@ func (p *parser) step(f map[string]pair) *Step {
 		}
 	}
 	if e, ok := f["timeout"]; ok {
-		if d, ok := p.duration(e); ok {
+		if d, ok := p.duration(e, `"30s"`, `"30s" or "1m30s"`); ok {
 			if d <= 0 {
 				p.errorf(p.pos(e.val), CodeBadValue, "timeout must be more than 0")
 			} else {
@@ -384,15 +479,20 @@ func (p *parser) step(f map[string]pair) *Step {
 	return s
 }
 
-// duration reads a Go duration string such as "30s".
-func (p *parser) duration(e pair) (time.Duration, bool) {
+// duration reads a duration string (see ParseDuration). example and
+// examples are written in the messages: a quoted duration, and a few.
+func (p *parser) duration(e pair, example, examples string) (time.Duration, bool) {
 	if !yamlx.IsString(e.val) {
-		p.errorf(p.pos(e.val), CodeBadType, `%s must be a duration such as "30s", not %s`, e.name, yamlx.TypeName(e.val))
+		if t := e.val.ShortTag(); e.val.Kind == yaml.ScalarNode && (t == tagInt || t == tagFloat) {
+			p.errorf(p.pos(e.val), CodeBadType, `%s must be a duration string such as %s, not the bare number %s`, e.name, example, e.val.Value)
+		} else {
+			p.errorf(p.pos(e.val), CodeBadType, `%s must be a duration such as %s, not %s`, e.name, example, yamlx.TypeName(e.val))
+		}
 		return 0, false
 	}
-	d, err := time.ParseDuration(e.val.Value)
+	d, err := ParseDuration(e.val.Value)
 	if err != nil {
-		p.errorf(p.pos(e.val), CodeBadValue, `%s %q is not a duration such as "30s" or "1m30s"`, e.name, e.val.Value)
+		p.errorf(p.pos(e.val), CodeBadValue, `%s %q is not a duration such as %s`, e.name, e.val.Value, examples)
 		return 0, false
 	}
 	return d, true
@@ -418,7 +518,7 @@ func (p *parser) retry(e pair) *Retry {
 				}
 			}
 		case "backoff":
-			if d, ok := p.duration(ce); ok {
+			if d, ok := p.duration(ce, `"500ms"`, `"500ms" or "2s"`); ok {
 				if d < 0 {
 					p.errorf(p.pos(ce.val), CodeBadValue, "backoff must not be negative")
 				} else {
@@ -794,6 +894,8 @@ func (p *parser) all(n *Node, e pair) *All {
 			p.errorf(q.Next.Pos, CodeBadGroup, "a question of an all node has no next: the flow goes on after the all node")
 		case q.Ask != nil && q.Ask.Unavailable != nil:
 			p.errorf(q.Ask.Unavailable.Pos, CodeBadGroup, "a question of an all node has no unavailable: put it on the all node")
+		case q.Ask.Approval():
+			p.errorf(q.Ask.To.Pos, CodeBadGroup, "an approval (an ask with to) is asked on its own, not in an all node: someone else answers it, on a page of its own")
 		}
 		q.Group = n
 		a.Questions = append(a.Questions, q)
