@@ -15,8 +15,11 @@
 // node and `next` jumps (labelled "next"); each branch case to its
 // target, labelled with its condition; the branch's else (labelled
 // "else") or, without one, its fall-through (labelled "otherwise"); an
-// ask's `unavailable` node and a step's `on_error` node, dashed. A `long`
-// step, where a call may go on as an MCP task, has a thick purple border. Text is
+// ask's `unavailable` node and a step's `on_error` node, dashed; an
+// approval's `on_timeout` node, dashed and labelled "timeout". A `long`
+// step, where a call may go on as an MCP task, has a thick purple border;
+// an approval (an ask with `to`, answered by someone else while the call
+// waits as a task) a thick blue one, and "(to …)" in its summary. Text is
 // escaped for each format, so any message or condition draws as written.
 package graph
 
@@ -55,6 +58,7 @@ const (
 	EdgeOtherwise                       // a branch without else falling through
 	EdgeUnavailable                     // an ask the client cannot answer
 	EdgeOnError                         // a step that failed
+	EdgeTimeout                         // an approval nobody answered in time
 )
 
 // Graph is a flow as boxes and arrows, before it is written in a format.
@@ -74,6 +78,10 @@ type Node struct {
 	// Long marks a `long: true` step, where a call may go on as a task:
 	// drawn with a thick purple border, and "(long)" in its summary.
 	Long bool
+	// Approval marks an ask with `to`, which someone other than the
+	// caller answers while the call waits as a task: drawn with a thick
+	// blue border, and "(to …)" in its summary.
+	Approval bool
 }
 
 // Edge is one arrow.
@@ -87,6 +95,7 @@ type Edge struct {
 const (
 	maxSummary   = 40
 	maxCondition = 60
+	maxTo        = 30 // who an approval asks
 )
 
 // Build turns a parsed flow into a Graph, one edge per edge of its
@@ -111,7 +120,7 @@ func Build(f *dsl.File) *Graph {
 	g.Edges = append(g.Edges, Edge{From: "start", To: key(cfg.Entry()), Kind: EdgeFlow})
 	for i, n := range f.Nodes {
 		g.Nodes = append(g.Nodes, Node{Key: key(i), Shape: shapeOf(n.Kind), Title: n.Name(), Kind: n.Kind.String(), Text: summary(n),
-			Long: n.Step != nil && n.Step.Long})
+			Long: n.Step != nil && n.Step.Long, Approval: n.Kind == dsl.KindAsk && n.Ask.Approval()})
 		for _, e := range cfg.Succ(i) {
 			if e.To < 0 {
 				continue
@@ -144,6 +153,8 @@ func edgeOf(e dsl.Edge) (EdgeKind, string) {
 		return EdgeUnavailable, "unavailable"
 	case dsl.EdgeOnError:
 		return EdgeOnError, "on_error"
+	case dsl.EdgeOnTimeout:
+		return EdgeTimeout, "timeout"
 	}
 	return EdgeFlow, ""
 }
@@ -182,6 +193,9 @@ func summary(n *dsl.Node) string {
 		s := "ask: " + tmpl(n.Ask.Message)
 		if n.Ask.URL != nil {
 			s = "ask (url): " + tmpl(n.Ask.Message)
+		}
+		if n.Ask.Approval() {
+			s += " (to " + truncate(oneLine(n.Ask.To.Src), maxTo) + ")"
 		}
 		return s
 	case dsl.KindSample:

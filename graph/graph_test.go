@@ -92,7 +92,8 @@ func edges(g *Graph) string {
 }
 
 // TestBuild checks the edges of small flows: fall-through, next, branch
-// cases, else and otherwise, unavailable, on_error, and the end node.
+// cases, else and otherwise, unavailable, on_error, on_timeout, and the
+// end node.
 func TestBuild(t *testing.T) {
 	tests := []struct {
 		name, src string
@@ -143,6 +144,25 @@ nodes:
 			want: "start->n0 1 \nn0->n2 2 next\nn0->n1 6 unavailable\nn2->n3 1 \nn2->n1 7 on_error\n",
 		},
 		{
+			name: "an approval's on_timeout",
+			src: `
+vars:
+  approver: {description: Who approves}
+nodes:
+  - id: q
+    ask: "Q?"
+    to: "{{ vars.approver }}"
+    timeout: 2d
+    on_timeout: late
+    unavailable: late
+    form: {v: {type: string}}
+  - return: "ok"
+  - id: late
+    fail: "late"
+`,
+			want: "start->n0 1 \nn0->n1 1 \nn0->n2 6 unavailable\nn0->n2 8 timeout\n",
+		},
+		{
 			name: "branch with else",
 			src: `
 nodes:
@@ -187,6 +207,30 @@ nodes:
 				t.Errorf("end node drawn: %v, want %v", last.Shape == ShapeEnd, tc.hasEnd)
 			}
 		})
+	}
+}
+
+// TestApprovalNode checks how an ask with to is marked: Approval, "(to …)"
+// after its message, the approval class in Mermaid and a blue border in
+// DOT; an ask without to is not marked.
+func TestApprovalNode(t *testing.T) {
+	src := "name: t\ndescription: A test.\nnodes:\n" +
+		"  - id: a\n    ask: Refund?\n    to: finance@example.com\n    form: {ok: {type: boolean}}\n" +
+		"  - id: b\n    ask: Sure?\n    form: {ok: {type: boolean}}\n" +
+		"  - return: done\n"
+	g := Build(parse(t, "t.yaml", []byte(src)))
+	a, b := g.Nodes[1], g.Nodes[2]
+	if !a.Approval || a.Text != "ask: Refund? (to finance@example.com)" {
+		t.Errorf("approval node: Approval %v, Text %q", a.Approval, a.Text)
+	}
+	if b.Approval || b.Text != "ask: Sure?" {
+		t.Errorf("plain ask: Approval %v, Text %q", b.Approval, b.Text)
+	}
+	if m := g.Mermaid(); !strings.Contains(m, "    class n0 approval\n") || !strings.Contains(m, "classDef approval stroke:") {
+		t.Errorf("Mermaid lacks the approval class:\n%s", m)
+	}
+	if d := g.DOT(); !strings.Contains(d, `n0 [shape=parallelogram, penwidth=3, color="`+approvalLine+`"`) || strings.Contains(d, `n1 [shape=parallelogram, penwidth`) {
+		t.Errorf("DOT marks the wrong asks:\n%s", d)
 	}
 }
 

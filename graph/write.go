@@ -19,6 +19,7 @@ const (
 	returnFill, returnLine = "#e6f4ea", "#2e7d32"
 	failFill, failLine     = "#fdecea", "#c62828"
 	longLine               = "#6a1b9a"
+	approvalLine           = "#1565c0"
 )
 
 // Mermaid writes the graph as a Mermaid flowchart, top to bottom, with
@@ -27,10 +28,13 @@ func (g *Graph) Mermaid() string {
 	var b strings.Builder
 	title, _ := json.Marshal(g.Name)
 	fmt.Fprintf(&b, "---\ntitle: %s\n---\nflowchart TD\n", title)
-	var returns, fails, long []string
+	var returns, fails, long, approvals []string
 	for _, n := range g.Nodes {
 		if n.Long {
 			long = append(long, n.Key)
+		}
+		if n.Approval {
+			approvals = append(approvals, n.Key)
 		}
 		label := mermaidText(n.Title)
 		if n.Text != "" {
@@ -47,7 +51,7 @@ func (g *Graph) Mermaid() string {
 	}
 	for _, e := range g.Edges {
 		arrow := "-->"
-		if e.Kind == EdgeUnavailable || e.Kind == EdgeOnError {
+		if e.Kind == EdgeUnavailable || e.Kind == EdgeOnError || e.Kind == EdgeTimeout {
 			arrow = "-.->"
 		}
 		if e.Label == "" {
@@ -67,6 +71,10 @@ func (g *Graph) Mermaid() string {
 	if len(long) > 0 {
 		fmt.Fprintf(&b, "    classDef long stroke:%s,stroke-width:3px\n", longLine)
 		fmt.Fprintf(&b, "    class %s long\n", strings.Join(long, ","))
+	}
+	if len(approvals) > 0 {
+		fmt.Fprintf(&b, "    classDef approval stroke:%s,stroke-width:3px\n", approvalLine)
+		fmt.Fprintf(&b, "    class %s approval\n", strings.Join(approvals, ","))
 	}
 	return b.String()
 }
@@ -118,8 +126,11 @@ func (g *Graph) DOT() string {
 			label += "\n" + n.Text
 		}
 		extra := ""
-		if n.Long {
+		switch {
+		case n.Long:
 			extra = ", penwidth=3, color=" + dotString(longLine)
+		case n.Approval:
+			extra = ", penwidth=3, color=" + dotString(approvalLine)
 		}
 		fmt.Fprintf(&b, "    %s [%s%s, label=%s];\n", n.Key, dotShape(n.Shape), extra, dotString(label))
 	}
@@ -133,6 +144,8 @@ func (g *Graph) DOT() string {
 			attrs = append(attrs, "style=dashed", "color="+dotString(failLine), "fontcolor="+dotString(failLine))
 		case EdgeUnavailable:
 			attrs = append(attrs, "style=dashed")
+		case EdgeTimeout:
+			attrs = append(attrs, "style=dashed", "color="+dotString(approvalLine), "fontcolor="+dotString(approvalLine))
 		}
 		if len(attrs) == 0 {
 			fmt.Fprintf(&b, "    %s -> %s;\n", e.From, e.To)
