@@ -26,11 +26,19 @@ import (
 // the file is opened next: the claimed ones first, as takeovers, then the
 // others in the order they were dispatched.
 //
-// The file holds three buckets: "tasks" (task id → the task in the
+// DispatchAt records the schedule in the file; a goroutine of the open
+// store sleeps until the earliest schedule is due by the store's clock
+// (looking again at least every second, and at once when DispatchAt makes
+// an earlier one) and moves each due schedule, in one transaction, to the
+// dispatches, in the order of their instants. A store opened again
+// dispatches at once what fell due while the file was closed.
+//
+// The file holds four buckets: "tasks" (task id → the task in the
 // stored format, Marshal), "queued" (a big-endian 8-byte sequence number
-// → the id of a task dispatched and not yet claimed) and "claimed" (task
+// → the id of a task dispatched and not yet claimed), "claimed" (task
 // id → an 8-byte sequence number and the token of the claim not yet
-// released).
+// released) and "due" (the big-endian 8-byte unix nanoseconds of a
+// schedule's instant, then the task id → nothing).
 type Bolt struct {
 	db    *bolt.DB
 	path  string
@@ -38,12 +46,16 @@ type Bolt struct {
 	queue *Queue
 
 	// mu orders Dispatch and guards pending: for each task id in the
-	// queue, the keys in "queued" of its dispatches, oldest first.
-	mu      sync.Mutex
-	pending map[string][]uint64
+	// queue, the keys in "queued" of its dispatches, oldest first; and
+	// nextLook: when the scheduler looks next at "due" (zero while it
+	// looks).
+	mu       sync.Mutex
+	pending  map[string][]uint64
+	nextLook time.Time
 
-	done      chan struct{} // closed by Close; stops the sweeper
-	sweeper   sync.WaitGroup
+	wake      chan struct{}  // DispatchAt made a schedule before nextLook
+	done      chan struct{}  // closed by Close; stops the goroutines
+	workers   sync.WaitGroup // the sweeper and the scheduler
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -61,19 +73,26 @@ const (
 	boltLockTimeout = time.Second
 	// boltSweepEvery is how often an open store drops expired tasks.
 	boltSweepEvery = time.Minute
+	// boltLookEvery bounds how long the scheduler sleeps between looks
+	// at the schedules, so that it notices a clock moved by hand
+	// (BoltOptions.Now).
+	boltLookEvery = time.Second
 )
 
 var (
 	boltTasks   = []byte("tasks")
 	boltQueued  = []byte("queued")
 	boltClaimed = []byte("claimed")
+	boltDue     = []byte("due")
 )
 
 // OpenBolt opens the task store in the file at path, creating it (mode
 // 0600) if it is missing. It drops the tasks that expired while the file
 // was closed and dispatches again the tasks that were dispatched and not
 // claimed, or claimed and not released. It fails, after a second, when
-// another process has the file open. Close the store when done with it.
+// another process has the file open. The schedules (DispatchAt) that fell
+// due while the file was closed are dispatched at once, after those. Close
+// the store when done with it.
 func OpenBolt(path string, opts BoltOptions) (*Bolt, error) {
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: boltLockTimeout})
 	if errors.Is(err, berrors.ErrTimeout) {
@@ -88,6 +107,7 @@ func OpenBolt(path string, opts BoltOptions) (*Bolt, error) {
 		now:     opts.Now,
 		queue:   NewQueue(),
 		pending: map[string][]uint64{},
+		wake:    make(chan struct{}, 1),
 		done:    make(chan struct{}),
 	}
 	if b.now == nil {
@@ -95,7 +115,7 @@ func OpenBolt(path string, opts BoltOptions) (*Bolt, error) {
 	}
 	var takeovers, dispatched []string
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{boltTasks, boltQueued, boltClaimed} {
+		for _, name := range [][]byte{boltTasks, boltQueued, boltClaimed, boltDue} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
 			}
@@ -120,8 +140,9 @@ func OpenBolt(path string, opts BoltOptions) (*Bolt, error) {
 	for _, id := range dispatched {
 		b.queue.Push(id, false)
 	}
-	b.sweeper.Add(1)
+	b.workers.Add(2)
 	go b.sweepEvery(boltSweepEvery)
+	go b.schedule()
 	return b, nil
 }
 
@@ -187,8 +208,8 @@ func (b *Bolt) recoverQueued(tx *bolt.Tx) ([]string, error) {
 	return ids, nil
 }
 
-// sweep drops the expired tasks. A task that does not decode stays, for
-// Get to report as ErrCorrupt.
+// sweep drops the expired tasks, and the schedules of tasks that are gone.
+// A task that does not decode stays, for Get to report as ErrCorrupt.
 func (b *Bolt) sweep(tx *bolt.Tx) error {
 	now := b.now()
 	bk := tx.Bucket(boltTasks)
@@ -211,12 +232,28 @@ func (b *Bolt) sweep(tx *bolt.Tx) error {
 			return err
 		}
 	}
+	var gone [][]byte
+	due := tx.Bucket(boltDue)
+	err = due.ForEach(func(k, _ []byte) error {
+		if len(k) < 8 || bk.Get(k[8:]) == nil {
+			gone = append(gone, slices.Clone(k))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, k := range gone {
+		if err := due.Delete(k); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
 // sweepEvery sweeps every d until Close.
 func (b *Bolt) sweepEvery(d time.Duration) {
-	defer b.sweeper.Done()
+	defer b.workers.Done()
 	tick := time.NewTicker(d)
 	defer tick.Stop()
 	for {
@@ -389,6 +426,131 @@ func (b *Bolt) Dispatch(ctx context.Context, id string) error {
 	return b.queue.Push(id, false)
 }
 
+// DispatchAt records the schedule in the file, for the scheduler to
+// dispatch the task once the store's clock reaches at; it dispatches the
+// task at once when at has passed.
+func (b *Bolt) DispatchAt(ctx context.Context, id string, at time.Time) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if !at.After(b.now()) {
+		return b.Dispatch(ctx, id)
+	}
+	err := b.db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(boltDue).Put(dueKey(at, id), []byte{})
+	})
+	if err != nil {
+		return b.fail(err)
+	}
+	b.mu.Lock()
+	wake := b.nextLook.IsZero() || at.Before(b.nextLook)
+	b.mu.Unlock()
+	if wake {
+		select {
+		case b.wake <- struct{}{}:
+		default: // a wake-up is on its way
+		}
+	}
+	return nil
+}
+
+// dueKey returns the key in "due" of a schedule of task id at at. Instants
+// before 1970 count as 1970.
+func dueKey(at time.Time, id string) []byte {
+	return append(binary.BigEndian.AppendUint64(nil, uint64(max(at.UnixNano(), 0))), id...)
+}
+
+// schedule dispatches the due schedules until Close: it looks at once,
+// then whenever the next schedule falls due, DispatchAt makes an earlier
+// one, or boltLookEvery has passed.
+func (b *Bolt) schedule() {
+	defer b.workers.Done()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-b.done:
+			return
+		case <-timer.C:
+		case <-b.wake:
+		}
+		b.mu.Lock()
+		b.nextLook = time.Time{}
+		b.mu.Unlock()
+		next, err := b.dispatchDue()
+		sleep := boltLookEvery // also after a failure: try again then
+		if err == nil && !next.IsZero() {
+			sleep = min(sleep, max(next.Sub(b.now()), 0))
+		}
+		b.mu.Lock()
+		b.nextLook = b.now().Add(sleep)
+		b.mu.Unlock()
+		timer.Reset(sleep)
+	}
+}
+
+// dispatchDue dispatches the schedules that are due, earliest first, each
+// in one transaction that moves it from "due" to "queued" (a schedule of
+// a task that is gone is dropped), and returns the instant of the next
+// schedule, zero when there is none.
+func (b *Bolt) dispatchDue() (time.Time, error) {
+	for {
+		select {
+		case <-b.done:
+			return time.Time{}, ErrClosed
+		default:
+		}
+		var (
+			next     time.Time
+			found    bool // a due schedule, dispatched or dropped
+			id       string
+			seq      uint64
+			dispatch bool
+		)
+		b.mu.Lock()
+		err := b.db.Update(func(tx *bolt.Tx) error {
+			due := tx.Bucket(boltDue)
+			k, _ := due.Cursor().First()
+			if k == nil {
+				return nil
+			}
+			if len(k) >= 8 {
+				at := time.Unix(0, int64(binary.BigEndian.Uint64(k)))
+				if at.After(b.now()) {
+					next = at
+					return nil
+				}
+				id = string(k[8:])
+			}
+			found = true
+			if err := due.Delete(slices.Clone(k)); err != nil {
+				return err
+			}
+			if len(k) < 8 || tx.Bucket(boltTasks).Get([]byte(id)) == nil {
+				return nil
+			}
+			bk := tx.Bucket(boltQueued)
+			var err error
+			if seq, err = bk.NextSequence(); err != nil {
+				return err
+			}
+			dispatch = true
+			return bk.Put(binary.BigEndian.AppendUint64(nil, seq), []byte(id))
+		})
+		if err == nil && dispatch {
+			b.pending[id] = append(b.pending[id], seq)
+			err = b.queue.Push(id, false)
+		}
+		b.mu.Unlock()
+		if err != nil {
+			return time.Time{}, b.fail(err)
+		}
+		if !found {
+			return next, nil
+		}
+	}
+}
+
 // Claim waits for a dispatched task and records the claim in the file,
 // where it stays until Release.
 func (b *Bolt) Claim(ctx context.Context) (*Claim, error) {
@@ -451,13 +613,14 @@ func (b *Bolt) release(id, token string) error {
 	return nil
 }
 
-// Close stops the sweeper, wakes waiting Claims with ErrClosed and closes
-// the file. The claims not released stay recorded, to be taken over when
-// the file is opened next. Calling Close again does nothing.
+// Close stops the sweeper and the scheduler, wakes waiting Claims with
+// ErrClosed and closes the file. The claims not released stay recorded,
+// to be taken over when the file is opened next, and so do the schedules
+// not yet due. Calling Close again does nothing.
 func (b *Bolt) Close() error {
 	b.closeOnce.Do(func() {
 		close(b.done)
-		b.sweeper.Wait()
+		b.workers.Wait()
 		b.queue.Close()
 		if err := b.db.Close(); err != nil {
 			b.closeErr = fmt.Errorf("close the task store %s: %w", b.path, err)

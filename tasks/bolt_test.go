@@ -2,6 +2,7 @@ package tasks_test
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -18,8 +19,9 @@ import (
 var _ tasks.Store = (*tasks.Bolt)(nil)
 
 func TestBolt(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, now func() time.Time) tasks.Store {
-		return openBolt(t, filepath.Join(t.TempDir(), "tasks.db"), now)
+	storetest.RunReopen(t, func(t *testing.T, now func() time.Time) func() tasks.Store {
+		path := filepath.Join(t.TempDir(), "tasks.db")
+		return func() tasks.Store { return openBolt(t, path, now) }
 	})
 }
 
@@ -199,4 +201,71 @@ func TestBoltNotADatabase(t *testing.T) {
 	} else if !strings.Contains(err.Error(), path) {
 		t.Fatalf("OpenBolt of a text file = %v, want an error naming the file", err)
 	}
+}
+
+// TestBoltDue checks schedules on the real clock and what the file holds
+// of them: a due schedule is moved to the dispatches and gone from
+// "due", one not yet due stays there keyed by its instant (big-endian unix
+// nanoseconds) and task id, and a schedule of a task that is gone is
+// dropped, not dispatched.
+func TestBoltDue(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "tasks.db")
+	s := openBolt(t, path, nil)
+	var ids []string
+	for range 3 {
+		task := storetest.Sample(t, time.Now())
+		if err := s.Create(ctx, task); err != nil {
+			t.Fatalf("Create: %v", err)
+		}
+		ids = append(ids, task.ID)
+	}
+	soon, later, gone := ids[0], ids[1], ids[2]
+	at := time.Now().Add(time.Hour)
+	for _, d := range []struct {
+		id string
+		at time.Time
+	}{{later, at}, {gone, time.Now().Add(100 * time.Millisecond)}, {soon, time.Now().Add(150 * time.Millisecond)}} {
+		if err := s.DispatchAt(ctx, d.id, d.at); err != nil {
+			t.Fatalf("DispatchAt: %v", err)
+		}
+	}
+	if _, err := s.Update(ctx, gone, func(t *tasks.Task) error {
+		t.Updated = time.Now().Add(-2 * time.Hour) // expired: dropped by Get
+		return nil
+	}); err != nil {
+		t.Fatalf("Update: %v", err)
+	}
+	if _, err := s.Get(ctx, gone); !errors.Is(err, tasks.ErrNotFound) {
+		t.Fatalf("Get of an expired task = %v, want ErrNotFound", err)
+	}
+	if c := mustClaim(t, s); c.ID != soon || c.Takeover {
+		t.Fatalf("claim = {%s, takeover %v}, want %s, no takeover", c.ID, c.Takeover, soon)
+	} else if err := c.Release(); err != nil {
+		t.Fatalf("Release: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+	if err != nil {
+		t.Fatalf("open the file: %v", err)
+	}
+	defer db.Close()
+	db.View(func(tx *bolt.Tx) error {
+		var keys []string
+		tx.Bucket([]byte("due")).ForEach(func(k, _ []byte) error {
+			keys = append(keys, string(k))
+			return nil
+		})
+		want := string(binary.BigEndian.AppendUint64(nil, uint64(at.UnixNano()))) + later
+		if len(keys) != 1 || keys[0] != want {
+			t.Errorf("due holds %q, want only %q", keys, want)
+		}
+		if n := tx.Bucket([]byte("queued")).Stats().KeyN; n != 0 {
+			t.Errorf("queued holds %d records, want none", n)
+		}
+		return nil
+	})
 }

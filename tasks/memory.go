@@ -13,6 +13,14 @@ type Memory struct {
 	mu    sync.Mutex
 	tasks map[string]*Task
 	queue *Queue
+	// timers are the schedules of DispatchAt not yet fired.
+	timers map[schedule]*time.Timer
+}
+
+// schedule is one DispatchAt of Memory: a task and an instant.
+type schedule struct {
+	id string
+	at int64 // unix nanoseconds
 }
 
 // NewMemory returns an empty in-memory store; now is its clock (nil means
@@ -21,7 +29,7 @@ func NewMemory(now func() time.Time) *Memory {
 	if now == nil {
 		now = time.Now
 	}
-	return &Memory{now: now, tasks: map[string]*Task{}, queue: NewQueue()}
+	return &Memory{now: now, tasks: map[string]*Task{}, queue: NewQueue(), timers: map[schedule]*time.Timer{}}
 }
 
 // Create stores a copy of t.
@@ -99,6 +107,38 @@ func (m *Memory) Dispatch(_ context.Context, id string) error {
 	return m.queue.Push(id, false)
 }
 
+// DispatchAt queues the task for this process's workers once at has
+// come, with a timer of what separates at from the store's clock now (the
+// timer runs in real time: a clock moved by hand after DispatchAt does not
+// move it). Close stops the timers.
+func (m *Memory) DispatchAt(_ context.Context, id string, at time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.tasks == nil {
+		return ErrClosed
+	}
+	d := at.Sub(m.now())
+	if d <= 0 {
+		return m.queue.Push(id, false)
+	}
+	key := schedule{id, at.UnixNano()}
+	if _, ok := m.timers[key]; ok {
+		return nil
+	}
+	var timer *time.Timer
+	timer = time.AfterFunc(d, func() {
+		m.mu.Lock()
+		fire := m.timers[key] == timer // not stopped by Close
+		delete(m.timers, key)
+		m.mu.Unlock()
+		if fire {
+			m.queue.Push(id, false)
+		}
+	})
+	m.timers[key] = timer
+	return nil
+}
+
 // Claim waits for a dispatched task.
 func (m *Memory) Claim(ctx context.Context) (*Claim, error) {
 	id, takeover, err := m.queue.Pop(ctx)
@@ -108,10 +148,14 @@ func (m *Memory) Claim(ctx context.Context) (*Claim, error) {
 	return NewClaim(id, takeover, nil)
 }
 
-// Close drops every task.
+// Close drops every task and every schedule.
 func (m *Memory) Close() error {
 	m.mu.Lock()
 	m.tasks = nil
+	for _, timer := range m.timers {
+		timer.Stop()
+	}
+	m.timers = nil
 	m.mu.Unlock()
 	m.queue.Close()
 	return nil

@@ -8,6 +8,15 @@
 // (it survives restarts), and package tasks/redis on Redis, shared by many
 // instances.
 //
+// A task reaches a worker when it is dispatched: at once with Dispatch,
+// or at an instant with DispatchAt, which servers use for deadlines (an
+// approval's timeout). A schedule is kept by the store until it falls
+// due, when it becomes an ordinary dispatch: Memory keeps it in a timer,
+// Bolt in the file and Redis on the server, so that those two dispatch,
+// once opened again, what fell due while they were closed. A task may
+// have several schedules, and a Dispatch does not replace them: each
+// fires once, and each dispatch is claimed once.
+//
 // A Store guarantees that one worker advances a task at a time: a worker
 // takes a task with Claim and writes what its round gave with Update under
 // the claim's token (Task.Owner); a claim taken over from a worker that
@@ -209,6 +218,16 @@ type Store interface {
 	Update(ctx context.Context, id string, fn func(*Task) error) (*Task, error)
 	// Dispatch queues the task for a worker.
 	Dispatch(ctx context.Context, id string) error
+	// DispatchAt queues the task for a worker at the instant at (at once
+	// when at has passed). The schedule is kept by the store (Bolt and
+	// Redis keep it across restarts: a store opened again dispatches what
+	// fell due while it was closed) and fires once; a task may have several
+	// schedules. Servers use it for deadlines (an approval's timeout).
+	// "Passed" and "due" are by the store's clock. Scheduling a task again
+	// at an instant it is already scheduled at, before that schedule
+	// fired, adds no schedule, so a round that runs again may set its
+	// deadline again.
+	DispatchAt(ctx context.Context, id string, at time.Time) error
 	// Claim waits until a task is dispatched to this process's workers
 	// (or one is due to be taken over) and returns it, or ctx's error.
 	// The claim is held, and kept alive, until Release.

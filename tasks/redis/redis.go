@@ -25,6 +25,19 @@
 // entries again without acknowledging them, so another instance takes
 // those claims over once the lease has passed.
 //
+// DispatchAt adds a schedule to the sorted set "<prefix>due", scored with
+// its instant in unix milliseconds (rounded up), its member the instant in
+// unix nanoseconds as 16 hex digits followed by the task id, so that the
+// same task scheduled again at the same instant is one schedule. Every
+// instance runs a script every quarter of a second that moves the
+// schedules due by its clock to the stream, each as one entry like
+// Dispatch's, and removes them from the set, atomically, so that however
+// many instances share the set each schedule is dispatched once. A
+// schedule outlives every instance: the first one to run again
+// dispatches what fell due meanwhile. On a Redis Cluster the script needs
+// the set and the stream in one slot: give the prefix a hash tag
+// ("{flowserve}:task:"), which puts every key of the store in that slot.
+//
 // Use a Redis whose eviction policy is noeviction: an evicted task is
 // lost, and an evicted stream loses the dispatches in it.
 package redis
@@ -64,6 +77,11 @@ const (
 	maxBlock = 2 * time.Second
 	// setupTimeout bounds what New does on the server.
 	setupTimeout = 10 * time.Second
+	// dueEvery is how often each store moves the due schedules to the
+	// stream, and dueBatch how many it moves in one run of the script
+	// (it runs it again at once when there may be more).
+	dueEvery = 250 * time.Millisecond
+	dueBatch = 100
 )
 
 // Options configure a Store.
@@ -92,6 +110,7 @@ type Store struct {
 	owned    bool // Close closes client
 	prefix   string
 	stream   string
+	due      string
 	consumer string
 	lease    time.Duration
 	now      func() time.Time
@@ -103,8 +122,11 @@ type Store struct {
 	takeovers time.Time
 	cursor    string
 
-	done       chan struct{} // closed by Close: stops every keep-alive
+	// done is closed by Close: it stops every keep-alive and the
+	// scheduler (schedule).
+	done       chan struct{}
 	keepAlives sync.WaitGroup
+	scheduler  sync.WaitGroup
 	// reader is held by the one Claim that blocks in XREADGROUP: a
 	// blocking read holds a connection of the client's pool for its whole
 	// wait, so many workers reading at once would take every connection
@@ -145,6 +167,19 @@ redis.call('XDEL', KEYS[1], ARGV[3])
 return 1
 `)
 
+// dispatchDue moves the schedules of the sorted set KEYS[1] due at
+// ARGV[1] (unix milliseconds), at most ARGV[2] of them, earliest first,
+// to the stream KEYS[2], each as an entry {id: the member past its 16
+// digits of instant}, and returns how many it moved.
+var dispatchDue = goredis.NewScript(`
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+for _, member in ipairs(due) do
+	redis.call('XADD', KEYS[2], '*', 'id', string.sub(member, 17))
+	redis.call('ZREM', KEYS[1], member)
+end
+return #due
+`)
+
 // New returns a store that keeps tasks through client. It creates the
 // stream and its consumer group unless they exist, so it fails when the
 // server does not answer. Close does not close a client passed to New.
@@ -163,6 +198,7 @@ func New(client goredis.UniversalClient, opts Options) (*Store, error) {
 		s.prefix = DefaultPrefix
 	}
 	s.stream = s.prefix + "queue"
+	s.due = s.prefix + "due"
 	if s.lease == 0 {
 		s.lease = DefaultLease
 	}
@@ -184,6 +220,8 @@ func New(client goredis.UniversalClient, opts Options) (*Store, error) {
 	if err := s.createGroup(ctx); err != nil {
 		return nil, err
 	}
+	s.scheduler.Add(1)
+	go s.schedule()
 	return s, nil
 }
 
@@ -237,6 +275,9 @@ func (s *Store) Key(id string) string { return s.prefix + id }
 
 // Stream returns the key of the stream of dispatches.
 func (s *Store) Stream() string { return s.stream }
+
+// Due returns the key of the sorted set of schedules (DispatchAt).
+func (s *Store) Due() string { return s.due }
 
 // Consumer returns the store's name in the consumer group.
 func (s *Store) Consumer() string { return s.consumer }
@@ -434,6 +475,61 @@ func (s *Store) Dispatch(ctx context.Context, id string) error {
 		return s.fail(ctx, "dispatch "+id, err)
 	}
 	return nil
+}
+
+// DispatchAt adds the schedule to the sorted set of schedules, for the
+// first store whose clock has reached at to move it to the stream; it adds
+// the task's id to the stream at once when at has passed.
+func (s *Store) DispatchAt(ctx context.Context, id string, at time.Time) error {
+	if s.isClosed() {
+		return tasks.ErrClosed
+	}
+	if !at.After(s.now()) {
+		return s.Dispatch(ctx, id)
+	}
+	ns := max(at.UnixNano(), 0)
+	member := fmt.Sprintf("%016x%s", ns, id)
+	score := float64((ns + int64(time.Millisecond) - 1) / int64(time.Millisecond))
+	if err := s.client.ZAddNX(ctx, s.due, goredis.Z{Score: score, Member: member}).Err(); err != nil {
+		return s.fail(ctx, "schedule "+id, err)
+	}
+	return nil
+}
+
+// schedule moves the due schedules to the stream at once, then every
+// dueEvery until Close.
+func (s *Store) schedule() {
+	defer s.scheduler.Done()
+	tick := time.NewTicker(dueEvery)
+	defer tick.Stop()
+	for {
+		s.dispatchDue()
+		select {
+		case <-s.done:
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// dispatchDue runs the script that moves the due schedules to the stream
+// until it finds no more of them, Close is called, or Redis fails (the
+// schedules are then left for the next run).
+func (s *Store) dispatchDue() {
+	for {
+		select {
+		case <-s.done:
+			return
+		default:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		now := s.now().UnixMilli()
+		n, err := dispatchDue.Run(ctx, s.client, []string{s.due, s.stream}, now, dueBatch).Int()
+		cancel()
+		if err != nil || n < dueBatch {
+			return
+		}
+	}
 }
 
 // Claim waits for an entry of the stream no consumer has had, or one to
@@ -642,9 +738,11 @@ func (s *Store) release(h *held) error {
 }
 
 // Close stops keeping the claims alive, without acknowledging them, so
-// that another instance takes them over once the lease has passed; Claims
-// waiting return ErrClosed. It closes the client Open made, not one
-// passed to New. Calling Close again does nothing.
+// that another instance takes them over once the lease has passed, and
+// stops moving due schedules to the stream (they stay, for another
+// instance or the next store to move); Claims waiting return ErrClosed.
+// It closes the client Open made, not one passed to New. Calling Close
+// again does nothing.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -655,6 +753,7 @@ func (s *Store) Close() error {
 	close(s.done)
 	s.mu.Unlock()
 	s.keepAlives.Wait()
+	s.scheduler.Wait()
 	if s.owned {
 		if err := s.client.Close(); err != nil {
 			return fmt.Errorf("redis task store: close: %w", err)

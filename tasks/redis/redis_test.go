@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -48,17 +49,21 @@ func TestStore(t *testing.T) {
 		return fmt.Sprintf("test%d:", n)
 	}
 	t.Run("Open", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T, now func() time.Time) tasks.Store {
-			s, err := redis.Open(srv.URL, redis.Options{Prefix: prefix(), Now: now})
-			if err != nil {
-				t.Fatalf("Open: %v", err)
+		storetest.RunReopen(t, func(t *testing.T, now func() time.Time) func() tasks.Store {
+			p := prefix()
+			return func() tasks.Store {
+				s, err := redis.Open(srv.URL, redis.Options{Prefix: p, Now: now})
+				if err != nil {
+					t.Fatalf("Open: %v", err)
+				}
+				return s
 			}
-			return s
 		})
 	})
 	t.Run("New", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T, now func() time.Time) tasks.Store {
-			return newStore(t, shared, redis.Options{Prefix: prefix(), Now: now})
+		storetest.RunReopen(t, func(t *testing.T, now func() time.Time) func() tasks.Store {
+			p := prefix()
+			return func() tasks.Store { return newStore(t, shared, redis.Options{Prefix: p, Now: now}) }
 		})
 	})
 }
@@ -338,5 +343,137 @@ func TestOptions(t *testing.T) {
 				t.Fatalf("error %q, want one containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestDispatchAtShared checks that schedules on a Redis two instances
+// share are each dispatched once, to one of them, whichever made them:
+// one schedule is claimed once across both, and so are many made through
+// either (one of them made through both, at the same instant).
+func TestDispatchAtShared(t *testing.T) {
+	ctx := context.Background()
+	raw := redistest.Start(t).Client(t)
+	opts := func(consumer string) redis.Options {
+		return redis.Options{Prefix: "shared:", Consumer: consumer}
+	}
+	stores := []*redis.Store{newStore(t, raw, opts("a")), newStore(t, raw, opts("b"))}
+
+	// claimAll claims on both stores, two workers each, until the
+	// context ends, and returns how often each task was claimed.
+	claimAll := func(ctx context.Context) map[string]int {
+		var (
+			mu   sync.Mutex
+			seen = map[string]int{}
+			wg   sync.WaitGroup
+		)
+		for _, s := range stores {
+			for range 2 {
+				wg.Go(func() {
+					for {
+						c, err := s.Claim(ctx)
+						if err != nil {
+							if ctx.Err() == nil {
+								t.Errorf("Claim: %v", err)
+							}
+							return
+						}
+						if c.Takeover {
+							t.Errorf("the claim of a schedule is a takeover")
+						}
+						if err := c.Release(); err != nil {
+							t.Errorf("Release: %v", err)
+						}
+						mu.Lock()
+						seen[c.ID]++
+						mu.Unlock()
+					}
+				})
+			}
+		}
+		wg.Wait()
+		return seen
+	}
+
+	one := storetest.Sample(t, time.Now())
+	if err := stores[0].Create(ctx, one); err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	if err := stores[0].DispatchAt(ctx, one.ID, time.Now().Add(200*time.Millisecond)); err != nil {
+		t.Fatalf("DispatchAt: %v", err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	seen := claimAll(cctx)
+	cancel()
+	if len(seen) != 1 || seen[one.ID] != 1 {
+		t.Fatalf("claims of one schedule across two instances: %v, want %s once", seen, one.ID)
+	}
+
+	const n = 20
+	ids := map[string]bool{}
+	base := time.Now().Add(200 * time.Millisecond)
+	for i := range n {
+		task := storetest.Sample(t, time.Now())
+		if err := stores[i%2].Create(ctx, task); err != nil {
+			t.Fatalf("Create: %v", err)
+		}
+		ids[task.ID] = true
+		at := base.Add(time.Duration(i) * 10 * time.Millisecond)
+		if err := stores[i%2].DispatchAt(ctx, task.ID, at); err != nil {
+			t.Fatalf("DispatchAt: %v", err)
+		}
+		if i == 0 { // the same schedule, made through the other instance
+			if err := stores[1].DispatchAt(ctx, task.ID, at); err != nil {
+				t.Fatalf("DispatchAt: %v", err)
+			}
+		}
+	}
+	cctx, cancel = context.WithTimeout(ctx, 3*time.Second)
+	seen = claimAll(cctx)
+	cancel()
+	for id := range ids {
+		if seen[id] != 1 {
+			t.Errorf("task %s claimed %d times, want once", id, seen[id])
+		}
+	}
+	if len(seen) != n {
+		t.Errorf("%d tasks claimed, want %d", len(seen), n)
+	}
+	if z, err := raw.ZCard(ctx, stores[0].Due()).Result(); err != nil || z != 0 {
+		t.Errorf("ZCARD %s = %d, %v; want 0", stores[0].Due(), z, err)
+	}
+	checkEmpty(t, raw, stores[0])
+}
+
+// TestDueKey checks what DispatchAt writes: a member of "<prefix>due"
+// that is the instant in unix nanoseconds as 16 hex digits and the task
+// id, scored with the instant in unix milliseconds rounded up; and that a
+// schedule is left there, not dispatched, by a store closed before it is
+// due.
+func TestDueKey(t *testing.T) {
+	ctx := context.Background()
+	raw := redistest.Start(t).Client(t)
+	s := newStore(t, raw, redis.Options{})
+	if got, want := s.Due(), redis.DefaultPrefix+"due"; got != want {
+		t.Fatalf("Due = %q, want %q", got, want)
+	}
+	task := storetest.Sample(t, time.Now())
+	if err := s.Create(ctx, task); err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	at := time.Now().Add(time.Hour).Truncate(time.Millisecond).Add(1500 * time.Microsecond)
+	if err := s.DispatchAt(ctx, task.ID, at); err != nil {
+		t.Fatalf("DispatchAt: %v", err)
+	}
+	s.Close()
+	z, err := raw.ZRangeWithScores(ctx, s.Due(), 0, -1).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	member := fmt.Sprintf("%016x", at.UnixNano()) + task.ID
+	if len(z) != 1 || z[0].Member != member || z[0].Score != float64(at.UnixMilli()+1) {
+		t.Fatalf("ZRANGE %s = %+v, want %s scored %d", s.Due(), z, member, at.UnixMilli()+1)
+	}
+	if n, err := raw.XLen(ctx, s.Stream()).Result(); err != nil || n != 0 {
+		t.Errorf("XLEN = %d, %v; want 0", n, err)
 	}
 }

@@ -1,8 +1,10 @@
 // Package storetest is the contract every tasks.Store keeps, as tests a
 // store's own test file runs with Run: what Create, Get and Update store
 // and return, expiry, atomic updates, dispatch to exactly one worker,
-// claims that honour their context, fenced writes under Own and
-// UpdateOwned, and a store that refuses work once closed.
+// delayed dispatch (DispatchAt) by the store's clock, claims that honour
+// their context, fenced writes under Own and UpdateOwned, and a store that
+// refuses work once closed. RunReopen adds, for stores whose data
+// outlives them, that schedules outlive the store too.
 package storetest
 
 import (
@@ -21,10 +23,22 @@ import (
 // generous so that slow machines and the race detector do not fail tests.
 const wait = 30 * time.Second
 
+// due bounds how long after its instant a schedule (DispatchAt) may take
+// to be claimed: a store may look for due schedules only now and then.
+const due = 5 * time.Second
+
 // Opener returns a new, empty store for the test, whose clock is now.
 // Run closes the store when the test ends; Close must be safe to call
 // twice.
 type Opener func(t *testing.T, now func() time.Time) tasks.Store
+
+// Reopener returns, for one test, a function that opens a store on the
+// same data each time it is called, with the clock now: the first call an
+// empty store, each later one a store on what the ones before it left
+// (the file of Bolt, the keys of Redis). The test closes each store before
+// it opens the next; RunReopen closes them all when the test ends, so
+// Close must be safe to call twice.
+type Reopener func(t *testing.T, now func() time.Time) func() tasks.Store
 
 // Clock is a clock tests move by hand, so that tasks expire without the
 // tests sleeping. It is safe for concurrent use.
@@ -53,31 +67,70 @@ func (c *Clock) Advance(d time.Duration) {
 // Run runs the contract tests, each as a subtest on a store of its own
 // from open. The stores' clocks start at the current time (in UTC, to the
 // millisecond), so a store that also hands expiry to its backend (Redis's
-// PX) sees realistic lifetimes.
+// PX) sees realistic lifetimes; in the tests of DispatchAt they start an
+// hour earlier, so that a store that decides what is due by another
+// clock than its own fails them.
+//
+// The clocks stand still unless a test moves them. A test of DispatchAt
+// moves the clock past a schedule's instant once as much real time has
+// passed, so that a store may wait for a schedule in real time (Memory's
+// timers) or look at its clock (Bolt, Redis): either way the claim comes
+// no earlier than the instant, and no later than a few seconds after it.
 func Run(t *testing.T, open Opener) {
 	tests := []struct {
-		name string
-		run  func(t *testing.T, s tasks.Store, clock *Clock)
+		name   string
+		run    func(t *testing.T, s tasks.Store, clock *Clock)
+		behind time.Duration // how far the clock starts behind the real time
 	}{
-		{"CreateGet", testCreateGet},
-		{"Copies", testCopies},
-		{"Exists", testExists},
-		{"NotFound", testNotFound},
-		{"Update", testUpdate},
-		{"UpdateAbort", testUpdateAbort},
-		{"Expiry", testExpiry},
-		{"ConcurrentUpdates", testConcurrentUpdates},
-		{"DispatchOnce", testDispatchOnce},
-		{"ClaimContext", testClaimContext},
-		{"Fencing", testFencing},
-		{"Close", testClose},
+		{"CreateGet", testCreateGet, 0},
+		{"Copies", testCopies, 0},
+		{"Exists", testExists, 0},
+		{"NotFound", testNotFound, 0},
+		{"Update", testUpdate, 0},
+		{"UpdateAbort", testUpdateAbort, 0},
+		{"Expiry", testExpiry, 0},
+		{"ConcurrentUpdates", testConcurrentUpdates, 0},
+		{"DispatchOnce", testDispatchOnce, 0},
+		{"ClaimContext", testClaimContext, 0},
+		{"Fencing", testFencing, 0},
+		{"DispatchAtPast", testDispatchAtPast, time.Hour},
+		{"DispatchAtLater", testDispatchAtLater, time.Hour},
+		{"DispatchAtOrder", testDispatchAtOrder, time.Hour},
+		{"DispatchAtAndDispatch", testDispatchAtAndDispatch, time.Hour},
+		{"DispatchAtSeveral", testDispatchAtSeveral, time.Hour},
+		{"Close", testClose, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			clock := NewClock(time.Now().UTC().Truncate(time.Millisecond))
+			clock := NewClock(time.Now().Add(-tc.behind).UTC().Truncate(time.Millisecond))
 			s := open(t, clock.Now)
 			t.Cleanup(func() { s.Close() })
 			tc.run(t, s, clock)
+		})
+	}
+}
+
+// RunReopen runs the contract tests (Run) on the first store each test's
+// reopen function opens, and the tests that need a store opened again on
+// the same data: that a schedule (DispatchAt) made before Close fires
+// once the store is opened again, at once when it fell due meanwhile.
+func RunReopen(t *testing.T, reopen Reopener) {
+	Run(t, func(t *testing.T, now func() time.Time) tasks.Store { return reopen(t, now)() })
+	tests := []struct {
+		name string
+		run  func(t *testing.T, open func() tasks.Store, clock *Clock)
+	}{
+		{"DispatchAtReopen", testDispatchAtReopen},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := NewClock(time.Now().Add(-time.Hour).UTC().Truncate(time.Millisecond))
+			open := reopen(t, clock.Now)
+			tc.run(t, func() tasks.Store {
+				s := open()
+				t.Cleanup(func() { s.Close() })
+				return s
+			}, clock)
 		})
 	}
 }
@@ -169,6 +222,57 @@ func claim(t *testing.T, s tasks.Store) *tasks.Claim {
 		t.Fatalf("Claim: %v", err)
 	}
 	return c
+}
+
+// claimed claims the next task, waiting at most due, fails the test
+// unless it is an ordinary claim (not a takeover) of task id, and releases
+// it.
+func claimed(t *testing.T, s tasks.Store, id, what string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), due)
+	defer cancel()
+	c, err := s.Claim(ctx)
+	if err != nil {
+		t.Fatalf("%s: Claim: %v", what, err)
+	}
+	if c.ID != id || c.Takeover {
+		t.Fatalf("%s: claimed {%s, takeover %v}, want %s, no takeover", what, c.ID, c.Takeover, id)
+	}
+	if err := c.Release(); err != nil {
+		t.Fatalf("%s: Release: %v", what, err)
+	}
+}
+
+// nothingFor fails the test if a task is claimed within d.
+func nothingFor(t *testing.T, s tasks.Store, d time.Duration, what string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	c, err := s.Claim(ctx)
+	if c != nil {
+		c.Release()
+		t.Fatalf("%s: claimed %s (takeover %v)", what, c.ID, c.Takeover)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("%s: Claim = %v, want DeadlineExceeded", what, err)
+	}
+}
+
+// dispatchAt schedules task id at at.
+func dispatchAt(t *testing.T, s tasks.Store, id string, at time.Time) {
+	t.Helper()
+	if err := s.DispatchAt(context.Background(), id, at); err != nil {
+		t.Fatalf("DispatchAt: %v", err)
+	}
+}
+
+// reach waits until d of real time has passed since start, then moves
+// clock to at least at.
+func reach(clock *Clock, start time.Time, d time.Duration, at time.Time) {
+	time.Sleep(time.Until(start.Add(d)))
+	if n := clock.Now(); n.Before(at) {
+		clock.Advance(at.Sub(n))
+	}
 }
 
 func testCreateGet(t *testing.T, s tasks.Store, clock *Clock) {
@@ -567,6 +671,88 @@ func testFencing(t *testing.T, s tasks.Store, clock *Clock) {
 	}
 }
 
+func testDispatchAtPast(t *testing.T, s tasks.Store, clock *Clock) {
+	past := create(t, s, clock.Now())
+	dispatchAt(t, s, past.ID, clock.Now().Add(-time.Minute))
+	claimed(t, s, past.ID, "a schedule a minute ago")
+	now := create(t, s, clock.Now())
+	dispatchAt(t, s, now.ID, clock.Now())
+	claimed(t, s, now.ID, "a schedule at the store's now")
+}
+
+func testDispatchAtLater(t *testing.T, s tasks.Store, clock *Clock) {
+	const delay = 200 * time.Millisecond
+	task := create(t, s, clock.Now())
+	start := time.Now()
+	at := clock.Now().Add(delay)
+	dispatchAt(t, s, task.ID, at)
+	nothingFor(t, s, 50*time.Millisecond, "before the schedule's instant")
+	reach(clock, start, delay, at)
+	claimed(t, s, task.ID, "once the schedule is due")
+	if d := time.Since(start); d < delay {
+		t.Errorf("a schedule %s ahead was claimed after %s", delay, d)
+	}
+}
+
+func testDispatchAtOrder(t *testing.T, s tasks.Store, clock *Clock) {
+	later, sooner := create(t, s, clock.Now()), create(t, s, clock.Now())
+	start := time.Now()
+	base := clock.Now()
+	dispatchAt(t, s, later.ID, base.Add(300*time.Millisecond))
+	dispatchAt(t, s, sooner.ID, base.Add(150*time.Millisecond))
+	reach(clock, start, 300*time.Millisecond, base.Add(300*time.Millisecond))
+	claimed(t, s, sooner.ID, "first claim of two schedules")
+	claimed(t, s, later.ID, "second claim of two schedules")
+}
+
+func testDispatchAtAndDispatch(t *testing.T, s tasks.Store, clock *Clock) {
+	const delay = 200 * time.Millisecond
+	task := create(t, s, clock.Now())
+	start := time.Now()
+	at := clock.Now().Add(delay)
+	dispatchAt(t, s, task.ID, at)
+	if err := s.Dispatch(context.Background(), task.ID); err != nil {
+		t.Fatalf("Dispatch: %v", err)
+	}
+	claimed(t, s, task.ID, "the dispatch after the schedule")
+	reach(clock, start, delay, at)
+	claimed(t, s, task.ID, "the schedule, after a dispatch of its task")
+	nothingFor(t, s, 400*time.Millisecond, "after the dispatch and the schedule")
+}
+
+func testDispatchAtSeveral(t *testing.T, s tasks.Store, clock *Clock) {
+	task := create(t, s, clock.Now())
+	start := time.Now()
+	base := clock.Now()
+	dispatchAt(t, s, task.ID, base.Add(100*time.Millisecond))
+	dispatchAt(t, s, task.ID, base.Add(200*time.Millisecond))
+	dispatchAt(t, s, task.ID, base.Add(100*time.Millisecond)) // the same schedule again
+	reach(clock, start, 200*time.Millisecond, base.Add(200*time.Millisecond))
+	claimed(t, s, task.ID, "the first of two schedules")
+	claimed(t, s, task.ID, "the second of two schedules")
+	nothingFor(t, s, 400*time.Millisecond, "after two schedules, one made twice")
+}
+
+func testDispatchAtReopen(t *testing.T, open func() tasks.Store, clock *Clock) {
+	s := open()
+	base := clock.Now()
+	meanwhile, after := create(t, s, base), create(t, s, base)
+	dispatchAt(t, s, meanwhile.ID, base.Add(200*time.Millisecond))
+	dispatchAt(t, s, after.ID, base.Add(2*time.Second))
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	start := time.Now()
+	reach(clock, start, 200*time.Millisecond, base.Add(200*time.Millisecond))
+
+	s = open()
+	claimed(t, s, meanwhile.ID, "a schedule that fell due while the store was closed")
+	nothingFor(t, s, 400*time.Millisecond, "before the second schedule's instant")
+	reach(clock, start, 0, base.Add(2*time.Second))
+	claimed(t, s, after.ID, "a schedule due after the store was opened again")
+	nothingFor(t, s, 400*time.Millisecond, "after both schedules")
+}
+
 func testClose(t *testing.T, s tasks.Store, clock *Clock) {
 	ctx := context.Background()
 	task := create(t, s, clock.Now())
@@ -599,6 +785,8 @@ func testClose(t *testing.T, s tasks.Store, clock *Clock) {
 			return err
 		}},
 		{"Dispatch", func() error { return s.Dispatch(ctx, task.ID) }},
+		{"DispatchAt now", func() error { return s.DispatchAt(ctx, task.ID, clock.Now()) }},
+		{"DispatchAt later", func() error { return s.DispatchAt(ctx, task.ID, clock.Now().Add(time.Hour)) }},
 		{"Claim", func() error { _, err := s.Claim(ctx); return err }},
 	}
 	for _, c := range calls {
