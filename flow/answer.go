@@ -19,6 +19,9 @@ const (
 	Unavailable Action = "unavailable"
 )
 
+// Timeout (approval.go) is the engine's too, for an approval nobody
+// answered in time.
+
 // AnswerInvalid is the key of RoundStats.Answers counting accepted answers
 // that failed the form's schema or its validate rules (and were asked
 // again).
@@ -36,6 +39,8 @@ func (a Action) value() any {
 		return string(Cancel)
 	case Unavailable:
 		return string(Unavailable)
+	case Timeout:
+		return string(Timeout)
 	}
 	return string(a)
 }
@@ -52,6 +57,8 @@ func actionOf(raw []byte) Action {
 		return Cancel
 	case `"unavailable"`:
 		return Unavailable
+	case `"timeout"`:
+		return Timeout
 	}
 	v, _ := jsonx.Parse(raw)
 	s, _ := v.(string)
@@ -62,13 +69,16 @@ func actionOf(raw []byte) Action {
 // state.EntryAnswer, encoded as a JSON object with the member "action"
 // and at most one of "content" (an elicitation's accepted content, left
 // out when empty), "result" (a sampling reply) and "roots" (a roots
-// reply). The encoding is part of what a run carries between rounds:
+// reply); an approval's record (an ask with `to`) also has
+// "answered_by" and "answered_at" (RFC 3339), left out when empty. The
+// encoding is part of what a run carries between rounds:
 // TestAnswerRecordEncoding pins it.
 type answerRecord struct {
 	Action  Action
 	Content map[string]any
 	Result  map[string]any
 	Roots   []any
+	By, At  string
 }
 
 // encode encodes the record.
@@ -83,6 +93,12 @@ func (rec answerRecord) encode() ([]byte, error) {
 	case len(rec.Content) > 0:
 		m["content"] = rec.Content
 	}
+	if rec.By != "" {
+		m["answered_by"] = rec.By
+	}
+	if rec.At != "" {
+		m["answered_at"] = rec.At
+	}
 	return marshal(m)
 }
 
@@ -93,7 +109,7 @@ func decodeAnswerRecord(raw []byte, mode string) (answerRecord, error) {
 	if mode != ModeSampling && mode != ModeRoots {
 		// The common case, without building the object.
 		f, err := decodeAnswerFields(raw)
-		return answerRecord{Action: f.action, Content: f.content}, err
+		return answerRecord{Action: f.action, Content: f.content, By: f.by, At: f.at}, err
 	}
 	v, err := jsonx.Parse(raw)
 	if err != nil {

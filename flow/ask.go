@@ -61,6 +61,11 @@ func (r *runner) ask(cn *cnode) (int, *Result, error) {
 			Reason: fmt.Sprintf("the run now reaches %s %q at position %d", cn.n.Kind, cn.n.ID, pos)}
 	}
 
+	if cn.to != nil {
+		res, err := r.approval(cn, pos, pending)
+		return 0, res, err
+	}
+
 	if !r.capable(cn) {
 		if cn.unavailable < 0 {
 			return 0, nil, missing(cn.n.ID, []string{cn.mode})
@@ -255,8 +260,15 @@ func (r *runner) afterAll(cn *cnode) int {
 // after binds an answer and returns the node that follows the question.
 func (r *runner) after(cn *cnode, v map[string]any) int {
 	r.vars[cn.n.ID] = v
-	if v["action"] == string(Unavailable) && cn.unavailable >= 0 {
-		return cn.unavailable
+	switch v["action"] {
+	case string(Unavailable):
+		if cn.unavailable >= 0 {
+			return cn.unavailable
+		}
+	case string(Timeout):
+		if cn.onTimeout >= 0 {
+			return cn.onTimeout
+		}
 	}
 	return cn.next
 }
@@ -510,6 +522,9 @@ func answerValue(cn *cnode, rec answerRecord) map[string]any {
 		return sampleValue(rec.Action, rec.Result)
 	case ModeRoots:
 		return rootsValue(rec.Action, rec.Roots)
+	}
+	if cn.to != nil {
+		return approvalValue(rec)
 	}
 	return askValue(rec.Action, rec.Content)
 }

@@ -84,6 +84,11 @@ type cnode struct {
 	unavailable int // -1 when none (also of an all node)
 	mode        string
 	sample      *csample
+	// an approval (`to`): who is asked, the webhook, the timeout and its
+	// target (-1 when none)
+	to, webhook     *ctemplate
+	approvalTimeout time.Duration
+	onTimeout       int
 
 	// all: its questions, each compiled as a node of its own
 	group []*cnode
@@ -286,13 +291,14 @@ func (c *compiler) schema(doc map[string]any, pos dsl.Pos, what string) *schemas
 // node compiles the node at index i of the file's node list, or a
 // question of an all node (i < 0), whose successors are its group's.
 func (c *compiler) node(n *dsl.Node, i int, reg *actions.Registry) *cnode {
-	cn := &cnode{n: n, name: n.Name(), next: -1, unavailable: -1, onError: -1, orElse: -1}
+	cn := &cnode{n: n, name: n.Name(), next: -1, unavailable: -1, onError: -1, orElse: -1, onTimeout: -1}
 	if i >= 0 {
 		// Compile runs on files Parse read in full, whose references all
 		// resolve (Parse reports unknown-target).
 		cn.next = c.cfg.Next(i)
 		cn.unavailable = c.cfg.Target(i, dsl.EdgeUnavailable)
 		cn.onError = c.cfg.Target(i, dsl.EdgeOnError)
+		cn.onTimeout = c.cfg.Target(i, dsl.EdgeOnTimeout)
 		cn.orElse = c.cfg.Target(i, dsl.EdgeElse)
 		if cn.orElse < 0 {
 			cn.orElse = c.cfg.Target(i, dsl.EdgeOtherwise)
@@ -328,6 +334,13 @@ func (c *compiler) node(n *dsl.Node, i int, reg *actions.Registry) *cnode {
 		}
 		for _, r := range a.Validate {
 			cn.rules = append(cn.rules, crule{cond: c.cond(r.Rule), message: c.template(r.Message)})
+		}
+		if a.Approval() {
+			cn.to = c.template(a.To)
+			if a.Notify != nil {
+				cn.webhook = c.template(a.Notify.Webhook)
+			}
+			cn.approvalTimeout = a.Timeout
 		}
 	case dsl.KindStep:
 		s := n.Step
@@ -393,6 +406,10 @@ func fingerprint(n *dsl.Node) uint64 {
 		}
 		if n.Ask.URL != nil {
 			put("url:" + n.Ask.URL.Src)
+		}
+		if n.Ask.Approval() {
+			// Who is asked may change; that it is an approval may not.
+			put("approval")
 		}
 	case dsl.KindStep:
 		put(n.Step.Action.Value)

@@ -61,6 +61,14 @@ type Request struct {
 	// that a worker taking over from one that died runs only the step that
 	// had not finished. An error from Checkpoint ends the round with it.
 	Checkpoint func(state string) error
+	// Approval, when set, is the answer to the approval the run waits for
+	// (Result.Approval), from its page or its timeout: the round checks it
+	// (the form's schema and validate rules), journals it with who gave it
+	// and when, and ends with Result.Detached, the state the run goes on
+	// from; or, when it is not accepted, with Result.Approval again, its
+	// Question saying why. Servers set it; an approval is never answered
+	// by the client's Responses.
+	Approval *ApprovalAnswer
 	// Stats, when set, is filled in with figures about the round for the
 	// server's logs and metrics, whatever the round's outcome (a result or
 	// an error).
@@ -163,13 +171,17 @@ type Client struct {
 }
 
 // Result is the outcome of a round: exactly one of Complete, Input,
-// Prompt and Detached is set.
+// Prompt, Detached and Approval is set.
 type Result struct {
 	Complete *ToolResult
 	Input    *InputRequired
 	// Detached is set when the round handed the run over to a task (see
-	// Request.Detach).
+	// Request.Detach), or journaled the answer to an approval (see
+	// Request.Approval).
 	Detached *Detached
+	// Approval is set when the round reached an ask with `to`: the run
+	// waits for someone other than the caller (see Approval).
+	Approval *Approval
 	// Prompt is the messages of a prompt flow (see Program.IsPrompt) that
 	// finished. A prompt flow that fails (a fail node, an answer that
 	// stayed invalid) ends with Complete, an error result, as a tool flow

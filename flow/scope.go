@@ -243,11 +243,16 @@ func askSchema(a *dsl.Ask) map[string]any {
 		}
 		content = object(props)
 	}
-	return object(map[string]any{
+	props := map[string]any{
 		"action":   typed("string"),
 		"accepted": typed("boolean"),
 		"content":  content,
-	})
+	}
+	if a.Approval() {
+		props["answered_by"] = typed("string")
+		props["answered_at"] = typed("string")
+	}
+	return object(props)
 }
 
 // valueSchema returns the schema of the values v produces, or nil when it

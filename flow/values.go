@@ -176,6 +176,7 @@ func fieldList(names []string) string {
 type answerFields struct {
 	action  Action         // "" unless it is a string
 	content map[string]any // nil unless it is an object
+	by, at  string         // an approval's; "" unless strings
 }
 
 // decodeAnswerFields decodes an elicitation's journal record without
@@ -194,6 +195,17 @@ func decodeAnswerFields(raw []byte) (answerFields, error) {
 				return err
 			}
 			f.content, _ = x.(map[string]any)
+		case "answered_by", "answered_at":
+			x, err := jsonx.Parse(v)
+			if err != nil {
+				return err
+			}
+			s, _ := x.(string)
+			if string(k) == "answered_by" {
+				f.by = s
+			} else {
+				f.at = s
+			}
 		}
 		return nil
 	})

@@ -90,6 +90,10 @@ func NewCodec(ring *KeyRing, opts Options) *Codec {
 // It fails with an error matching [ErrTooLarge] if the result would be longer
 // than the codec's MaxSize, and with a plain error if s cannot be encoded: a
 // journal entry of unknown kind, or a negative round, position or invalid
+// Derive returns a secret for purpose derived from the codec's sealing
+// key (see KeyRing.Derive).
+func (c *Codec) Derive(purpose string) []byte { return c.ring.Derive(purpose) }
+
 // count.
 func (c *Codec) Seal(s *State) (string, error) {
 	return c.SealFor(s, 0)

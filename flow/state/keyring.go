@@ -3,7 +3,9 @@ package state
 import (
 	"bytes"
 	"crypto/cipher"
+	"crypto/hkdf"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -60,7 +62,8 @@ type ringKey struct {
 // KeyRing is the set of keys a [Codec] uses: the first key seals, every key
 // opens. It is immutable and safe for concurrent use.
 type KeyRing struct {
-	keys []ringKey
+	keys    []ringKey
+	primary [32]byte // the sealing key's secret, for Derive
 }
 
 // NewKeyRing returns a ring of the given keys; the first one seals. It needs
@@ -93,7 +96,21 @@ func NewKeyRing(keys ...Key) (*KeyRing, error) {
 		ad = append(ad, k.ID...)
 		r.keys[i] = ringKey{id: k.ID, aead: aead, ad: ad}
 	}
+	r.primary = keys[0].Secret
 	return r, nil
+}
+
+// Derive returns a 32-byte secret for purpose, derived from the sealing
+// key's secret with HKDF-SHA256 (RFC 5869; no salt, info "flowserve " +
+// purpose). Features that need a secret shared by a server's instances
+// (the links of approval pages) use it, so that they never use the state
+// key itself. It changes when the sealing key does.
+func (r *KeyRing) Derive(purpose string) []byte {
+	b, err := hkdf.Key(sha256.New, r.primary[:], nil, "flowserve "+purpose, 32)
+	if err != nil {
+		panic("state: hkdf: " + err.Error()) // only for lengths over 255·32
+	}
+	return b
 }
 
 // EphemeralKeyRing returns a ring of one random key with id "ephemeral".
