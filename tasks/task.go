@@ -111,6 +111,15 @@ type Task struct {
 	// Owner is the token of the claim that may advance the task (see
 	// Claim); "" when no worker holds it.
 	Owner string `json:"owner,omitempty"`
+	// Approval is the question the task waits for someone other than
+	// the caller to answer on its page, or nil; the task is Working
+	// meanwhile, and no worker advances it.
+	Approval *Approval `json:"approval,omitempty"`
+	// Caller names the caller for approval pages and logs (the server's
+	// token file names it), or ""; Base is the server's URL as the caller
+	// reached it, for the links of approval pages ("" when unknown).
+	Caller string `json:"caller,omitempty"`
+	Base   string `json:"base,omitempty"`
 }
 
 // Client is what a task's caller declared it can do: the flow.Client of
@@ -136,6 +145,11 @@ func (t *Task) Clone() *Task {
 	c.Error = cloneRaw(t.Error)
 	c.Requests = cloneRawMap(t.Requests)
 	c.Answers = cloneRawMap(t.Answers)
+	if t.Approval != nil {
+		a := *t.Approval
+		a.Request = cloneRaw(a.Request)
+		c.Approval = &a
+	}
 	if t.Questions != nil {
 		c.Questions = make(map[string]string, len(t.Questions))
 		for k, v := range t.Questions {
