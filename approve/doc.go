@@ -1,5 +1,5 @@
 // Package approve serves the approval page: the question of a flow's ask
-// with `to:` (DESIGN §12), which a person other than the caller answers
+// with `to:`, which a person other than the caller answers
 // in a browser at a signed, expiring link /approve/<token>.
 //
 // A Sealer seals a Ticket (the task, the question's key and the link's

@@ -86,6 +86,8 @@ type Metrics struct {
 	TaskAge          *prometheus.HistogramVec // status
 	TaskTakeovers    *prometheus.CounterVec   // tool
 	TasksRunning     prometheus.Gauge
+	Approvals        *prometheus.CounterVec // tool, event: asked, answered, timeout
+	Webhooks         *prometheus.CounterVec // result: delivered, retried, failed
 }
 
 // New returns a fresh set of metrics on a private registry.
@@ -161,6 +163,14 @@ func New() *Metrics {
 			Name: "flowserve_tasks_running",
 			Help: "Task rounds running in this process now.",
 		}),
+		Approvals: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "flowserve_approvals_total",
+			Help: "Approvals (asks with to:) by tool and event: asked (a task began to wait), answered (on its page), timeout.",
+		}, []string{"tool", "event"}),
+		Webhooks: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "flowserve_webhook_deliveries_total",
+			Help: "Approval notifications posted to webhooks, by result: delivered, retried (an attempt failed and another follows), failed (given up).",
+		}, []string{"result"}),
 	}
 	f(m.Rounds)
 	f(m.RoundSeconds)
@@ -178,6 +188,8 @@ func New() *Metrics {
 	f(m.TaskAge)
 	f(m.TaskTakeovers)
 	f(m.TasksRunning)
+	f(m.Approvals)
+	f(m.Webhooks)
 	f(collectors.NewGoCollector())
 	f(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

@@ -136,7 +136,8 @@ func (s *Server) sdkRound(ctx context.Context, p *flow.Program, req mcp.Request,
 			fr.Responses[id] = b
 		}
 	}
-	res, rpcErr, err := s.modernRound(ctx, p, fr, s.callerOf(headerOf(req)))
+	o := origin{caller: s.callerOf(headerOf(req)), base: s.baseOf(ctx)}
+	res, rpcErr, err := s.modernRound(ctx, p, fr, o, s.tell(ctx, req))
 	switch {
 	case err != nil:
 		return nil, err
@@ -167,16 +168,34 @@ func inputRequests(in *flow.InputRequired) (mcp.InputRequestMap, error) {
 // -32021 for a question the client cannot answer); failures of the run
 // as an error result the model can read, or for a prompt, which has no
 // error results, as JSON-RPC error -32603; a cancelled call as err.
-// caller names the caller in the logs ("" when unknown).
-func (s *Server) modernRound(ctx context.Context, p *flow.Program, fr *flow.Request, caller string) (*flow.Result, *jsonrpc.Error, error) {
-	rd := s.startRound(p, firstModernVersion, caller, fr)
-	rctx, cancel := s.roundContext(ctx, p, fr)
-	res, err := s.engine.Run(rctx, p, fr)
-	cancel()
-	s.logAnswers(p, rd, fr.Responses)
-	r := outcome(ctx, era20260728, p, res, err)
-	rd.end(r.res, r.rpcErr, r.cause(err))
-	return r.res, r.rpcErr, r.cancelled
+// o is where the call came from (its caller names it in the logs).
+//
+// A round that reaches an approval ends with it when fr may become a task
+// (fr.Detach); otherwise the call waits for the approval's answer inside
+// itself (waitInline, telling the caller with tell) and runs on from it.
+func (s *Server) modernRound(ctx context.Context, p *flow.Program, fr *flow.Request, o origin, tell tellFunc) (*flow.Result, *jsonrpc.Error, error) {
+	for {
+		rd := s.startRound(p, firstModernVersion, o.caller, fr)
+		rctx, cancel := s.roundContext(ctx, p, fr)
+		res, err := s.engine.Run(rctx, p, fr)
+		cancel()
+		s.logAnswers(p, rd, fr.Responses)
+		r := outcome(ctx, era20260728, p, res, err)
+		rd.end(r.res, r.rpcErr, r.cause(err))
+		if r.res == nil || r.res.Approval == nil || fr.Detach != nil {
+			return r.res, r.rpcErr, r.cancelled
+		}
+		state, gaveUp, err := s.waitInline(ctx, p, fr, r.res.Approval, o, tell)
+		switch {
+		case ctx.Err() != nil:
+			return nil, nil, ctx.Err()
+		case err != nil:
+			return &flow.Result{Complete: p.FailureResult(err)}, nil, nil
+		case gaveUp != nil:
+			return &flow.Result{Complete: gaveUp}, nil, nil
+		}
+		fr.State, fr.Responses = state, nil
+	}
 }
 
 // inputRequest turns a question into the SDK's input request.
@@ -233,6 +252,31 @@ func (s *Server) progress(ctx context.Context, req mcp.Request) func(node, actio
 	return s.progressHook(token, func(p *mcp.ProgressNotificationParams) error {
 		return ss.NotifyProgress(ctx, p)
 	})
+}
+
+// tell returns the tellFunc of an SDK request that carries a progress
+// token, or nil.
+func (s *Server) tell(ctx context.Context, req mcp.Request) tellFunc {
+	params, _ := req.GetParams().(mcp.RequestParams)
+	ss, _ := req.GetSession().(*mcp.ServerSession)
+	if params == nil || ss == nil || params.GetProgressToken() == nil {
+		return nil
+	}
+	return s.tellHook(params.GetProgressToken(), func(p *mcp.ProgressNotificationParams) error {
+		return ss.NotifyProgress(ctx, p)
+	})
+}
+
+// tellHook returns the tellFunc sending progress notifications to send.
+func (s *Server) tellHook(token any, send func(*mcp.ProgressNotificationParams) error) tellFunc {
+	if token == nil {
+		return nil
+	}
+	return func(msg string, progress float64) {
+		if err := send(&mcp.ProgressNotificationParams{ProgressToken: token, Progress: progress, Message: msg}); err != nil {
+			s.log.Debug("progress notification not sent", "err", err)
+		}
+	}
 }
 
 // progressHook returns the engine's step hook: a notifications/progress

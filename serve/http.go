@@ -126,6 +126,19 @@ func (o HTTPOptions) withDefaults() HTTPOptions {
 // EndpointPath is where the MCP endpoint is served.
 const EndpointPath = "/mcp"
 
+// ApprovePath is where the approval pages are served: ApprovePath +
+// <token>.
+const ApprovePath = "/approve/"
+
+// requestBase is the server's URL as the client of r reached it.
+func requestBase(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
 // MetricsPath is where HTTPOptions.Metrics serves the metrics.
 const MetricsPath = "/metrics"
 
@@ -170,6 +183,7 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 		if !g.check(w, r) {
 			return
 		}
+		r = r.WithContext(withBase(r.Context(), requestBase(r)))
 		if sessionVersion(r.Header.Get("Mcp-Protocol-Version")) {
 			if s.serveUnversioned(w, r, opts.MaxRequestBodyBytes) {
 				return
@@ -182,6 +196,17 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 			return
 		}
 		s.serveLean(w, r, opts.MaxRequestBodyBytes, stateless)
+	})
+	// The approval pages: people with a link, not MCP clients, so no
+	// bearer token; the Host check still applies.
+	pages := s.approvalHandler()
+	s.pagesServed.Store(true)
+	mux.HandleFunc(ApprovePath, func(rw http.ResponseWriter, r *http.Request) {
+		w := newResponseWriter(rw, opts.WriteTimeout)
+		defer w.finish(nil)
+		if g.checkHost(w, r) {
+			pages.ServeHTTP(w, r)
+		}
 	})
 	if opts.Metrics {
 		mh := s.metrics.Handler()

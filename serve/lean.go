@@ -250,8 +250,10 @@ func (s *Server) callLean(w http.ResponseWriter, r *http.Request, req *leanReque
 		Client:    req.client,
 		Principal: principalFromHeader(r.Header),
 	}
+	o := origin{caller: s.callerOf(r.Header), base: s.baseOf(ctx)}
 	var sse *sseWriter
-	if token := leanProgressToken(req.Params.Meta); token != nil && strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+	token := leanProgressToken(req.Params.Meta)
+	if token != nil && strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
 		sse = &sseWriter{w: w}
 		fr.OnStep = s.progressHook(token, sse.notify)
 	}
@@ -262,13 +264,17 @@ func (s *Server) callLean(w http.ResponseWriter, r *http.Request, req *leanReque
 			"the %s tool runs only as a task: the request must declare the %s extension", p.Name(), tasksExtension)))
 		return
 	case flow.StartTask:
-		s.writeNewTask(w, sse, req.ID, ctx, p, fr, nil)
+		s.writeNewTask(w, sse, req.ID, ctx, p, fr, nil, nil, o)
 		return
 	}
 	fr.Detach = detach
-	res, rpcErr, err := s.modernRound(ctx, p, fr, s.callerOf(r.Header))
-	if err == nil && rpcErr == nil && res.Detached != nil {
-		s.writeNewTask(w, sse, req.ID, ctx, p, fr, res.Detached)
+	var tell tellFunc
+	if sse != nil {
+		tell = s.tellHook(token, sse.notify)
+	}
+	res, rpcErr, err := s.modernRound(ctx, p, fr, o, tell)
+	if err == nil && rpcErr == nil && (res.Detached != nil || res.Approval != nil) {
+		s.writeNewTask(w, sse, req.ID, ctx, p, fr, res.Detached, res.Approval, o)
 		return
 	}
 	switch {
@@ -299,8 +305,8 @@ func (s *Server) callLean(w http.ResponseWriter, r *http.Request, req *leanReque
 // writeNewTask creates the task a call of p becomes (see newTask) and
 // answers the call with its CreateTaskResult, on the SSE stream when one
 // has started.
-func (s *Server) writeNewTask(w http.ResponseWriter, sse *sseWriter, id json.RawMessage, ctx context.Context, p *flow.Program, fr *flow.Request, d *flow.Detached) {
-	t, err := s.newTask(ctx, p, fr, d)
+func (s *Server) writeNewTask(w http.ResponseWriter, sse *sseWriter, id json.RawMessage, ctx context.Context, p *flow.Program, fr *flow.Request, d *flow.Detached, ap *flow.Approval, o origin) {
+	t, err := s.newTask(ctx, p, fr, d, ap, o, false)
 	var msg []byte
 	if err != nil {
 		s.log.Error("cannot create a task", "tool", p.Name(), "err", err)

@@ -84,6 +84,21 @@ func (s *Server) legacyRounds(ctx context.Context, p *flow.Program, req mcp.Requ
 		rctx, cancel := s.roundContext(ctx, p, fr)
 		res, err := s.engine.Run(rctx, p, fr)
 		cancel()
+		if err == nil && res.Approval != nil {
+			rd.end(res, nil, nil)
+			o := origin{caller: caller, base: s.baseOf(ctx)}
+			state, gaveUp, err := s.waitInline(ctx, p, fr, res.Approval, o, s.tell(ctx, req))
+			switch {
+			case ctx.Err() != nil:
+				return nil, ctx.Err()
+			case err != nil:
+				return &flow.Result{Complete: p.FailureResult(err)}, nil
+			case gaveUp != nil:
+				return &flow.Result{Complete: gaveUp}, nil
+			}
+			fr.State, fr.Responses = state, nil
+			continue
+		}
 		if err != nil || res.Input == nil {
 			return s.legacyEnd(ctx, p, parseEra(client.Protocol), rd, res, err)
 		}

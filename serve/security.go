@@ -200,10 +200,7 @@ func newGuard(opts HTTPOptions, m *metrics.Metrics) *guard {
 // Origin, 401 without a valid token) and reports whether it may.
 func (g *guard) check(w http.ResponseWriter, r *http.Request) bool {
 	onLoopback := arrivedOnLoopback(r)
-	if !g.hostAllowed(r.Host, onLoopback) {
-		g.metrics.Rejected.WithLabelValues(metrics.RejectHost).Inc()
-		// The go-sdk's message for the same check.
-		http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+	if !g.checkHost(w, r) {
 		return false
 	}
 	if origin := r.Header.Values("Origin"); len(origin) > 0 && !g.originAllowed(origin, onLoopback) {
@@ -238,6 +235,18 @@ func bindSessions(h http.Handler) http.Handler {
 	return auth.RequireBearerToken(func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 		return &auth.TokenInfo{UserID: principalOf(sha256.Sum256([]byte(token)))}, nil
 	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+}
+
+// checkHost applies the Host rule of check alone (403), for the approval
+// pages: browsers of people with a link reach them, not MCP clients.
+func (g *guard) checkHost(w http.ResponseWriter, r *http.Request) bool {
+	if !g.hostAllowed(r.Host, arrivedOnLoopback(r)) {
+		g.metrics.Rejected.WithLabelValues(metrics.RejectHost).Inc()
+		// The go-sdk's message for the same check.
+		http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+		return false
+	}
+	return true
 }
 
 // hostAllowed applies the Host rule: with no AllowedHosts, a request that

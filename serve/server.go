@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"net/http"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/approve"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/metrics"
@@ -84,6 +87,18 @@ type Options struct {
 	// TaskWorkers is how many task rounds run at once in this process;
 	// default DefaultTaskWorkers.
 	TaskWorkers int
+	// PublicURL is the server's URL as the people who answer approvals
+	// reach it (e.g. "https://mcp.example.com"), for the links of
+	// approval pages; "" means the scheme and host each call came in on.
+	PublicURL string
+	// WebhookAttempts is how many times an approval's notification is
+	// posted to its webhook before giving up, WebhookBackoff the pause
+	// after the first failure (doubled each time, at most a minute), and
+	// WebhookClient the HTTP client; defaults DefaultWebhookAttempts,
+	// DefaultWebhookBackoff and http.DefaultClient.
+	WebhookAttempts int
+	WebhookBackoff  time.Duration
+	WebhookClient   *http.Client
 }
 
 // DefaultRoundTimeout is Options.RoundTimeout when it is zero.
@@ -130,6 +145,10 @@ type Server struct {
 	// tasks is the run store, and work the workers that advance its tasks.
 	tasks tasks.Store
 	work  taskWork
+	// sealer seals the links of approval pages; pagesServed is set once
+	// an HTTP handler serves them.
+	sealer      *approve.Sealer
+	pagesServed atomic.Bool
 }
 
 // New returns a server for the given programs: prompt flows (see
@@ -166,6 +185,13 @@ func New(progs []*flow.Program, opts Options) (*Server, error) {
 	if opts.TaskWorkers <= 0 {
 		opts.TaskWorkers = DefaultTaskWorkers
 	}
+	if opts.WebhookAttempts <= 0 {
+		opts.WebhookAttempts = DefaultWebhookAttempts
+	}
+	if opts.WebhookBackoff <= 0 {
+		opts.WebhookBackoff = DefaultWebhookBackoff
+	}
+	opts.PublicURL = strings.TrimSuffix(opts.PublicURL, "/")
 	if opts.Engine == nil {
 		e, err := flow.NewEngine(flow.EngineOptions{})
 		if err != nil {
@@ -178,6 +204,11 @@ func New(progs []*flow.Program, opts Options) (*Server, error) {
 	if s.tasks == nil {
 		s.tasks = tasks.NewMemory(opts.Engine.Now)
 	}
+	sealer, err := approve.NewSealer(opts.Engine.Codec().Derive("approval links"))
+	if err != nil {
+		return nil, err
+	}
+	s.sealer = sealer
 	if s.log == nil {
 		s.log = slog.Default()
 	}

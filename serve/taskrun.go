@@ -94,9 +94,9 @@ var errTaskEnded = errors.New("the task has ended")
 // advance runs one round of the task c claims, and stores what it gave.
 func (s *Server) advance(c *tasks.Claim) {
 	ctx := s.work.rounds
-	t, err := tasks.Own(ctx, s.tasks, c)
+	t, err := s.own(ctx, c)
 	switch {
-	case errors.Is(err, tasks.ErrNotFound):
+	case errors.Is(err, tasks.ErrNotFound), errors.Is(err, errNotClaimable):
 		c.Release()
 		return
 	case err != nil:
@@ -110,15 +110,22 @@ func (s *Server) advance(c *tasks.Claim) {
 		s.log.Warn("task taken over from a worker that stopped mid-round; its unfinished step runs again",
 			"task", t.ID, "tool", t.Tool, "takeovers", t.Takeovers)
 	}
-	if t.Status != tasks.Working {
-		c.Release()
-		return
-	}
 	p, ok := s.program(t.Tool)
 	if !ok {
 		s.settle(c, t, reply{rpcErr: &jsonrpc.Error{Code: codeInternalError,
 			Message: fmt.Sprintf("the %s tool is no longer served, so its task cannot go on", t.Tool)}})
 		return
+	}
+	if t.Approval != nil {
+		// own let it through: its approval timed out.
+		if t, err = s.timeoutApproval(ctx, c, t, p); err != nil {
+			if !errors.Is(err, errNotWaiting) && !errors.Is(err, tasks.ErrNotOwner) && ctx.Err() == nil {
+				s.log.Error("cannot take an approval's timeout; trying again later", "task", c.ID, "err", err)
+				s.redispatchFrom(c.ID, c.Token)
+			}
+			c.Release()
+			return
+		}
 	}
 	r, err := s.runTaskRound(ctx, c, t, p)
 	switch {
@@ -137,10 +144,43 @@ func (s *Server) advance(c *tasks.Claim) {
 		// store answers.
 		s.log.Error("cannot checkpoint a task; running its round again later", "task", t.ID, "tool", t.Tool, "err", err)
 		c.Release()
-		s.redispatch(t.ID)
+		s.redispatchFrom(t.ID, c.Token)
 		return
 	}
 	s.settle(c, t, r)
+}
+
+// errNotClaimable refuses a claim of a task that has nothing for a worker
+// to do: it is not working, or it waits for an approval that has not
+// timed out (or for which a call waits), as after a timeout scheduled
+// for an approval answered since.
+var errNotClaimable = errors.New("the task has nothing for a worker to do")
+
+// own makes c the owner of its task if a worker has something to do
+// with it (tasks.Own), in the same update that checks it.
+func (s *Server) own(ctx context.Context, c *tasks.Claim) (*tasks.Task, error) {
+	return s.tasks.Update(ctx, c.ID, func(t *tasks.Task) error {
+		switch a := t.Approval; {
+		case t.Status != tasks.Working:
+			return errNotClaimable
+		case !c.Takeover && t.Owner != "":
+			// A second dispatch of a task a worker runs now, such as
+			// a timeout scheduled for an approval answered since.
+			return errNotClaimable
+		case a != nil && a.Answered && !a.Waiter.After(s.engine.Now()):
+			// Answered for a call that stopped waiting: the state holds
+			// the answer.
+			t.Approval = nil
+		case a != nil && !s.approvalDue(t):
+			return errNotClaimable
+		}
+		t.Owner = c.Token
+		t.Runs++
+		if c.Takeover {
+			t.Takeovers++
+		}
+		return nil
+	})
 }
 
 // checkpointError is a checkpoint the run store could not keep.
@@ -151,13 +191,30 @@ func (e *checkpointError) Unwrap() error { return e.err }
 
 // redispatch hands task id to a worker again after a pause, until the
 // store takes the dispatch or the server closes.
-func (s *Server) redispatch(id string) {
+func (s *Server) redispatch(id string) { s.redispatchFrom(id, "") }
+
+// redispatchFrom is redispatch for the worker whose claim's token is
+// token: the task's owner is cleared first, so that the next claim (an
+// ordinary one) may take it.
+func (s *Server) redispatchFrom(id, token string) {
 	go func() {
 		for wait := time.Second; ; wait = min(2*wait, time.Minute) {
 			select {
 			case <-s.work.claims.Done():
 				return
 			case <-time.After(wait):
+			}
+			if token != "" {
+				_, err := s.tasks.Update(s.work.claims, id, func(t *tasks.Task) error {
+					if t.Owner == token {
+						t.Owner = ""
+					}
+					return nil
+				})
+				if err != nil && !errors.Is(err, tasks.ErrNotFound) {
+					continue
+				}
+				token = ""
 			}
 			if err := s.tasks.Dispatch(s.work.claims, id); err == nil {
 				return
@@ -271,6 +328,9 @@ func (s *Server) settle(c *tasks.Claim, t *tasks.Task, r reply) {
 	case r.res.Input != nil:
 		in := r.res.Input
 		apply = func(t *tasks.Task) error { return s.askTask(t, in) }
+	case r.res.Approval != nil:
+		ap := r.res.Approval
+		apply = func(t *tasks.Task) error { return s.awaitApproval(t, ap) }
 	default:
 		b, err := json.Marshal(toolResultBody(r.res.Complete))
 		if err != nil {
@@ -298,6 +358,9 @@ func (s *Server) settle(c *tasks.Claim, t *tasks.Task, r reply) {
 		return
 	default:
 		s.taskEntered(stored)
+		if stored.Approval != nil {
+			s.approvalWaiting(s.work.rounds, stored)
+		}
 	}
 	c.Release()
 }
@@ -326,10 +389,12 @@ func (s *Server) askTask(t *tasks.Task, in *flow.InputRequired) error {
 	return nil
 }
 
-// newTask creates the task a call of p becomes: from the state the
-// detached round d left, or, for a task: required flow, before any round
-// (d nil). A working task goes to a worker at once.
-func (s *Server) newTask(ctx context.Context, p *flow.Program, fr *flow.Request, d *flow.Detached) (*tasks.Task, error) {
+// newTask creates the task a call of p from o becomes: from the state the
+// detached round d left, or the approval ap it reached, or, for a task:
+// required flow, before any round (d and ap nil). A working task goes to
+// a worker at once; one waiting for an approval waits for its page, or
+// for the call itself when inline (approvalwait.go).
+func (s *Server) newTask(ctx context.Context, p *flow.Program, fr *flow.Request, d *flow.Detached, ap *flow.Approval, o origin, inline bool) (*tasks.Task, error) {
 	id, err := tasks.NewID()
 	if err != nil {
 		return nil, fmt.Errorf("mint task id: %w", err)
@@ -338,8 +403,15 @@ func (s *Server) newTask(ctx context.Context, p *flow.Program, fr *flow.Request,
 	hash := p.File().Hash
 	t := &tasks.Task{ID: id, Tool: p.Name(), Version: hex.EncodeToString(hash[:]), Principal: fr.Principal,
 		Arguments: append(json.RawMessage(nil), fr.Arguments...), Client: taskClient(fr.Client),
-		Status: tasks.Working, Created: now, Updated: now, TTL: s.opts.TaskTTL}
-	if d != nil {
+		Status: tasks.Working, Created: now, Updated: now, TTL: s.opts.TaskTTL, Caller: o.caller, Base: o.base}
+	if ap != nil {
+		if err := s.awaitApproval(t, ap); err != nil {
+			return nil, err
+		}
+		if inline {
+			t.Approval.Waiter = now.Add(s.waitLease())
+		}
+	} else if d != nil {
 		t.State = d.State
 		if d.Input != nil {
 			if err := s.askTask(t, d.Input); err != nil {
@@ -351,7 +423,9 @@ func (s *Server) newTask(ctx context.Context, p *flow.Program, fr *flow.Request,
 		return nil, fmt.Errorf("store the task: %w", err)
 	}
 	s.taskEntered(t)
-	if t.Status == tasks.Working {
+	if t.Approval != nil {
+		s.approvalWaiting(ctx, t)
+	} else if t.Status == tasks.Working {
 		if err := s.tasks.Dispatch(ctx, id); err != nil {
 			return nil, fmt.Errorf("dispatch the task: %w", err)
 		}

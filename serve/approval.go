@@ -1,0 +1,302 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/flowserve/flowserve/approve"
+	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/tasks"
+)
+
+// Approvals: a flow's ask with `to` is a question for someone other than
+// the caller. The round that reaches it ends with flow.Result.Approval;
+// the call becomes a task that waits (status working) with the question
+// in Task.Approval, served at a signed, single-use link (/approve/<token>,
+// package approve) and announced to the ask's webhook. An answer from the
+// page is journaled by a round of its own (flow.Request.Approval) and the
+// task goes on on a worker; nobody answering before the ask's timeout
+// makes a worker journal the timeout (store.DispatchAt). A caller without
+// tasks waits for the answer inside its call (approvalwait.go).
+
+// origin is where a call came from: what the task it becomes keeps for
+// the pages and logs of its approvals.
+type origin struct {
+	caller string // the caller's name (the token file's), or ""
+	base   string // the server's URL as the caller reached it, e.g. "https://mcp.example.com"
+}
+
+type originKey struct{}
+
+// withOrigin returns ctx carrying the base URL of the HTTP request r came
+// in on, for the links of the approvals its call may reach.
+func withBase(ctx context.Context, base string) context.Context {
+	return context.WithValue(ctx, originKey{}, base)
+}
+
+// baseOf returns the server's base URL for links: Options.PublicURL when
+// set, else the one ctx carries (withBase), else "".
+func (s *Server) baseOf(ctx context.Context) string {
+	if s.opts.PublicURL != "" {
+		return s.opts.PublicURL
+	}
+	b, _ := ctx.Value(originKey{}).(string)
+	return b
+}
+
+// approvalKey is the key of t's next approval: its question id and the
+// task's count of rounds that ended asking, so that a link answers one
+// asking of one question.
+func approvalKey(node string, asked int) string { return fmt.Sprintf("%s-%d", node, asked) }
+
+// awaitApproval makes t wait for the answer to ap, mints its link and
+// sets how long it waits: ap's timeout, or for as long as the task lives
+// (which a timeout longer than the task's lifetime extends).
+func (s *Server) awaitApproval(t *tasks.Task, ap *flow.Approval) error {
+	now := s.engine.Now()
+	t.Asked++
+	t.Status, t.State = tasks.Working, ap.State
+	t.Requests, t.Questions, t.Answers = nil, nil, nil
+	req, err := appendInputRequest(nil, ap.Question)
+	if err != nil {
+		return err
+	}
+	a := &tasks.Approval{Key: approvalKey(ap.Node, t.Asked), Node: ap.Node, Run: ap.Run, Request: req, To: ap.To, Webhook: ap.Webhook,
+		Asked: now, Expires: now.Add(t.TTL)}
+	if ap.Timeout > 0 {
+		a.Deadline = now.Add(ap.Timeout)
+		a.Expires = a.Deadline
+		if t.TTL < ap.Timeout+s.opts.TaskTTL {
+			t.TTL = ap.Timeout + s.opts.TaskTTL
+		}
+	}
+	token, err := s.sealer.Seal(approve.Ticket{Task: t.ID, Key: a.Key, Expires: a.Expires})
+	if err != nil {
+		return fmt.Errorf("seal the approval link: %w", err)
+	}
+	a.Link = t.Base + approve.Path(token)
+	t.Approval = a
+	t.Message = waitingMessage(a)
+	return nil
+}
+
+// waitingMessage is the statusMessage of a task waiting for approval a:
+// who must answer, and until when. The link is in it only when the ask
+// has no webhook, since then the caller is the only one who can pass it
+// on.
+func waitingMessage(a *tasks.Approval) string {
+	msg := fmt.Sprintf("waiting for %s to answer %q (until %s)", a.To, a.Node, wireTime(a.Expires))
+	if a.Webhook == "" {
+		msg += " at " + a.Link
+	}
+	return msg
+}
+
+// approvalWaiting does what follows a task's entering approval wait, once
+// stored: it schedules its timeout and sends its notification.
+func (s *Server) approvalWaiting(ctx context.Context, t *tasks.Task) {
+	a := t.Approval
+	if !a.Deadline.IsZero() {
+		if err := s.tasks.DispatchAt(ctx, t.ID, a.Deadline); err != nil {
+			// The timeout is then taken by the next round that reads
+			// the task (a page answer still works).
+			s.log.Error("cannot schedule an approval's timeout", "task", t.ID, "tool", t.Tool, "ask", a.Node, "err", err)
+		}
+	}
+	s.metrics.Approvals.WithLabelValues(t.Tool, "asked").Inc()
+	attrs := []any{"task", t.ID, "tool", t.Tool, "ask", a.Node, "to", a.To, "expires", a.Expires}
+	if a.Webhook == "" {
+		// Nobody else learns the link: whoever runs the server may pass
+		// it on.
+		attrs = append(attrs, "link", a.Link)
+	}
+	s.log.Info("approval waiting", attrs...)
+	if a.Webhook != "" {
+		s.notify(t, a)
+	}
+}
+
+// errNotWaiting aborts a change of a task that no longer waits for the
+// approval a ticket or a round was for.
+var errNotWaiting = errors.New("the task no longer waits for this approval")
+
+// waitsFor reports whether t waits for the approval of key.
+func waitsFor(t *tasks.Task, key string) bool {
+	return t.Status == tasks.Working && t.Approval != nil && t.Approval.Key == key && !t.Approval.Answered
+}
+
+// approvalDue reports whether the approval t waits for has timed out and
+// no call waits for it inline: a worker then journals its timeout.
+func (s *Server) approvalDue(t *tasks.Task) bool {
+	a := t.Approval
+	now := s.engine.Now()
+	return !a.Deadline.IsZero() && !now.Before(a.Deadline) && !a.Waiter.After(now)
+}
+
+// answerApproval runs the round that journals ans, the answer to the
+// approval t waits for, and stores the state it gives: the task goes on
+// on a worker, unless a call waits for it inline (approvalwait.go). It
+// returns why the answer was not accepted, or "".
+func (s *Server) answerApproval(ctx context.Context, t *tasks.Task, ans *flow.ApprovalAnswer) (string, error) {
+	p, ok := s.program(t.Tool)
+	if !ok {
+		return "", fmt.Errorf("the %s tool is no longer served", t.Tool)
+	}
+	key := t.Approval.Key
+	fr := &flow.Request{Arguments: t.Arguments, State: t.State, Client: flowClient(t.Client),
+		Principal: t.Principal, StateTTL: t.TTL, Task: t.ID, Approval: ans}
+	rd := s.startRound(p, firstModernVersion, "approval "+t.ID, fr)
+	res, err := s.engine.Run(ctx, p, fr)
+	rd.end(res, nil, err)
+	switch {
+	case err != nil:
+		return "", err
+	case res.Approval != nil:
+		return res.Approval.Question.Rejected, nil
+	case res.Detached == nil:
+		return "", fmt.Errorf("the approval's round ended without its state")
+	}
+	inline := false
+	stored, err := s.tasks.Update(ctx, t.ID, func(t *tasks.Task) error {
+		if !waitsFor(t, key) {
+			return errNotWaiting
+		}
+		inline = t.Approval.Waiter.After(s.engine.Now())
+		t.State, t.Message = res.Detached.State, ""
+		if inline {
+			t.Approval.Answered = true
+		} else {
+			t.Approval = nil
+		}
+		t.Updated = s.engine.Now()
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	action := "answered"
+	if ans.TimedOut {
+		action = "timeout"
+	}
+	s.metrics.Approvals.WithLabelValues(stored.Tool, action).Inc()
+	s.log.Info("approval "+action, "task", stored.ID, "tool", stored.Tool, "ask", ans.Node, "by", ans.By)
+	if !inline {
+		if err := s.tasks.Dispatch(ctx, stored.ID); err != nil {
+			s.log.Error("approval answered but the task was not dispatched; retrying", "task", stored.ID, "err", err)
+			s.redispatch(stored.ID)
+		}
+	}
+	return "", nil
+}
+
+// pages serves the approval pages from the run store: the approve
+// package's Backend.
+type pages struct{ s *Server }
+
+// lookup returns the task a ticket is for, waiting for its approval.
+func (b pages) lookup(ctx context.Context, tk approve.Ticket) (*tasks.Task, error) {
+	t, err := b.s.tasks.Get(ctx, tk.Task)
+	switch {
+	case errors.Is(err, tasks.ErrNotFound):
+		return nil, approve.ErrGone
+	case err != nil:
+		return nil, err
+	case t.Status.Terminal():
+		return nil, approve.ErrGone
+	case !waitsFor(t, tk.Key):
+		return nil, approve.ErrAnswered
+	}
+	return t, nil
+}
+
+// Page returns the page of the question a ticket is for.
+func (b pages) Page(ctx context.Context, tk approve.Ticket) (*approve.Page, error) {
+	t, err := b.lookup(ctx, tk)
+	if err != nil {
+		return nil, err
+	}
+	var req struct {
+		Params struct {
+			Message string         `json:"message"`
+			Schema  map[string]any `json:"requestedSchema"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal(t.Approval.Request, &req); err != nil {
+		return nil, fmt.Errorf("stored approval of task %s: %w", t.ID, err)
+	}
+	pg := &approve.Page{Tool: t.Tool, Message: req.Params.Message, Schema: req.Params.Schema,
+		To: t.Approval.To, For: onBehalfOf(t), Expires: t.Approval.Expires}
+	if p, ok := b.s.program(t.Tool); ok {
+		pg.Title = p.Title()
+	}
+	return pg, nil
+}
+
+// onBehalfOf names the caller of t for its approval page.
+func onBehalfOf(t *tasks.Task) string {
+	switch {
+	case t.Caller != "" && t.Client.Name != "":
+		return t.Caller + " (through " + t.Client.Name + ")"
+	case t.Caller != "":
+		return t.Caller
+	}
+	return t.Client.Name
+}
+
+// Submit takes an answer from the page.
+func (b pages) Submit(ctx context.Context, tk approve.Ticket, a approve.Answer) (string, error) {
+	t, err := b.lookup(ctx, tk)
+	if err != nil {
+		return "", err
+	}
+	resp := map[string]any{"action": a.Action}
+	if a.Action == "accept" {
+		resp["content"] = a.Content
+	}
+	raw, err := json.Marshal(resp)
+	if err != nil {
+		return "", err
+	}
+	reason, err := b.s.answerApproval(ctx, t, &flow.ApprovalAnswer{Node: t.Approval.Node, Response: raw, By: a.By, At: a.At})
+	if errors.Is(err, errNotWaiting) {
+		return "", approve.ErrAnswered
+	}
+	return reason, err
+}
+
+// timeoutApproval journals that nobody answered the approval t waits for
+// in time, under claim c, and returns the task to go on with.
+func (s *Server) timeoutApproval(ctx context.Context, c *tasks.Claim, t *tasks.Task, p *flow.Program) (*tasks.Task, error) {
+	key := t.Approval.Key
+	ans := &flow.ApprovalAnswer{Node: t.Approval.Node, TimedOut: true, At: s.engine.Now()}
+	fr := &flow.Request{Arguments: t.Arguments, State: t.State, Client: flowClient(t.Client),
+		Principal: t.Principal, StateTTL: t.TTL, Task: t.ID, Approval: ans}
+	res, err := s.engine.Run(ctx, p, fr)
+	if err != nil {
+		return nil, err
+	}
+	if res.Detached == nil {
+		return nil, fmt.Errorf("the approval's timeout round ended without its state")
+	}
+	stored, err := tasks.UpdateOwned(ctx, s.tasks, c, func(t *tasks.Task) error {
+		if !waitsFor(t, key) {
+			return errNotWaiting
+		}
+		t.State, t.Approval, t.Message = res.Detached.State, nil, ""
+		t.Updated = s.engine.Now()
+		return nil
+	})
+	if err == nil {
+		s.metrics.Approvals.WithLabelValues(t.Tool, "timeout").Inc()
+		s.log.Info("approval timed out", "task", t.ID, "tool", t.Tool, "ask", ans.Node)
+	}
+	return stored, err
+}
+
+// approvalHandler serves the approval pages.
+func (s *Server) approvalHandler() http.Handler {
+	return approve.NewHandler(pages{s}, s.sealer, approve.Options{Now: s.engine.Now, Log: s.log})
+}

@@ -1,0 +1,405 @@
+package serve_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/serve"
+)
+
+// refundFlow asks a manager (the `manager` argument) to approve a refund
+// on the approval page, notifying the `hook` argument's webhook when one
+// is given, and says who approved.
+const refundFlow = `
+name: refund
+description: refunds an amount once a manager approves
+input:
+  type: object
+  properties:
+    amount: {type: integer}
+    manager: {type: string}
+    hook: {type: string}
+  required: [amount, manager]
+nodes:
+  - id: approval
+    ask: "Refund {{ input.amount }} EUR?"
+    to: "{{ input.manager }}"
+    notify: {webhook: "{{ input.?hook.orValue('') }}"}
+    timeout: TIMEOUT
+    on_timeout: expired
+    form:
+      approve: {type: boolean, title: Approve the refund}
+      note: {type: string, title: Note, maxLength: 20}
+    required: [approve]
+    validate:
+      - rule: "approval.content.approve || has(approval.content.note)"
+        message: say why not in the note
+  - branch:
+      - if: "approval.action == 'accept' && approval.content.approve"
+        then: done
+      - else: refused
+  - id: done
+    return: "refunded {{ input.amount }}, approved by {{ approval.answered_by }}"
+  - id: refused
+    return: "not refunded ({{ approval.action }}): {{ approval.content.note }}"
+  - id: expired
+    return: "nobody answered in time"
+`
+
+// refundProgram compiles refundFlow with the given timeout.
+func refundProgram(t testing.TB, timeout string) *flow.Program {
+	t.Helper()
+	src := strings.Replace(refundFlow, "TIMEOUT", timeout, 1)
+	return compileSource(t, "refund.yaml", []byte(src), flow.Env{Actions: actions.Default()})
+}
+
+// approvalServer serves the refund flow over HTTP and returns the server
+// and the endpoint's URL.
+func approvalServer(t testing.TB, timeout string, opts serve.Options) (*serve.Server, string) {
+	t.Helper()
+	if opts.PollInterval == 0 {
+		opts.PollInterval = 50 * time.Millisecond
+	}
+	if opts.WebhookBackoff == 0 {
+		opts.WebhookBackoff = 10 * time.Millisecond
+	}
+	srv := serverWith(t, []*flow.Program{refundProgram(t, timeout)}, opts)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		srv.Close(ctx)
+	})
+	return srv, startHTTP(t, srv)
+}
+
+// linkPattern finds an approval link in a text.
+var linkPattern = regexp.MustCompile(`https?://[^\s"]+/approve/[A-Za-z0-9_-]+`)
+
+// waitingLink waits until task id waits for its approval and returns the
+// link its status message gives.
+func waitingLink(t testing.TB, ctx context.Context, url, id string) string {
+	t.Helper()
+	task := waitTask(t, ctx, url, id, func(w wireTask) bool { return linkPattern.MatchString(w.StatusMessage) || terminal(w) })
+	if task.Status != "working" {
+		t.Fatalf("task %s: want it working on its approval, got %+v", id, task)
+	}
+	return linkPattern.FindString(task.StatusMessage)
+}
+
+// browser is a person's browser on the approval pages: it keeps cookies.
+type browser struct {
+	t  testing.TB
+	hc *http.Client
+}
+
+func newBrowser(t testing.TB) *browser {
+	jar, _ := cookiejar.New(nil)
+	return &browser{t: t, hc: &http.Client{Jar: jar}}
+}
+
+// get opens a page and returns its status and body.
+func (b *browser) get(link string) (int, string) {
+	b.t.Helper()
+	resp, err := b.hc.Get(link)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+var csrfPattern = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+// submit opens the page at link and posts the form with values (and the
+// page's csrf field unless noCSRF), as the page's form would.
+func (b *browser) submit(link string, values url.Values, noCSRF bool) (int, string) {
+	b.t.Helper()
+	status, page := b.get(link)
+	m := csrfPattern.FindStringSubmatch(page)
+	if m == nil {
+		b.t.Fatalf("GET %s: %d, no form: %s", link, status, page)
+	}
+	form := url.Values{}
+	for k, v := range values {
+		form[k] = v
+	}
+	if !noCSRF {
+		form.Set("csrf", strings.ReplaceAll(m[1], "&#43;", "+"))
+	}
+	req, _ := http.NewRequest(http.MethodPost, link, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	u, _ := url.Parse(link)
+	req.Header.Set("Origin", u.Scheme+"://"+u.Host)
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	resp, err := b.hc.Do(req)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+func approveValues(name string, fields map[string]string) url.Values {
+	v := url.Values{"answered_by": {name}, "action": {"accept"}}
+	for k, x := range fields {
+		v.Set("f."+k, x)
+	}
+	return v
+}
+
+func TestApprovalAsTask(t *testing.T) {
+	ctx := testCtx(t)
+	_, u := approvalServer(t, "1h", serve.Options{})
+	task := taskCall(t, ctx, u, "refund", map[string]any{"amount": 120, "manager": "ana@example.com"})
+	link := waitingLink(t, ctx, u, task.TaskID)
+	if task := getTask(t, ctx, u, task.TaskID); !strings.Contains(task.StatusMessage, "ana@example.com") || task.InputRequests != nil {
+		t.Fatalf("waiting task: %+v", task)
+	}
+
+	b := newBrowser(t)
+	status, page := b.get(link)
+	for _, want := range []string{"Refund 120 EUR?", "ana@example.com", "Approve the refund", `name="answered_by"`} {
+		if status != http.StatusOK || !strings.Contains(page, want) {
+			t.Fatalf("GET %s: %d, no %q in the page:\n%s", link, status, want, page)
+		}
+	}
+	// Without the form's CSRF field the answer is refused, and nothing changes.
+	if status, _ := b.submit(link, approveValues("Ana", map[string]string{"approve": "true"}), true); status != http.StatusForbidden {
+		t.Fatalf("POST without csrf: %d", status)
+	}
+	// An answer the flow's rules refuse is shown again with the reason.
+	status, page = b.submit(link, approveValues("Ana", map[string]string{"approve": "false"}), false)
+	if status != http.StatusUnprocessableEntity || !strings.Contains(page, "say why not in the note") {
+		t.Fatalf("invalid answer: %d\n%s", status, page)
+	}
+	status, page = b.submit(link, approveValues("Ana", map[string]string{"approve": "false", "note": strings.Repeat("x", 30)}), false)
+	if status != http.StatusUnprocessableEntity || !strings.Contains(page, "note") {
+		t.Fatalf("answer over maxLength: %d\n%s", status, page)
+	}
+	if got := getTask(t, ctx, u, task.TaskID); got.Status != "working" {
+		t.Fatalf("an invalid answer moved the task: %+v", got)
+	}
+	status, page = b.submit(link, approveValues("Ana Lima", map[string]string{"approve": "true"}), false)
+	if status != http.StatusOK || !strings.Contains(page, "Ana Lima") {
+		t.Fatalf("valid answer: %d\n%s", status, page)
+	}
+	done := waitTask(t, ctx, u, task.TaskID, terminal)
+	if done.Status != "completed" || done.Result.text() != "refunded 120, approved by Ana Lima" {
+		t.Fatalf("task: %+v %s", done, done.Result.text())
+	}
+	// The link is single-use.
+	if status, page := newBrowser(t).get(link); status != http.StatusGone || strings.Contains(page, "<form") {
+		t.Fatalf("reused link: %d\n%s", status, page)
+	}
+}
+
+func TestApprovalLinks(t *testing.T) {
+	ctx := testCtx(t)
+	_, u := approvalServer(t, "1h", serve.Options{})
+	a := taskCall(t, ctx, u, "refund", map[string]any{"amount": 1, "manager": "ana"})
+	linkA := waitingLink(t, ctx, u, a.TaskID)
+
+	b := newBrowser(t)
+	// A tampered token is not a link this server made.
+	i := strings.LastIndex(linkA, "/") + 10
+	flip := "A"
+	if linkA[i] == 'A' {
+		flip = "B"
+	}
+	if status, page := b.get(linkA[:i] + flip + linkA[i+1:]); status != http.StatusNotFound || strings.Contains(page, "<form") {
+		t.Fatalf("tampered: %d", status)
+	}
+	// A link of a task that was cancelled shows that the request is closed.
+	taskRequest(t, ctx, u, "tasks/cancel", a.TaskID, tasksCaps, nil)
+	if status, page := b.get(linkA); status != http.StatusGone || strings.Contains(page, "<form") {
+		t.Fatalf("cancelled task's link: %d\n%s", status, page)
+	}
+	// The link of another task's earlier question does not answer this one.
+	c := taskCall(t, ctx, u, "refund", map[string]any{"amount": 2, "manager": "ana"})
+	linkC := waitingLink(t, ctx, u, c.TaskID)
+	if linkC == linkA {
+		t.Fatal("two tasks got the same link")
+	}
+	if status, _ := b.submit(linkC, approveValues("Ana", map[string]string{"approve": "true"}), false); status != http.StatusOK {
+		t.Fatalf("answer: %d", status)
+	}
+	waitTask(t, ctx, u, c.TaskID, terminal)
+	if status, _ := b.get(linkA); status != http.StatusGone {
+		t.Fatalf("A's link after C was answered: %d", status)
+	}
+}
+
+func TestApprovalTimeout(t *testing.T) {
+	ctx := testCtx(t)
+	_, u := approvalServer(t, "1s", serve.Options{})
+	task := taskCall(t, ctx, u, "refund", map[string]any{"amount": 5, "manager": "ana"})
+	link := waitingLink(t, ctx, u, task.TaskID)
+	done := waitTask(t, ctx, u, task.TaskID, terminal)
+	if done.Status != "completed" || done.Result.text() != "nobody answered in time" {
+		t.Fatalf("timed out task: %+v", done)
+	}
+	if status, page := newBrowser(t).get(link); status != http.StatusGone || strings.Contains(page, "<form") {
+		t.Fatalf("expired link: %d\n%s", status, page)
+	}
+}
+
+// hook is a webhook that fails its first fails posts with 500.
+type hook struct {
+	mu    sync.Mutex
+	fails int
+	posts []serve.Notification
+	got   chan serve.Notification
+}
+
+func newHook(t testing.TB, fails int) (*hook, string) {
+	h := &hook{fails: fails, got: make(chan serve.Notification, 16)}
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var n serve.Notification
+		json.NewDecoder(r.Body).Decode(&n)
+		h.mu.Lock()
+		h.posts = append(h.posts, n)
+		fail := len(h.posts) <= h.fails
+		h.mu.Unlock()
+		if fail {
+			http.Error(w, "down", http.StatusInternalServerError)
+			return
+		}
+		h.got <- n
+	}))
+	t.Cleanup(hs.Close)
+	return h, hs.URL
+}
+
+// first returns the link of the first post the hook got.
+func (h *hook) first(t testing.TB) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		h.mu.Lock()
+		n := len(h.posts)
+		var link string
+		if n > 0 {
+			link = h.posts[0].Link
+		}
+		h.mu.Unlock()
+		if link != "" {
+			return link
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("the webhook got no post")
+	return ""
+}
+
+func TestApprovalWebhook(t *testing.T) {
+	ctx := testCtx(t)
+	h, hookURL := newHook(t, 2)
+	_, u := approvalServer(t, "1h", serve.Options{})
+	task := taskCall(t, ctx, u, "refund", map[string]any{"amount": 9, "manager": "ana", "hook": hookURL})
+	var n serve.Notification
+	select {
+	case n = <-h.got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the webhook got no notification")
+	}
+	h.mu.Lock()
+	attempts := len(h.posts)
+	h.mu.Unlock()
+	if attempts != 3 {
+		t.Errorf("want 2 failed posts and a good one, got %d posts", attempts)
+	}
+	if n.Tool != "refund" || n.Task != task.TaskID || n.Question != "approval" || n.To != "ana" || n.Run == "" ||
+		!linkPattern.MatchString(n.Link) || n.Expires == "" || !strings.Contains(n.Text, n.Link) || !strings.Contains(n.Text, "Refund 9 EUR?") {
+		t.Fatalf("notification: %+v", n)
+	}
+	// With a webhook, the caller is not given the link.
+	if w := getTask(t, ctx, u, task.TaskID); linkPattern.MatchString(w.StatusMessage) {
+		t.Errorf("status message has the link: %s", w.StatusMessage)
+	}
+	if status, _ := newBrowser(t).submit(n.Link, approveValues("Ana", map[string]string{"approve": "true"}), false); status != http.StatusOK {
+		t.Fatalf("answer: %d", status)
+	}
+	if done := waitTask(t, ctx, u, task.TaskID, terminal); done.Result.text() != "refunded 9, approved by Ana" {
+		t.Fatalf("task: %+v", done)
+	}
+}
+
+func TestApprovalWebhookNeverBlocks(t *testing.T) {
+	ctx := testCtx(t)
+	h, hookURL := newHook(t, 1000)
+	_, u := approvalServer(t, "1h", serve.Options{WebhookBackoff: time.Hour})
+	task := taskCall(t, ctx, u, "refund", map[string]any{"amount": 3, "manager": "ana", "hook": hookURL})
+	// The page works while the webhook keeps failing.
+	link := h.first(t)
+	if status, _ := newBrowser(t).submit(link, approveValues("Ana", map[string]string{"approve": "true"}), false); status != http.StatusOK {
+		t.Fatalf("answer: %d", status)
+	}
+	if done := waitTask(t, ctx, u, task.TaskID, terminal); done.Status != "completed" {
+		t.Fatalf("task: %+v", done)
+	}
+}
+
+func TestApprovalInline(t *testing.T) {
+	ctx := testCtx(t)
+	h, hookURL := newHook(t, 0)
+	_, u := approvalServer(t, "1h", serve.Options{})
+	formOnly := map[string]any{"elicitation": map[string]any{}}
+	var wg sync.WaitGroup
+	var reply *httpReply
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		reply = postRaw(t, ctx, u, nil, "tools/call", withProgress(callParams("refund", map[string]any{"amount": 7, "manager": "bo", "hook": hookURL}, formOnly)))
+	}()
+	link := h.first(t)
+	if status, _ := newBrowser(t).submit(link, approveValues("Bo", map[string]string{"approve": "true"}), false); status != http.StatusOK {
+		t.Fatalf("answer: %d", status)
+	}
+	wg.Wait()
+	var res rawCallResult
+	reply.result(t, &res)
+	if res.IsError || res.text() != "refunded 7, approved by Bo" {
+		t.Fatalf("result: %+v", res)
+	}
+	if len(reply.notifications) == 0 || !strings.Contains(string(reply.notifications[0].Params), "waiting for bo") {
+		t.Errorf("no progress notification while the call waited: %+v", reply.notifications)
+	}
+}
+
+func TestApprovalInlineGivesUp(t *testing.T) {
+	ctx := testCtx(t)
+	srv, u := approvalServer(t, "1h", serve.Options{MaxWait: 300 * time.Millisecond})
+	_ = srv
+	formOnly := map[string]any{"elicitation": map[string]any{}}
+	var res rawCallResult
+	postRaw(t, ctx, u, nil, "tools/call", callParams("refund", map[string]any{"amount": 8, "manager": "bo"}, formOnly)).result(t, &res)
+	link := linkPattern.FindString(res.text())
+	if !res.IsError || link == "" || !strings.Contains(res.text(), "bo") {
+		t.Fatalf("want an error result with the link: %+v", res)
+	}
+	// The link still works: the run goes on in the background.
+	b := newBrowser(t)
+	if status, _ := b.submit(link, approveValues("Bo", map[string]string{"approve": "true"}), false); status != http.StatusOK {
+		t.Fatalf("answer after the call gave up: %d", status)
+	}
+}
+
+// withProgress adds a progress token to call params.
+func withProgress(params map[string]any) map[string]any {
+	params["_meta"].(map[string]any)["progressToken"] = "p1"
+	return params
+}
