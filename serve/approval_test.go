@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/approve"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/serve"
 )
@@ -261,14 +262,14 @@ func TestApprovalTimeout(t *testing.T) {
 type hook struct {
 	mu    sync.Mutex
 	fails int
-	posts []serve.Notification
-	got   chan serve.Notification
+	posts []approve.Notification
+	got   chan approve.Notification
 }
 
 func newHook(t testing.TB, fails int) (*hook, string) {
-	h := &hook{fails: fails, got: make(chan serve.Notification, 16)}
+	h := &hook{fails: fails, got: make(chan approve.Notification, 16)}
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var n serve.Notification
+		var n approve.Notification
 		json.NewDecoder(r.Body).Decode(&n)
 		h.mu.Lock()
 		h.posts = append(h.posts, n)
@@ -310,7 +311,7 @@ func TestApprovalWebhook(t *testing.T) {
 	h, hookURL := newHook(t, 2)
 	_, u := approvalServer(t, "1h", serve.Options{})
 	task := taskCall(t, ctx, u, "refund", map[string]any{"amount": 9, "manager": "ana", "hook": hookURL})
-	var n serve.Notification
+	var n approve.Notification
 	select {
 	case n = <-h.got:
 	case <-time.After(10 * time.Second):

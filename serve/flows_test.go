@@ -97,10 +97,10 @@ func issueQ(answer *mcp.ElicitResult, has ...string) question {
 }
 
 var (
-	approve = accept(map[string]any{"decision": "approve"})
-	revise  = accept(map[string]any{"decision": "revise", "note": "too much"})
-	ada     = map[string]any{"name": "Ada Lovelace", "email": "ada@example.com", "interests": []any{"research"}}
-	issue   = accept(map[string]any{"repository": "octo/hello", "title": "Crash on start"})
+	approveIt = accept(map[string]any{"decision": "approve"})
+	revise    = accept(map[string]any{"decision": "revise", "note": "too much"})
+	ada       = map[string]any{"name": "Ada Lovelace", "email": "ada@example.com", "interests": []any{"research"}}
+	issue     = accept(map[string]any{"repository": "octo/hello", "title": "Crash on start"})
 )
 
 func amount(n float64) *mcp.ElicitResult { return accept(map[string]any{"amount": n}) }
@@ -154,7 +154,7 @@ var flowCases = []flowCase{
 	{name: "under a custom limit", tool: "expense_approval", args: map[string]any{"description": "Taxi", "amount": 800, "limit": 1000},
 		want: []string{"Filed 800 EUR for Taxi (receipt "}},
 	{name: "approved", tool: "expense_approval", args: taxi,
-		asks: []question{decisionQ("800", approve)},
+		asks: []question{decisionQ("800", approveIt)},
 		want: []string{"Filed 800 EUR for Taxi (receipt "}},
 	{name: "rejected", tool: "expense_approval", args: taxi,
 		asks: []question{decisionQ("800", accept(map[string]any{"decision": "reject"}))},
@@ -171,7 +171,7 @@ var flowCases = []flowCase{
 			revisedQ("800", amount(700)),
 			decisionQ("700", revise),
 			revisedQ("700", amount(612.5)),
-			decisionQ("612.5", approve),
+			decisionQ("612.5", approveIt),
 		},
 		want: []string{"Filed 612.5 EUR for Taxi (receipt "}},
 	{name: "revised amount not lower", tool: "expense_approval", args: taxi,
@@ -179,7 +179,7 @@ var flowCases = []flowCase{
 			decisionQ("800", revise),
 			revisedQ("800", amount(900)),
 			revisedQ("800", amount(450), reasked+"the revised amount must be lower than 800 EUR"),
-			decisionQ("450", approve),
+			decisionQ("450", approveIt),
 		},
 		want: []string{"Filed 450 EUR for Taxi (receipt "}},
 	{name: "revised amount retries exhausted", tool: "expense_approval", args: taxi,
@@ -196,7 +196,7 @@ var flowCases = []flowCase{
 			decisionQ("800", revise, reasked, "decision"),
 			revisedQ("800", amount(-5)),
 			revisedQ("800", amount(300), reasked, "amount"),
-			decisionQ("300", approve),
+			decisionQ("300", approveIt),
 		},
 		want: []string{"Filed 300 EUR for Taxi (receipt "}},
 	{name: "too many revisions", tool: "expense_approval", args: taxi,

@@ -4,29 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"time"
 
+	"github.com/flowserve/flowserve/approve"
 	"github.com/flowserve/flowserve/tasks"
 )
-
-// Notification is the JSON body an approval's webhook receives (the ask's
-// notify.webhook). Text is a sentence with the link that a chat's
-// incoming webhook (Slack, Mattermost, Teams, Google Chat) can post as is.
-type Notification struct {
-	Tool     string `json:"tool"`
-	Run      string `json:"run"`
-	Task     string `json:"task"`
-	Question string `json:"question"` // the ask's id
-	Message  string `json:"message"`  // the question as the flow renders it
-	To       string `json:"to"`
-	Link     string `json:"link"`
-	Expires  string `json:"expires"` // RFC 3339
-	Text     string `json:"text"`
-}
 
 // Defaults of the webhook delivery options.
 const (
@@ -37,21 +22,15 @@ const (
 )
 
 // notification is what a's webhook is posted for task t.
-func notification(t *tasks.Task, a *tasks.Approval, title string) Notification {
-	if title == "" {
-		title = t.Tool
-	}
+func notification(t *tasks.Task, a *tasks.Approval, title string) approve.Notification {
 	var req struct {
 		Params struct {
 			Message string `json:"message"`
 		} `json:"params"`
 	}
 	json.Unmarshal(a.Request, &req)
-	n := Notification{Tool: t.Tool, Run: a.Run, Task: t.ID, Question: a.Node, Message: req.Params.Message,
-		To: a.To, Link: a.Link, Expires: a.Expires.UTC().Format(time.RFC3339)}
-	n.Text = fmt.Sprintf("%s asks %s: %s\nAnswer by %s: %s", title, a.To, n.Message,
-		a.Expires.UTC().Format("2 Jan 2006 15:04 MST"), a.Link)
-	return n
+	return approve.NewNotification(approve.Notice{Tool: t.Tool, Title: title, Run: a.Run, Task: t.ID, Question: a.Node,
+		Message: req.Params.Message, To: a.To, Link: a.Link, Expires: a.Expires})
 }
 
 // notify posts the notification of approval a of task t to its webhook in
