@@ -152,6 +152,7 @@ func runServe(ctx context.Context, env *Env) int {
 		MaxRounds:      f.tasks.maxRounds,
 		TaskWorkers:    f.tasks.workers,
 		MaxWait:        f.tasks.maxWait,
+		PublicURL:      f.tasks.publicURL,
 	})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)

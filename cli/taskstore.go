@@ -25,6 +25,7 @@ type taskFlags struct {
 	pollInterval time.Duration
 	workers      int
 	maxWait      time.Duration
+	publicURL    string
 }
 
 // register defines the flags in fs.
@@ -34,7 +35,8 @@ func (t *taskFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&t.taskTTL, "task-ttl", serve.DefaultTaskTTL, "how long a task is kept after its last change")
 	fs.DurationVar(&t.pollInterval, "poll-interval", serve.DefaultPollInterval, "how often clients are told to poll a task (pollIntervalMs)")
 	fs.IntVar(&t.workers, "task-workers", serve.DefaultTaskWorkers, "task rounds this instance runs at once")
-	fs.DurationVar(&t.maxWait, "max-wait", serve.DefaultRoundTimeout, "longest a call waits inside itself for long steps when its client cannot have a task (session clients, clients without the tasks extension)")
+	fs.DurationVar(&t.maxWait, "max-wait", serve.DefaultRoundTimeout, "longest a call waits inside itself, for long steps or an approval, when its client cannot have a task (session clients, clients without the tasks extension)")
+	fs.StringVar(&t.publicURL, "public-url", "", "the server's URL as people who answer approvals reach it (e.g. https://mcp.example.com), for the links of approval pages; default: the scheme and host each call came in on")
 }
 
 // valid says what is wrong with the flags, or "".
@@ -50,6 +52,12 @@ func (t *taskFlags) valid() string {
 		return "--task-workers must be at least 1"
 	case t.maxWait <= 0:
 		return "--max-wait must be positive"
+	}
+	if t.publicURL != "" {
+		u, err := url.Parse(t.publicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			return fmt.Sprintf("--public-url must be an http or https URL such as https://mcp.example.com, not %q", t.publicURL)
+		}
 	}
 	return ""
 }

@@ -11,13 +11,19 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/flowserve/flowserve/actions"
 	"github.com/flowserve/flowserve/approve"
 	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/flow/state"
+	"github.com/flowserve/flowserve/replies/redis/redistest"
 	"github.com/flowserve/flowserve/serve"
+	taskredis "github.com/flowserve/flowserve/tasks/redis"
 )
 
 // refundFlow asks a manager (the `manager` argument) to approve a refund
@@ -403,4 +409,84 @@ func TestApprovalInlineGivesUp(t *testing.T) {
 func withProgress(params map[string]any) map[string]any {
 	params["_meta"].(map[string]any)["progressToken"] = "p1"
 	return params
+}
+
+// TestApprovalTwoInstancesOnRedis serves the flow from two instances on
+// one Redis run store with one key ring: instance A takes the call, the
+// page is answered on instance B, and A reports the task completed.
+func TestApprovalTwoInstancesOnRedis(t *testing.T) {
+	ctx := testCtx(t)
+	redisURL := redistest.Start(t).URL
+	codec := newCodec(t, state.Options{})
+	instance := func() string {
+		rs, err := taskredis.Open(redisURL, taskredis.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { rs.Close() })
+		_, u := approvalServer(t, "1h", serve.Options{Tasks: rs, Engine: newEngine(t, flow.EngineOptions{Codec: codec})})
+		return u
+	}
+	a, b := instance(), instance()
+	task := taskCall(t, ctx, a, "refund", map[string]any{"amount": 40, "manager": "ana"})
+	link := waitingLink(t, ctx, a, task.TaskID)
+	onB := strings.TrimSuffix(b, serve.EndpointPath) + link[strings.Index(link, serve.ApprovePath):]
+	br := newBrowser(t)
+	if status, page := br.get(onB); status != http.StatusOK || !strings.Contains(page, "Refund 40 EUR?") {
+		t.Fatalf("page on B: %d\n%s", status, page)
+	}
+	if status, _ := br.submit(onB, approveValues("Ana", map[string]string{"approve": "true"}), false); status != http.StatusOK {
+		t.Fatalf("answer on B: %d", status)
+	}
+	if done := waitTask(t, ctx, a, task.TaskID, terminal); done.Status != "completed" || done.Result.text() != "refunded 40, approved by Ana" {
+		t.Fatalf("task on A: %+v", done)
+	}
+	if status, _ := br.get(link); status != http.StatusGone {
+		t.Fatalf("the link on A after the answer on B: %d", status)
+	}
+}
+
+// TestApprovalSessionClient calls the flow from session clients: the call
+// waits with progress notifications until the page is answered, or gives
+// up after MaxWait with an error result carrying the link.
+func TestApprovalSessionClient(t *testing.T) {
+	for _, version := range []string{v20251125, v20250618} {
+		t.Run(version, func(t *testing.T) {
+			ctx := testCtx(t)
+			h, hookURL := newHook(t, 0)
+			srv, _ := approvalServer(t, "1h", serve.Options{})
+			var progress atomic.Int32
+			client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
+				ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
+					if strings.Contains(req.Params.Message, "waiting for ana") {
+						progress.Add(1)
+					}
+				}})
+			cs := connect(t, ctx, srv, overHTTP, version, client, nil)
+			go func() {
+				link := h.first(t)
+				newBrowser(t).submit(link, approveValues("Ana", map[string]string{"approve": "true"}), false)
+			}()
+			params := &mcp.CallToolParams{Name: "refund", Arguments: map[string]any{"amount": 11, "manager": "ana", "hook": hookURL}}
+			params.SetProgressToken("p")
+			res, err := cs.CallTool(ctx, params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkText(t, res, false, "refunded 11, approved by Ana")
+			if progress.Load() == 0 {
+				t.Error("no progress notification while the call waited")
+			}
+		})
+	}
+	t.Run("gives up", func(t *testing.T) {
+		ctx := testCtx(t)
+		srv, _ := approvalServer(t, "1h", serve.Options{MaxWait: 300 * time.Millisecond})
+		cs := connect(t, ctx, srv, overHTTP, v20251125, mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil), nil)
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "refund", Arguments: map[string]any{"amount": 12, "manager": "ana"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkText(t, res, true, "waiting for ana", "/approve/")
+	})
 }
