@@ -31,8 +31,9 @@ type origin struct {
 
 type originKey struct{}
 
-// withOrigin returns ctx carrying the base URL of the HTTP request r came
-// in on, for the links of the approvals its call may reach.
+// withBase returns ctx carrying base, the server's URL as the HTTP
+// request of a call reached it, for the links of the approvals the call
+// may reach (the SDK's paths; the lean path reads its request).
 func withBase(ctx context.Context, base string) context.Context {
 	return context.WithValue(ctx, originKey{}, base)
 }

@@ -183,18 +183,18 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 		if !g.check(w, r) {
 			return
 		}
-		r = r.WithContext(withBase(r.Context(), requestBase(r)))
 		if sessionVersion(r.Header.Get("Mcp-Protocol-Version")) {
 			if s.serveUnversioned(w, r, opts.MaxRequestBodyBytes) {
 				return
 			}
-			s.serveSessions(w, r, sessions, slots, opts.MaxRequestBodyBytes)
+			s.serveSessions(w, r.WithContext(withBase(r.Context(), requestBase(r))), sessions, slots, opts.MaxRequestBodyBytes)
 			return
 		}
 		if !leanEligible(r) {
-			stateless.ServeHTTP(w, r)
+			stateless.ServeHTTP(w, r.WithContext(withBase(r.Context(), requestBase(r))))
 			return
 		}
+		// The lean path reads the base from r when it needs it.
 		s.serveLean(w, r, opts.MaxRequestBodyBytes, stateless)
 	})
 	// The approval pages: people with a link, not MCP clients, so no

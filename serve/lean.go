@@ -94,7 +94,7 @@ func (s *Server) serveLean(w http.ResponseWriter, r *http.Request, maxBody int64
 		// does: the SDK answers it.
 		r.Body = io.NopCloser(bytes.NewReader(bytes.Clone(body)))
 		r.ContentLength = int64(len(body))
-		fallback.ServeHTTP(w, r)
+		fallback.ServeHTTP(w, r.WithContext(withBase(r.Context(), requestBase(r))))
 		return
 	}
 	p, rpcErr := s.validateLean(r.Header, &req)
@@ -250,7 +250,10 @@ func (s *Server) callLean(w http.ResponseWriter, r *http.Request, req *leanReque
 		Client:    req.client,
 		Principal: principalFromHeader(r.Header),
 	}
-	o := origin{caller: s.callerOf(r.Header), base: s.baseOf(ctx)}
+	o := origin{caller: s.callerOf(r.Header), base: s.opts.PublicURL}
+	if o.base == "" {
+		o.base = requestBase(r)
+	}
 	var sse *sseWriter
 	token := leanProgressToken(req.Params.Meta)
 	if token != nil && strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
