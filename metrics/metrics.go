@@ -51,6 +51,9 @@ const (
 	// OutcomeTask: the call became a task (a CreateTaskResult), or a
 	// task's round ended and the task goes on.
 	OutcomeTask = "task"
+	// OutcomeApproval: the round reached an approval (an ask with to:);
+	// the run waits for someone other than the caller.
+	OutcomeApproval = "approval"
 )
 
 // The reasons an HTTP request is refused (the reason label of

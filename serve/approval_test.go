@@ -8,6 +8,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -23,6 +24,7 @@ import (
 	"github.com/flowserve/flowserve/flow/state"
 	"github.com/flowserve/flowserve/replies/redis/redistest"
 	"github.com/flowserve/flowserve/serve"
+	"github.com/flowserve/flowserve/tasks"
 	taskredis "github.com/flowserve/flowserve/tasks/redis"
 )
 
@@ -489,4 +491,64 @@ func TestApprovalSessionClient(t *testing.T) {
 		}
 		checkText(t, res, true, "waiting for ana", "/approve/")
 	})
+}
+
+// TestApprovalRequiredTask runs a task: required flow whose worker reaches
+// the approval (not the call's first round), and a timeout shorter than
+// MaxWait for a caller without tasks.
+func TestApprovalRequiredTask(t *testing.T) {
+	ctx := testCtx(t)
+	src := strings.Replace(strings.Replace(refundFlow, "TIMEOUT", "1h", 1), "nodes:\n", "task: required\nnodes:\n", 1)
+	p := compileSource(t, "refund.yaml", []byte(src), flow.Env{Actions: actions.Default()})
+	h, hookURL := newHook(t, 0)
+	srv := serverWith(t, []*flow.Program{p}, serve.Options{PollInterval: 50 * time.Millisecond})
+	t.Cleanup(func() { c, cancel := context.WithCancel(context.Background()); cancel(); srv.Close(c) })
+	u := startHTTP(t, srv)
+	task := taskCall(t, ctx, u, "refund", map[string]any{"amount": 70, "manager": "ana", "hook": hookURL})
+	link := h.first(t)
+	if status, _ := newBrowser(t).submit(link, approveValues("Ana", map[string]string{"approve": "true"}), false); status != http.StatusOK {
+		t.Fatalf("answer: %d", status)
+	}
+	if done := waitTask(t, ctx, u, task.TaskID, terminal); done.Result.text() != "refunded 70, approved by Ana" {
+		t.Fatalf("task: %+v", done)
+	}
+}
+
+func TestApprovalInlineTimeout(t *testing.T) {
+	ctx := testCtx(t)
+	_, u := approvalServer(t, "300ms", serve.Options{MaxWait: time.Minute})
+	var res rawCallResult
+	postRaw(t, ctx, u, nil, "tools/call", callParams("refund", map[string]any{"amount": 1, "manager": "bo"},
+		map[string]any{"elicitation": map[string]any{}})).result(t, &res)
+	if res.IsError || res.text() != "nobody answered in time" {
+		t.Fatalf("result: %+v", res)
+	}
+}
+
+// TestApprovalTimeoutAfterRestart: an approval's timeout is kept by the
+// run store, so it fires after the server and its store restart.
+func TestApprovalTimeoutAfterRestart(t *testing.T) {
+	ctx := testCtx(t)
+	path := filepath.Join(t.TempDir(), "tasks.db")
+	engine := newEngine(t, flow.EngineOptions{})
+	start := func() (*serve.Server, tasks.Store, string) {
+		b, err := tasks.OpenBolt(path, tasks.BoltOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv, u := approvalServer(t, "1s", serve.Options{Engine: engine, Tasks: b})
+		return srv, b, u
+	}
+	srv1, store1, u1 := start()
+	task := taskCall(t, ctx, u1, "refund", map[string]any{"amount": 2, "manager": "ana"})
+	waitingLink(t, ctx, u1, task.TaskID)
+	stopped, cancel := context.WithCancel(ctx)
+	cancel()
+	srv1.Close(stopped)
+	store1.Close()
+
+	_, _, u2 := start()
+	if done := waitTask(t, ctx, u2, task.TaskID, terminal); done.Result.text() != "nobody answered in time" {
+		t.Fatalf("after the restart: %+v", done)
+	}
 }

@@ -84,6 +84,10 @@ func (rd *round) end(res *flow.Result, rpcErr *jsonrpc.Error, err error) {
 		outcome = metrics.OutcomeErrorResult
 	case res.Complete != nil, res.Prompt != nil:
 		outcome = metrics.OutcomeComplete
+	case res.Detached != nil:
+		outcome = metrics.OutcomeTask
+	case res.Approval != nil:
+		outcome = metrics.OutcomeApproval
 	}
 	m.Rounds.WithLabelValues(rd.era, rd.tool, outcome, code).Inc()
 	m.RoundSeconds.WithLabelValues(rd.era).Observe(d.Seconds())
@@ -121,6 +125,10 @@ func (rd *round) end(res *flow.Result, rpcErr *jsonrpc.Error, err error) {
 		}
 	case metrics.OutcomeCancelled:
 		msg = "round cancelled"
+	case metrics.OutcomeTask:
+		level, msg = slog.LevelDebug, "round goes on as a task"
+	case metrics.OutcomeApproval:
+		level, msg = slog.LevelDebug, "round waits for an approval"
 	case metrics.OutcomeErrorResult:
 		if err != nil {
 			level, msg = slog.LevelWarn, "run failed"

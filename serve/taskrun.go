@@ -268,7 +268,7 @@ func (s *Server) runTaskRound(ctx context.Context, c *tasks.Claim, t *tasks.Task
 	rd := s.startRound(p, firstModernVersion, "task "+t.ID, fr)
 	res, err := s.engine.Run(rctx, p, fr)
 	r := outcome(rctx, era20260728, p, res, err)
-	if r.res != nil && r.res.Input == nil && r.res.Complete == nil {
+	if r.res != nil && r.res.Input == nil && r.res.Complete == nil && r.res.Approval == nil {
 		r = reply{rpcErr: &jsonrpc.Error{Code: codeInternalError, Message: "the round ended with no result"}}
 	}
 	rd.end(r.res, r.rpcErr, r.cause(err))
