@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/flowserve/flowserve/approve"
 	"github.com/flowserve/flowserve/flow"
@@ -167,6 +168,9 @@ func (s *Server) answerApproval(ctx context.Context, t *tasks.Task, ans *flow.Ap
 		}
 		inline = t.Approval.Waiter.After(s.engine.Now())
 		t.State, t.Message = res.Detached.State, ""
+		if !ans.TimedOut {
+			t.Answered = append(t.Answered, key)
+		}
 		if inline {
 			t.Approval.Answered = true
 		} else {
@@ -205,6 +209,8 @@ func (b pages) lookup(ctx context.Context, tk approve.Ticket) (*tasks.Task, erro
 		return nil, approve.ErrGone
 	case err != nil:
 		return nil, err
+	case slices.Contains(t.Answered, tk.Key):
+		return nil, approve.ErrAnswered
 	case t.Status.Terminal():
 		return nil, approve.ErrGone
 	case !waitsFor(t, tk.Key):

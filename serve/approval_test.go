@@ -211,7 +211,7 @@ func TestApprovalAsTask(t *testing.T) {
 		t.Fatalf("task: %+v %s", done, done.Result.text())
 	}
 	// The link is single-use.
-	if status, page := newBrowser(t).get(link); status != http.StatusGone || strings.Contains(page, "<form") {
+	if status, page := newBrowser(t).get(link); status != http.StatusGone || strings.Contains(page, "<form") || !strings.Contains(page, "already been answered") {
 		t.Fatalf("reused link: %d\n%s", status, page)
 	}
 }

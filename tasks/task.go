@@ -115,6 +115,9 @@ type Task struct {
 	// the caller to answer on its page, or nil; the task is Working
 	// meanwhile, and no worker advances it.
 	Approval *Approval `json:"approval,omitempty"`
+	// Answered lists the keys of the approvals answered on their pages,
+	// so that their links say so after the task has ended.
+	Answered []string `json:"answered,omitempty"`
 	// Caller names the caller for approval pages and logs (the server's
 	// token file names it), or ""; Base is the server's URL as the caller
 	// reached it, for the links of approval pages ("" when unknown).
@@ -145,6 +148,7 @@ func (t *Task) Clone() *Task {
 	c.Error = cloneRaw(t.Error)
 	c.Requests = cloneRawMap(t.Requests)
 	c.Answers = cloneRawMap(t.Answers)
+	c.Answered = append([]string(nil), t.Answered...)
 	if t.Approval != nil {
 		a := *t.Approval
 		a.Request = cloneRaw(a.Request)
