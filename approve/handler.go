@@ -197,7 +197,7 @@ func (h *handler) submit(w http.ResponseWriter, r *http.Request, t Ticket, token
 		h.reshow(w, r, token, p, []string{reason}, nil, "")
 	default:
 		th := &thanksView{Tool: p.Tool, Message: p.Message, To: p.To, By: a.By,
-			Declined: a.Action == "decline", At: newInstant(a.At)}
+			Declined: a.Action == "decline", At: newInstant(a.At), Answers: answerLines(p.Schema, a.Content)}
 		if p.Title != "" {
 			th.Tool = p.Title
 		}

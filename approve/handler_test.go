@@ -181,7 +181,8 @@ func TestGetForm(t *testing.T) {
 		`<input type="number" id="f-count" name="f.count" value="2" min="1" step="1" aria-describedby="f-count-hint">`,
 		// strings
 		`<label for="f-note">Note for the requester</label>`,
-		`<input type="text" id="f-note" name="f.note" value="" minlength="2" maxlength="500">`,
+		`<p class="hint" id="f-note-hint">From 2 to 500 characters</p>`,
+		`<textarea id="f-note" name="f.note" rows="4" minlength="2" maxlength="500" aria-describedby="f-note-hint"></textarea>`,
 		`<input type="email" id="f-email" name="f.email" value="">`,
 		`<label for="f-site">site</label>`,
 		`<input type="url" id="f-site" name="f.site" value="">`,
@@ -202,7 +203,7 @@ func TestGetForm(t *testing.T) {
 		`<label for="answered_by">Your name <span class="req">(required)</span></label>`,
 		`<input type="text" id="answered_by" name="answered_by" value="" required maxlength="200" autocomplete="name" aria-describedby="answered_by-hint">`,
 		`<button type="submit" name="action" value="accept">Submit</button>`,
-		`<button type="submit" name="action" value="decline" class="secondary" formnovalidate>Decline</button>`,
+		`<button type="submit" name="action" value="decline" class="secondary" formnovalidate>Decline to answer</button>`,
 	}, []string{`role="alert"`, `aria-invalid="true"`})
 
 	// x-order first, then by name.

@@ -55,11 +55,57 @@ type formView struct {
 	Name                   fieldView // the answerer's name
 }
 
-// thanksView is the page that confirms an answer.
+// thanksView is the page that confirms an answer, with the answer itself.
 type thanksView struct {
 	Tool, Message, To, By string
 	Declined              bool
 	At                    instant
+	Answers               []answerView
+}
+
+// answerView is one field of a recorded answer: its label and its value
+// as the person chose it.
+type answerView struct{ Label, Value string }
+
+// answerLines returns the fields of content as the thank-you page lists
+// them, in the form's order, with choices by their labels.
+func answerLines(schema map[string]any, content map[string]any) []answerView {
+	var out []answerView
+	for _, p := range props(schema) {
+		v, ok := content[p.name]
+		if !ok {
+			continue
+		}
+		out = append(out, answerView{Label: p.title(), Value: p.display(v)})
+	}
+	return out
+}
+
+// display returns a value of p as the page shows it: Yes or No, a
+// choice's label, choices joined with commas, or the value as text.
+func (p prop) display(v any) string {
+	label := func(x any) string {
+		for _, c := range p.choices() {
+			if c.value == text(x) {
+				return c.label
+			}
+		}
+		return text(x)
+	}
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return "Yes"
+		}
+		return "No"
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = label(e)
+		}
+		return strings.Join(parts, ", ")
+	}
+	return label(v)
 }
 
 // problemView is an entry of the error summary: Href is the id of the
@@ -76,7 +122,15 @@ type fieldView struct {
 	Min, Max, Step, MinLength, MaxLength       string
 	Autocomplete                               string
 	Options, Select                            []optionView
+	// Multiline shows a text field as a <textarea>: a long text without
+	// a format (a maxLength over multilineFrom, or none and a description
+	// or title that reads as a note).
+	Multiline bool
 }
+
+// multilineFrom is the maxLength above which a text field is a
+// <textarea>.
+const multilineFrom = 120
 
 // optionView is an option of a group or a select.
 type optionView struct {
@@ -191,6 +245,12 @@ func newField(i int, p prop, vals []string) fieldView {
 	case kindText:
 		f.Type, f.Hint = inputType(p.str("format"))
 		f.MinLength, f.MaxLength = number(p.schema["minLength"]), number(p.schema["maxLength"])
+		if f.Hint == "" {
+			f.Hint = bounds(f.MinLength, f.MaxLength, "From %s to %s characters", "At least %s characters", "At most %s characters")
+		}
+		if n, err := strconv.ParseFloat(f.MaxLength, 64); p.str("format") == "" && err == nil && n > multilineFrom {
+			f.Multiline = true
+		}
 	case kindNumber:
 		f.Type, f.Step = "number", "any"
 		if p.str("type") == "integer" {

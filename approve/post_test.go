@@ -114,7 +114,7 @@ func postCases() []postCase {
 	return []postCase{
 		{
 			name: "accepted", status: http.StatusOK,
-			want:   []string{"Thank you — your answer was recorded", "You answered", "answered by <strong>Bob Smith</strong> on <time datetime=\"2026-12-01T14:05:00Z\">1 Dec 2026 14:05 UTC</time>"},
+			want:   []string{"Thank you — your answer was recorded", "You answered", "<dt>Approve the refund</dt><dd>Yes</dd>", "<dd>private note 123</dd>", "answered by <strong>Bob Smith</strong> on <time datetime=\"2026-12-01T14:05:00Z\">1 Dec 2026 14:05 UTC</time>"},
 			bad:    []string{"<form"},
 			answer: &Answer{Action: "accept", Content: typedContent, By: "Bob Smith", At: testNow},
 		},
@@ -138,7 +138,7 @@ func postCases() []postCase {
 		{
 			name: "no name", change: func(v url.Values) { v.Set("answered_by", "   ") }, status: http.StatusUnprocessableEntity,
 			want: []string{`role="alert"`, `<a href="#answered_by">Enter your name</a>`, `aria-invalid="true"`,
-				`aria-describedby="answered_by-hint answered_by-error"`, `value="private note 123"`, `value="30"`,
+				`aria-describedby="answered_by-hint answered_by-error"`, `>private note 123</textarea>`, `value="30"`,
 				`value="c" checked`, `value="p6" selected`, `name="csrf" value="`},
 		},
 		{
@@ -164,7 +164,7 @@ func postCases() []postCase {
 		},
 		{
 			name: "backend reason", reason: "Amount must be at most 25 (the refund limit)", status: http.StatusUnprocessableEntity,
-			want:   []string{`<li>Amount must be at most 25 (the refund limit)</li>`, `value="private note 123"`, `value="Bob Smith"`},
+			want:   []string{`<li>Amount must be at most 25 (the refund limit)</li>`, `>private note 123</textarea>`, `value="Bob Smith"`},
 			answer: &Answer{Action: "accept", Content: typedContent, By: "Bob Smith", At: testNow},
 		},
 		{
