@@ -552,3 +552,41 @@ func TestApprovalTimeoutAfterRestart(t *testing.T) {
 		t.Fatalf("after the restart: %+v", done)
 	}
 }
+
+// TestApprovalGoSDKClient drives an approval that follows an ordinary
+// question through the go-sdk client at 2026-07-28 (multi round-trip
+// rounds, no tasks): the first round asks the caller, the next one waits
+// for the page inside the call, and the result names who approved.
+func TestApprovalGoSDKClient(t *testing.T) {
+	ctx := testCtx(t)
+	src := strings.Replace(strings.Replace(refundFlow, "TIMEOUT", "1h", 1), "nodes:\n", `nodes:
+  - id: reason
+    ask: Why the refund?
+    form:
+      text: {type: string}
+    required: [text]
+`, 1)
+	p := compileSource(t, "refund.yaml", []byte(src), flow.Env{Actions: actions.Default()})
+	h, hookURL := newHook(t, 0)
+	srv := serverWith(t, []*flow.Program{p}, serve.Options{PollInterval: 50 * time.Millisecond})
+	t.Cleanup(func() { c, cancel := context.WithCancel(context.Background()); cancel(); srv.Close(c) })
+	asked := 0
+	client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk", Version: "1"}, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked++
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"text": "damaged"}}, nil
+		}})
+	cs := connect(t, ctx, srv, overHTTP, v20260728, client, nil)
+	go func() {
+		newBrowser(t).submit(h.first(t), approveValues("Ana", map[string]string{"approve": "true"}), false)
+	}()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "refund", Arguments: map[string]any{"amount": 15, "manager": "ana", "hook": hookURL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkText(t, res, false, "refunded 15, approved by Ana")
+	if asked != 1 {
+		t.Errorf("the client was asked %d questions, want 1 (the approval is not its to answer)", asked)
+	}
+}
