@@ -216,6 +216,10 @@ func (b pages) lookup(ctx context.Context, tk approve.Ticket) (*tasks.Task, erro
 	case !waitsFor(t, tk.Key):
 		return nil, approve.ErrAnswered
 	}
+	if _, ok := b.s.program(t.Tool); !ok {
+		// The tool was removed (a reload): its run cannot go on.
+		return nil, approve.ErrGone
+	}
 	return t, nil
 }
 
