@@ -135,6 +135,9 @@ func check(c *Case, o *outcome, fail func(dsl.Pos, Failure)) {
 			}
 		}
 	}
+	if x.Notifications != nil {
+		checkNotifications(x.Notifications, o, fail)
+	}
 	for _, id := range sortedKeys(x.StepInputs) {
 		e := x.StepInputs[id]
 		in, ran := o.inputs[id]
@@ -148,6 +151,62 @@ func check(c *Case, o *outcome, fail func(dsl.Pos, Failure)) {
 			fail(e.Pos, Failure{Message: fmt.Sprintf("step_inputs: the input of %q differs", id), Diff: capLines(lines), Got: compact(in)})
 		}
 	}
+}
+
+// checkNotifications compares the notifications the case's approvals
+// would post with expect.notifications: as many, in order, each with the
+// fields given.
+func checkNotifications(x *NotificationsExp, o *outcome, fail func(dsl.Pos, Failure)) {
+	got := o.notifications
+	if len(x.List) > 0 && len(got) == 0 {
+		msg := "notifications: the flow asked no approval, so no webhook would be notified"
+		if o.approvals > 0 {
+			msg = fmt.Sprintf("notifications: the flow asked %d %s without a webhook (the ask has no notify, or its webhook rendered empty), so nothing would be notified",
+				o.approvals, plural(o.approvals, "approval", "approvals"))
+		}
+		fail(x.Pos, Failure{Message: msg})
+		return
+	}
+	if len(x.List) != len(got) {
+		var qs []string
+		for _, n := range got {
+			qs = append(qs, n.Question)
+		}
+		fail(x.Pos, Failure{Message: fmt.Sprintf("notifications: want %d %s; the flow asked %d %s, and %d had a webhook to notify",
+			len(x.List), plural(len(x.List), "notification", "notifications"), o.approvals, plural(o.approvals, "approval", "approvals"), len(got)),
+			Got: listText(qs)})
+		return
+	}
+	for i, want := range x.List {
+		n := got[i]
+		fields := map[string]string{"tool": n.Tool, "task": n.Task, "question": n.Question, "message": n.Message,
+			"to": n.To, "link": n.Link, "expires": n.Expires, "text": n.Text}
+		var lines []string
+		for _, k := range sortedKeys(want.Fields) {
+			if w := want.Fields[k].Value; fields[k] != w {
+				lines = append(lines, fmt.Sprintf("%s: want %s, got %s", k, strconv.Quote(w), strconv.Quote(fields[k])))
+			}
+		}
+		for _, tc := range want.TextContains {
+			if !strings.Contains(n.Text, tc.Value) {
+				lines = append(lines, fmt.Sprintf("text: does not contain %s", strconv.Quote(tc.Value)))
+			}
+		}
+		if len(lines) > 0 {
+			what := "the notification"
+			if len(got) > 1 {
+				what = "the " + ordinal(i+1) + " notification"
+			}
+			fail(want.Pos, Failure{Message: fmt.Sprintf("notifications: %s (of %q) differs", what, n.Question), Diff: lines, Got: compact(n)})
+		}
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func items(n int) string {

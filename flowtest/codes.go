@@ -9,9 +9,10 @@ const (
 	// CodeBadAlias means an alias is inside its own anchor, or aliases
 	// expand the file too much.
 	CodeBadAlias = dsl.CodeBadAlias
-	// CodeBadAnswer means an answer is not accept, decline, cancel or one
-	// of the result mappings, its content goes with an action other than
-	// accept or is not a mapping, or a list of answers is empty.
+	// CodeBadAnswer means an answer is not accept, decline, cancel,
+	// timeout or one of the result mappings, its content goes with an
+	// action other than accept or is not a mapping, its by is empty or
+	// goes with a timeout, or a list of answers is empty.
 	CodeBadAnswer = "bad-answer"
 	// CodeBadMock means a mock's error message is empty, or a mocked
 	// output does not match the output schema of the step's action.
@@ -49,7 +50,9 @@ const (
 	// CodeUnreadable means a test file cannot be read.
 	CodeUnreadable = dsl.CodeUnreadable
 	// CodeWrongAnswer means an answer is of another kind than its
-	// question: a model reply to a form, roots to a sampling request.
+	// question: a model reply to a form, roots to a sampling request,
+	// timeout or by for an ask that is not an approval (timeout for one
+	// without a timeout), cancel for an approval.
 	CodeWrongAnswer = "wrong-answer"
 	// CodeWrongKind means a case names a node of the wrong kind (answers
 	// to a step, a mock of an ask), or expects of a flow what only the

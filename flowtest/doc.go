@@ -29,6 +29,9 @@
 //	        - {action: accept, content: {plan: team, seats: 2}}
 //	        - {content: {plan: team, seats: 5}}   # action defaults to accept
 //	      confirm: decline                # one answer: used every time it is asked
+//	      approval:                       # an approval (an ask with to:), as its page
+//	        - {content: {approve: false}, by: Ana}   # answers it; by: who answered
+//	        - timeout                     # (default "flowserve test"), or nobody in time
 //	    mocks:                           # by step id
 //	      size: {bytes: 2048, …}          # the step's output (checked against
 //	                                     # the action's output schema)
@@ -51,6 +54,11 @@
 //	        confirm: ["", "not accepted"]  # …each time, in turn ("" skips one)
 //	      step_inputs:                   # a step's input (rendered with) contains
 //	        delete: {path: report.txt}
+//	      notifications:                 # the approvals' webhook notifications, in order,
+//	        - to: ana@example.com        # one per approval asked with a webhook; each
+//	          link: https://flowserve.test/approve/approval-1  # has these fields
+//	          text_contains: "Answer by"  # (tool, task, question, message, to, link,
+//	                                     # expires, text) and its text contains…
 //	      description: "…"               # prompt flows: the prompt's description equals
 //	      messages:                      # prompt flows: the messages, in order; each
 //	        - {role: user, text: "…"}    # contains these keys ({role, text} is short
@@ -63,13 +71,48 @@
 // for tags, integers and numbers.
 //
 // An answer is accept, decline or cancel, or a mapping of action (default
-// accept) and content (the form's fields, only with accept). Answers are
+// accept) and content (the form's fields, only with accept); approvals
+// take by and timeout too (see Approvals). Answers are
 // sent as the client would send them: the engine adds the form's defaults
 // and validates them, so an invalid answer makes the flow ask again with
 // the reason in the message, and a list of answers can test that. A URL
 // question is answered with accept, decline or cancel. The engine decides
 // which question is unavailable from client: a case with {form: false}
 // (or {url: false}) takes the asks' `unavailable` nodes.
+//
+// # Approvals
+//
+// An ask with `to:` is an approval: someone other than the caller answers
+// it on the server's page, and the round that reaches it ends waiting for
+// that answer (flow.Result.Approval). A case answers it from answers like
+// any ask, by the ask's id, as the page would: accept (with content) or
+// decline, with `by:` in a mapping answer naming who answered (the
+// flow's answered_by; default "flowserve test", DefaultBy) and the time
+// Clock (answered_at); or `timeout` (also {action: timeout}), nobody
+// answering before the ask's timeout, so that the flow takes its
+// on_timeout node. The runner sends the answer in a round of its own
+// (flow.Request.Approval) and goes on from the state it returns. An
+// answer the form's schema or validate rules refuse is asked again, the
+// reason in the message, and the next answer of the list is used, as for
+// any ask; such re-asks, like every approval, count in asks and
+// ask_messages. timeout and by are only for approvals (timeout only for
+// one with a timeout), and an approval cannot be cancelled: its page has
+// no cancel. A client with tasks (client: {tasks: true}) gets a task
+// that waits for the answer (statuses working); other clients wait
+// inside the call, as on a server.
+//
+// Each approval asked with a webhook (notify: {webhook: …} that renders
+// to a URL) gets the notification the server would post to it, built by
+// approve.NewNotification: tool and its title in text, the run's id
+// (random, so not expected), task "", question (the ask's id), message,
+// to, link https://flowserve.test/approve/<ask id>-<n> for the nth
+// asking of that ask, and expires, Clock plus the ask's timeout (a day
+// without one). An answer asked again is no new approval and posts no
+// notification. expect.notifications lists them in order, each a
+// mapping of fields to the strings they equal, and text_contains, a text
+// or list of texts the text contains; the number of notifications must
+// match, and a case that expects some when its approvals have no webhook
+// fails saying so.
 //
 // vars and secrets give the values of the names the flow declares (see
 // dsl.File.Vars), strings, a case's over its file's. Cases never read the
@@ -116,7 +159,8 @@
 // server answers them with JSON-RPC errors.
 //
 // Coverage counts, for each flow, the nodes any round of any case that
-// ran visited, out of all its nodes; the report lists the others with
+// ran visited (an approval's on_timeout node once a case lets it time
+// out), out of all its nodes; the report lists the others with
 // their lines. Flows see a fixed clock (run.started is Clock), so
 // results do not depend on when the tests run; run.id stays random.
 package flowtest

@@ -1,6 +1,10 @@
 package flowtest
 
 import (
+	"fmt"
+	"slices"
+	"strings"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/flowserve/flowserve/dsl"
@@ -64,6 +68,8 @@ func (d *decoder) expect(k, n *yaml.Node, x *Expect) {
 			}
 		case "visits":
 			x.Visits = d.visits(e)
+		case "notifications":
+			x.Notifications = d.notifications(e)
 		case "ask_messages":
 			x.AskMessages = d.askMessages(e)
 		case "step_inputs":
@@ -75,6 +81,69 @@ func (d *decoder) expect(k, n *yaml.Node, x *Expect) {
 			}
 		}
 	}
+}
+
+// notifications decodes expect.notifications: a list of mappings from a
+// notification's fields to the strings they equal, and text_contains, a
+// text or a list of texts its text contains.
+func (d *decoder) notifications(e entry) *NotificationsExp {
+	out := &NotificationsExp{Pos: d.pos(e.Key), List: []NotificationExp{}}
+	if yamlx.IsNull(yamlx.Resolve(e.Value)) {
+		return out
+	}
+	for _, item := range d.seq(e.Value, e.Name) {
+		if yamlx.Resolve(item).Kind != yaml.MappingNode {
+			d.errorf(item, CodeBadType, "notifications: a notification is a mapping of its fields (%s), not %s",
+				strings.Join(notificationKeys, ", "), yamlx.TypeName(item))
+			continue
+		}
+		n := NotificationExp{Pos: d.pos(item), Fields: map[string]StringExp{}}
+		for _, f := range d.notificationFields(item) {
+			if f.Name == "text_contains" && yamlx.Resolve(f.Value).Kind == yaml.SequenceNode {
+				for _, t := range d.seq(f.Value, "notifications.text_contains") {
+					if s, ok := d.yr.String(t, "notifications.text_contains"); ok {
+						n.TextContains = append(n.TextContains, StringExp{Pos: d.pos(t), Value: s})
+					}
+				}
+				continue
+			}
+			s, ok := d.yr.String(f.Value, "notifications."+f.Name)
+			if !ok {
+				continue
+			}
+			if f.Name == "text_contains" {
+				n.TextContains = append(n.TextContains, StringExp{Pos: d.pos(f.Key), Value: s})
+			} else {
+				n.Fields[f.Name] = StringExp{Pos: d.pos(f.Key), Value: s}
+			}
+		}
+		out.List = append(out.List, n)
+	}
+	return out
+}
+
+// notificationFields returns the entries of an expected notification,
+// reporting unknown keys.
+func (d *decoder) notificationFields(n *yaml.Node) []entry {
+	pairs, _ := d.yr.Mapping(n, "a notification")
+	var out []entry
+	for _, e := range pairs {
+		if slices.Contains(notificationKeys, e.Name) {
+			out = append(out, e)
+			continue
+		}
+		msg := fmt.Sprintf("unknown key %q in a notification", e.Name)
+		switch s := dsl.Suggest(e.Name, notificationKeys); {
+		case e.Name == "run":
+			msg += "; run ids are random in tests (run.id), so a notification's run cannot be expected"
+		case s != "":
+			msg += fmt.Sprintf("; did you mean %q?", s)
+		default:
+			msg += "; a notification has " + strings.Join(notificationKeys, ", ")
+		}
+		d.errorAt(d.pos(e.Key), CodeUnknownKey, "%s", msg)
+	}
+	return out
 }
 
 // visits decodes expect.visits: a list of ids, or of lists of ids.

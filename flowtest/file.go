@@ -71,12 +71,29 @@ type Answers struct {
 
 // Answer is one reply to a question: an elicitation result (for an ask),
 // a sampling result (for a sample node) or a roots result (for a roots
-// node).
+// node). An approval (an ask with to:) is answered with an elicitation
+// result too, by By, or times out.
 type Answer struct {
 	Pos  dsl.Pos
 	Kind dsl.Kind        // KindAsk, KindSample or KindRoots
-	Raw  json.RawMessage // the result as a client sends it
+	Raw  json.RawMessage // the result as a client sends it; nil for a timeout
+	// Action is an ask's answer's action: accept, decline or cancel, or
+	// timeout (Timeout); "" for the other kinds.
+	Action string
+	// By is who answers an approval (`by:`); "" means DefaultBy. Only
+	// approvals take it.
+	By string
+	// Timeout means the approval is not answered before its timeout: the
+	// flow takes its on_timeout node. Only approvals take it.
+	Timeout bool
 }
+
+// DefaultBy is who answers an approval in a case that does not say (an
+// answer without `by:`): the approval's answered_by.
+const DefaultBy = "flowserve test"
+
+// actionTimeout is the answer that lets an approval time out.
+const actionTimeout = "timeout"
 
 // Mock replaces a step: its output, or an error.
 type Mock struct {
@@ -106,10 +123,28 @@ type Expect struct {
 	Statuses    *ListExp
 	AskMessages map[string]*ListExp
 	StepInputs  map[string]*ValueExp
+	// Notifications are the webhook notifications of the approvals the
+	// call asks, in order: one per approval asked with a webhook.
+	Notifications *NotificationsExp
 	// Messages and Description are a prompt flow's: Messages holds a list
 	// of {role, content} mappings ({role, text} written short).
 	Messages    *ValueExp
 	Description *StringExp
+}
+
+// NotificationsExp is expect.notifications: the notifications the
+// approvals' webhooks would receive (approve.Notification), in order.
+type NotificationsExp struct {
+	Pos  dsl.Pos
+	List []NotificationExp
+}
+
+// NotificationExp is one expected notification: the fields it has, each
+// equal to its string, and the texts its text contains.
+type NotificationExp struct {
+	Pos          dsl.Pos
+	Fields       map[string]StringExp // by JSON field name: tool, task, question, message, to, link, expires, text
+	TextContains []StringExp
 }
 
 // StringExp is an expected string.
@@ -142,9 +177,10 @@ var (
 	fileKeys   = []string{"flow", "vars", "secrets", "tests"}
 	caseKeys   = []string{"name", "skip", "args", "client", "vars", "secrets", "answers", "mocks", "expect"}
 	clientKeys = []string{"form", "url", "sampling", "roots", "tasks", "name", "version", "protocol"}
-	answerKeys = []string{"action", "content", "text", "model", "stop_reason", "roots"}
+	answerKeys = []string{"action", "content", "by", "text", "model", "stop_reason", "roots"}
 	expectKeys = []string{"text", "text_contains", "structured", "structured_contains", "is_error", "error",
-		"path", "visits", "not_visits", "asks", "statuses", "ask_messages", "step_inputs", "messages", "description"}
+		"path", "visits", "not_visits", "asks", "statuses", "ask_messages", "step_inputs", "notifications", "messages", "description"}
+	notificationKeys = []string{"tool", "task", "question", "message", "to", "link", "expires", "text", "text_contains"}
 )
 
 // ReadFile reads and parses a test file. Problems are returned as
@@ -396,7 +432,8 @@ func (d *decoder) answers(k, v *yaml.Node) *Answers {
 }
 
 // answer decodes one answer: accept, decline or cancel, or a mapping of
-// action (default accept) and content, for an ask; {text, model,
+// action (default accept) and content, for an ask, with by (who answered)
+// for an approval, or timeout (an approval nobody answered); {text, model,
 // stop_reason}, the model's reply, for a sample node; {roots: [{uri,
 // name}]} for a roots node.
 func (d *decoder) answer(n *yaml.Node) (Answer, bool) {
@@ -411,7 +448,7 @@ func (d *decoder) answer(n *yaml.Node) (Answer, bool) {
 		}
 		a.Kind = parts.kind
 	default:
-		d.errorf(n, CodeBadAnswer, "an answer is accept, decline, cancel or a mapping {action, content}")
+		d.errorf(n, CodeBadAnswer, "an answer is accept, decline, cancel, timeout or a mapping {action, content}")
 		return a, false
 	}
 	switch a.Kind {
@@ -434,6 +471,7 @@ func (d *decoder) answer(n *yaml.Node) (Answer, bool) {
 		a.Raw, _ = json.Marshal(map[string]any{"roots": roots})
 		return a, true
 	}
+	a.Action, a.By = parts.action, parts.by
 	switch parts.action {
 	case "accept":
 	case "decline", "cancel":
@@ -441,8 +479,19 @@ func (d *decoder) answer(n *yaml.Node) (Answer, bool) {
 			d.errorf(n, CodeBadAnswer, "content goes only with action accept, not %s", parts.action)
 			return a, false
 		}
+	case actionTimeout:
+		switch {
+		case parts.content != nil:
+			d.errorf(n, CodeBadAnswer, "content goes only with action accept, not timeout")
+			return a, false
+		case parts.hasBy:
+			d.errorf(n, CodeBadAnswer, "by goes only with an answer: nobody answers an approval that times out")
+			return a, false
+		}
+		a.Timeout = true
+		return a, true
 	default:
-		d.errorf(n, CodeBadAnswer, "action must be accept, decline or cancel, not %q", parts.action)
+		d.errorf(n, CodeBadAnswer, "action must be accept, decline, cancel or timeout, not %q", parts.action)
 		return a, false
 	}
 	m := map[string]any{"action": parts.action}
@@ -458,6 +507,8 @@ type answerParts struct {
 	kind     dsl.Kind // KindAsk, KindSample or KindRoots, from the keys
 	action   string
 	content  map[string]any
+	by       string // who answered an approval
+	hasBy    bool
 	sampling map[string]any // text, model, stop_reason
 	roots    []any
 }
@@ -483,6 +534,17 @@ func (d *decoder) answerMapping(n *yaml.Node, parts *answerParts) bool {
 				return false
 			}
 			parts.content = m
+		case "by":
+			kinds[dsl.KindAsk] = e.Name
+			by, ok := d.yr.String(e.Value, "by")
+			if !ok {
+				return false
+			}
+			if strings.TrimSpace(by) == "" {
+				d.errorf(e.Value, CodeBadAnswer, "by names who answered the approval; it must not be empty")
+				return false
+			}
+			parts.by, parts.hasBy = by, true
 		case "text", "model", "stop_reason":
 			kinds[dsl.KindSample] = e.Name
 			v, ok := d.yr.String(e.Value, e.Name)

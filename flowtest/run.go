@@ -1,6 +1,7 @@
 package flowtest
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/approve"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/flow/state"
@@ -331,6 +333,10 @@ func checkRefs(f *File, p *flow.Program, reg *actions.Registry) dsl.Diagnostics 
 			for _, a := range as.List {
 				if a.Kind != n.Kind {
 					errorf(a.Pos, CodeWrongAnswer, "answers: %s is %s node, and this answer is %s", id, withArticle(n.Kind), answerKind(a.Kind))
+					continue
+				}
+				if n.Kind == dsl.KindAsk {
+					checkApprovalAnswer(id, n.Ask, a, errorf)
 				}
 			}
 		}
@@ -399,6 +405,24 @@ func checkRefs(f *File, p *flow.Program, reg *actions.Registry) dsl.Diagnostics 
 		}
 	}
 	return diags
+}
+
+// checkApprovalAnswer checks that an answer to the ask id is one its kind
+// of ask takes: timeout and by only for an approval (an ask with to:),
+// timeout only for one with a timeout, and never cancel for an approval,
+// whose page offers accept and decline.
+func checkApprovalAnswer(id string, ask *dsl.Ask, a Answer, errorf func(pos dsl.Pos, code, format string, args ...any)) {
+	approval := ask.Approval()
+	switch {
+	case a.Timeout && !approval:
+		errorf(a.Pos, CodeWrongAnswer, "answers: %s is not an approval (an ask with to:), so it cannot time out; timeout answers only an approval", id)
+	case a.Timeout && ask.Timeout == 0:
+		errorf(a.Pos, CodeWrongAnswer, "answers: the approval %s has no timeout:, so it waits as long as the run lives and never times out", id)
+	case a.By != "" && !approval:
+		errorf(a.Pos, CodeWrongAnswer, "answers: %s is not an approval (an ask with to:); by says who answered an approval, and the caller answers %s", id, id)
+	case approval && a.Action == string(flow.Cancel):
+		errorf(a.Pos, CodeWrongAnswer, "answers: %s is an approval, answered on its page with accept or decline, or not in time (timeout); it cannot be cancelled", id)
+	}
 }
 
 // answerKind describes an answer of the given kind for messages.
@@ -483,6 +507,11 @@ type outcome struct {
 	// statuses are the task statuses the call went through, without
 	// repeats; nil when it never became a task.
 	statuses []string
+	// approvals counts the approvals asked (not the answers from their
+	// pages asked again), and notifications are those of the ones with a
+	// webhook, in order.
+	approvals     int
+	notifications []approve.Notification
 }
 
 // runCase runs one case through the engine round by round.
@@ -525,6 +554,33 @@ func runCase(ctx context.Context, engine *flow.Engine, p *flow.Program, c *Case,
 	req := &flow.Request{Arguments: c.Args, Client: client, Mock: mock, Detach: detach}
 	stopped := refused != nil
 	o.err = refused
+	// next returns the case's next answer to the question id asked with
+	// message, or records why there is none and returns false.
+	next := func(id, message string) (Answer, bool) {
+		o.asks = append(o.asks, id)
+		o.msgs[id] = append(o.msgs[id], message)
+		asked[id]++
+		as := c.Answers[id]
+		var msg string
+		switch {
+		case as == nil:
+			msg = fmt.Sprintf("the flow asked %q and the case has no answer for it", id)
+		case as.Every:
+			return as.List[0], true
+		case used[id] >= len(as.List):
+			msg = fmt.Sprintf("the flow asked %q a %s time and the case has no answer left for it (%d given)", id, ordinal(asked[id]), len(as.List))
+		default:
+			used[id]++
+			return as.List[used[id]-1], true
+		}
+		pos := c.Pos
+		if as != nil {
+			pos = as.Pos
+		}
+		fail(pos, Failure{Message: msg, Question: message})
+		return Answer{}, false
+	}
+	approvals := map[string]int{} // approvals asked, by ask id
 rounds:
 	for !stopped {
 		if o.rounds >= maxRounds {
@@ -557,6 +613,45 @@ rounds:
 		for _, name := range res.Trace {
 			cov.visit(name)
 		}
+		if ap := res.Approval; ap != nil {
+			// Someone other than the caller answers it, on the server's
+			// page: a client with tasks gets a task that waits (working),
+			// others wait inside the call.
+			if c.Client.Tasks {
+				inTask, detach = true, nil
+			}
+			if inTask {
+				o.status(statusWorking)
+			}
+			if req.Approval == nil {
+				// A new asking, not an answer from the page asked again:
+				// the server mints a link and notifies the webhook.
+				approvals[ap.Node]++
+				o.approvals++
+				if ap.Webhook != "" {
+					o.notifications = append(o.notifications, testNotification(p, ap, approvals[ap.Node]))
+				}
+			}
+			a, ok := next(ap.Node, ap.Question.Message)
+			if !ok {
+				stopped = true
+				break
+			}
+			ans := &flow.ApprovalAnswer{Node: ap.Node, At: Clock}
+			if a.Timeout {
+				ans.TimedOut = true
+			} else {
+				ans.Response, ans.By = a.Raw, cmp.Or(a.By, DefaultBy)
+			}
+			req = &flow.Request{Arguments: c.Args, State: ap.State, Client: client, Mock: mock, Approval: ans}
+			continue
+		}
+		if d := res.Detached; d != nil && req.Approval != nil {
+			// The approval's answer is journaled: the run goes on from
+			// the state it gives, as the call or task it was.
+			req = &flow.Request{Arguments: c.Args, State: d.State, Client: client, Mock: mock, Detach: detach}
+			continue
+		}
 		if d := res.Detached; d != nil {
 			// The call becomes a task: its rounds go on without a client
 			// round trip, the questions arrive through tasks/update.
@@ -581,31 +676,12 @@ rounds:
 		responses := map[string]json.RawMessage{}
 		for _, id := range sortedKeys(res.Input.Requests) {
 			q := res.Input.Requests[id]
-			o.asks = append(o.asks, id)
-			o.msgs[id] = append(o.msgs[id], q.Message)
-			asked[id]++
-			as := c.Answers[id]
-			var msg string
-			switch {
-			case as == nil:
-				msg = fmt.Sprintf("the flow asked %q and the case has no answer for it", id)
-			case as.Every:
-				responses[id] = as.List[0].Raw
-				continue
-			case used[id] >= len(as.List):
-				msg = fmt.Sprintf("the flow asked %q a %s time and the case has no answer left for it (%d given)", id, ordinal(asked[id]), len(as.List))
-			default:
-				responses[id] = as.List[used[id]].Raw
-				used[id]++
-				continue
+			a, ok := next(id, q.Message)
+			if !ok {
+				stopped = true
+				break rounds
 			}
-			pos := c.Pos
-			if as != nil {
-				pos = as.Pos
-			}
-			fail(pos, Failure{Message: msg, Question: q.Message})
-			stopped = true
-			break rounds
+			responses[id] = a.Raw
 		}
 		req = &flow.Request{Arguments: c.Args, State: res.Input.State, Responses: responses, Client: client, Mock: mock, Detach: detach}
 	}
@@ -636,6 +712,28 @@ rounds:
 	}
 	return cr
 }
+
+// approvalWait is how long an approval without a timeout waits in the
+// notifications of tests (its expires): a day.
+const approvalWait = 24 * time.Hour
+
+// testNotification is the notification the server would post to the
+// webhook of ap, the nth asking of its question in the case: built as the
+// server builds it (approve.NewNotification), with a placeholder link
+// https://flowserve.test/approve/<ask id>-<n>, expires Clock plus the
+// ask's timeout (a day without one), no task and the run's id.
+func testNotification(p *flow.Program, ap *flow.Approval, n int) approve.Notification {
+	wait := ap.Timeout
+	if wait <= 0 {
+		wait = approvalWait
+	}
+	return approve.NewNotification(approve.Notice{Tool: p.Name(), Title: p.Title(), Run: ap.Run,
+		Question: ap.Node, Message: ap.Question.Asked(), To: ap.To,
+		Link: fmt.Sprintf("%s/approve/%s-%d", testBase, ap.Node, n), Expires: Clock.Add(wait)})
+}
+
+// testBase is the server's URL in the links of tests' notifications.
+const testBase = "https://flowserve.test"
 
 // namedOnly keeps the nodes of a trace that have ids.
 func namedOnly(trace []string) []string {
