@@ -24,6 +24,12 @@ import (
 // (128 + SIGINT, as shells report it).
 const exitInterrupted = 130
 
+// The values of --approvals.
+const (
+	approvalsPage     = "page"
+	approvalsTerminal = "terminal"
+)
+
 // runFlags is run's command line.
 type runFlags struct {
 	args       string
@@ -32,6 +38,11 @@ type runFlags struct {
 	fsRoot     string
 	accessible bool
 	values     valueFlags
+	// approvals is how approvals (asks with to:) are answered: "page"
+	// or "terminal"; approvalsSet says the flag was given.
+	approvals    string
+	approvalsSet bool
+	approvalAddr string
 
 	flow      string          // FLOW, as given
 	arguments json.RawMessage // args, checked to be an object
@@ -85,6 +96,17 @@ func runRun(ctx context.Context, env *Env) int {
 		answerer = terminal(env, f.accessible)
 	}
 	ctx = actions.WithHost(ctx, host)
+	// Approvals are answered on a page of their own, as a server serves
+	// them, unless they are asked in the terminal (or, with --answers and
+	// no --approvals, from the file).
+	var approver runui.Approver
+	if f.approvals == approvalsPage && (script == nil || f.approvalsSet) {
+		// The page's problems, not every answer (the transcript shows those).
+		pageLog := slog.New(serve.RedactingHandler(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}), values.Redactor()))
+		page := runui.NewPage(runui.PageOptions{Addr: f.approvalAddr, Log: pageLog})
+		defer page.Close()
+		approver = page
+	}
 
 	title := prog.Name()
 	if prog.Title() != "" {
@@ -97,6 +119,7 @@ func runRun(ctx context.Context, env *Env) int {
 		Answerer:  answerer,
 		Out:       env.Stdout,
 		Engine:    engine,
+		Approver:  approver,
 	})
 	if script != nil {
 		if unused := script.Unused(); len(unused) > 0 {
@@ -124,22 +147,34 @@ func parseRunFlags(env *Env) (*runFlags, int) {
 	fs := flag.NewFlagSet("flowserve run", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	fs.StringVar(&f.args, "args", "{}", "the tool arguments, a JSON object")
-	fs.StringVar(&f.answers, "answers", "", "answer the questions from this YAML file instead of asking (ask id: an answer {action, content}, used every time, or a list used in turn)")
+	fs.StringVar(&f.answers, "answers", "", "answer the questions from this YAML file instead of asking (ask id: an answer {action, content}, with by for an approval, or timeout; used every time, or a list used in turn)")
 	fs.StringVar(&f.client, "client", "form,url,sampling,roots", "what the client can be asked: a comma-separated list of form, url, sampling and roots, or none")
 	fs.StringVar(&f.fsRoot, "fs-root", "", "directory the fs.* actions are confined to (none: they refuse)")
 	f.values.register(fs)
 	fs.BoolVar(&f.accessible, "accessible", os.Getenv("ACCESSIBLE") != "", "ask with plain line-by-line prompts (the default when standard input is not a terminal)")
+	fs.StringVar(&f.approvals, "approvals", approvalsPage, "how approvals (asks with to:) are answered: page (on an approval page served on --approval-addr, as a server does) or terminal (asked here like any question, with your name); with --answers and no --approvals, from the file")
+	fs.StringVar(&f.approvalAddr, "approval-addr", "127.0.0.1:0", "where the approval page listens (--approvals page); port 0 picks a free one")
 	fs.Usage = func() {
 		fmt.Fprintln(env.Stderr, "usage: flowserve run [flags] FLOW")
 		fmt.Fprintln(env.Stderr, "\nRuns a flow round by round through the engine, asking its questions in the")
 		fmt.Fprintln(env.Stderr, "terminal (each can be answered, declined or cancelled), and prints the result.")
 		fmt.Fprintln(env.Stderr, "FLOW is a flow file, or the name of one in flows/ (NAME for flows/NAME.yaml).")
+		fmt.Fprintln(env.Stderr, "An approval (an ask with to:, for someone other than the caller) is served, by")
+		fmt.Fprintln(env.Stderr, "default, on an approval page at a link the run prints; the run waits until the")
+		fmt.Fprintln(env.Stderr, "page is answered or the approval times out. Webhooks are not posted; the run")
+		fmt.Fprintln(env.Stderr, "prints the notification it would post. --approvals terminal asks approvals in")
+		fmt.Fprintln(env.Stderr, "the terminal, like any question, with your name for answered_by.")
 		fmt.Fprintln(env.Stderr, "Exit status: 0, 1 when the result is an error, 2 on usage errors (FLOW not")
 		fmt.Fprintln(env.Stderr, "found), 130 when interrupted.")
 		fs.PrintDefaults()
 	}
 	pos, ok := parseInterspersed(fs, env.Args)
 	if !ok {
+		return nil, exitUsage
+	}
+	fs.Visit(func(fl *flag.Flag) { f.approvalsSet = f.approvalsSet || fl.Name == "approvals" })
+	if f.approvals != approvalsPage && f.approvals != approvalsTerminal {
+		fmt.Fprintf(env.Stderr, "flowserve run: --approvals must be page or terminal, not %q\n", f.approvals)
 		return nil, exitUsage
 	}
 	if len(pos) != 1 {

@@ -36,6 +36,7 @@ func TestRunTerminal(t *testing.T) {
 		name    string
 		flow    string // default delete_file, with report.txt
 		args    string
+		flags   []string // more flags
 		keys    []key
 		code    int
 		stdout  string // in the transcript
@@ -95,6 +96,32 @@ func TestRunTerminal(t *testing.T) {
 			stdout: `→ accept {"decision":"approve"}`,
 		},
 		{
+			// An approval asked here: no cancel, and who answers, their
+			// name offered ($USER).
+			name:  "an approval in the terminal",
+			flow:  "refund_approval.yaml",
+			args:  `{"order": "A-1", "amount": 10, "reason": "broken"}`,
+			flags: []string{"--approvals", "terminal"},
+			keys: []key{
+				{"How do you respond, as finance@example.com?", "\r"},
+				{"┃ Approve the refund", "y"},
+				{"┃ Note for the requester", "\r"},
+				{"┃ Your name", "\r"},
+			},
+			stdout: `→ accept {"approve":true} (by tess)`,
+		},
+		{
+			name:  "an approval declined in the terminal asks who declines",
+			flow:  "refund_approval.yaml",
+			args:  `{"order": "A-1", "amount": 10, "reason": "broken"}`,
+			flags: []string{"--approvals", "terminal"},
+			keys: []key{
+				{"How do you respond, as finance@example.com?", "\x1b[B\r"},
+				{"┃ Your name", "\x7f\x7f\x7f\x7fSam\r"},
+			},
+			stdout: "→ decline (by Sam)",
+		},
+		{
 			name: "interrupted",
 			keys: []key{{respond, "\x03"}},
 			code: exitInterrupted,
@@ -102,6 +129,7 @@ func TestRunTerminal(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("USER", "tess")
 			root := t.TempDir()
 			writeTemp(t, root, "report.txt", "hello world")
 			master, tty, err := pty.Open()
@@ -133,8 +161,8 @@ func TestRunTerminal(t *testing.T) {
 			done := make(chan int, 1)
 			go func() {
 				flow, args := cmp.Or(tc.flow, "delete_file.yaml"), cmp.Or(tc.args, `{"path": "report.txt"}`)
-				done <- Run(cliCtx(t, 20*time.Second), []string{"run", "--fs-root", root, "--args", args,
-					filepath.Join(exampleFlowsDir, flow)}, runTTY, runTTY, &stderr)
+				cmd := append(append([]string{"run", "--fs-root", root, "--args", args}, tc.flags...), filepath.Join(exampleFlowsDir, flow))
+				done <- Run(cliCtx(t, 20*time.Second), cmd, runTTY, runTTY, &stderr)
 			}()
 			drawn := 0 // bytes of the screen before the last key
 			for _, k := range tc.keys {

@@ -455,7 +455,7 @@ func TestRunCommandLine(t *testing.T) {
 		{"a directory", []string{dir}, 2, "is a directory; name one flow file"},
 		{"flow with errors", []string{bad}, 1, `bad.yaml:9:15: error: no node has id "nowhere" [unknown-target]`},
 		{"no such answers file", []string{"--answers", filepath.Join(dir, "none.yaml"), signup}, 1, "none.yaml: no such file or directory"},
-		{"bad answers file", []string{"--answers", badAnswers, signup}, 1, `answers.yaml:1:4: answer to "q": action must be accept, decline or cancel, not "sure"`},
+		{"bad answers file", []string{"--answers", badAnswers, signup}, 1, `answers.yaml:1:4: answer to "q": action must be accept, decline, cancel or timeout, not "sure"`},
 		{"fs root not a directory", []string{"--fs-root", bad, signup}, 1, "is not a directory"},
 	}
 	for _, tc := range tests {

@@ -28,7 +28,8 @@ type scripted struct {
 // `flowserve test` cases: a YAML mapping from ask id to one answer (used
 // every time the question is asked) or a list of answers (used in turn).
 // An answer is accept, decline or cancel, or a mapping {action, content}
-// whose action defaults to accept. name is used in error messages.
+// whose action defaults to accept; an approval's (an ask with to:) may
+// say who answered (by) or be timeout. name is used in error messages.
 func ParseAnswers(name string, src []byte) (*Script, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
@@ -70,8 +71,8 @@ func ParseAnswers(name string, src []byte) (*Script, error) {
 	return s, nil
 }
 
-// parseAnswer reads one answer: accept, decline or cancel, or a mapping
-// {action, content} whose action defaults to accept.
+// parseAnswer reads one answer: accept, decline, cancel or timeout, or a
+// mapping {action, content, by} whose action defaults to accept.
 func parseAnswer(n *yaml.Node) (*Answer, error) {
 	a := &Answer{Action: ActionAccept}
 	switch n.Kind {
@@ -95,21 +96,30 @@ func parseAnswer(n *yaml.Node) (*Answer, error) {
 					return nil, fmt.Errorf("content must be a mapping of the form's fields")
 				}
 				a.Content = c
+			case "by":
+				by, ok := v.(string)
+				if !ok || strings.TrimSpace(by) == "" {
+					return nil, fmt.Errorf("by names who answered the approval: a name, not %v", v)
+				}
+				a.By = by
 			default:
-				return nil, fmt.Errorf("unknown key %q (an answer has action and content)", k)
+				return nil, fmt.Errorf("unknown key %q (an answer has action, content and, for an approval, by)", k)
 			}
 		}
 	default:
-		return nil, fmt.Errorf("an answer is accept, decline, cancel or a mapping {action, content}")
+		return nil, fmt.Errorf("an answer is accept, decline, cancel, timeout or a mapping {action, content}")
 	}
 	switch a.Action {
 	case ActionAccept:
-	case ActionDecline, ActionCancel:
+	case ActionDecline, ActionCancel, ActionTimeout:
 		if a.Content != nil {
 			return nil, fmt.Errorf("content goes only with action accept, not %s", a.Action)
 		}
+		if a.Action == ActionTimeout && a.By != "" {
+			return nil, fmt.Errorf("by goes only with an answer: nobody answers an approval that times out")
+		}
 	default:
-		return nil, fmt.Errorf("action must be accept, decline or cancel, not %q", a.Action)
+		return nil, fmt.Errorf("action must be accept, decline, cancel or timeout, not %q", a.Action)
 	}
 	return a, nil
 }

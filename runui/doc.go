@@ -12,4 +12,11 @@
 // saying why, a required select with no default waits for a choice, and
 // the end of the input ends the run with an error naming the question
 // and field (ErrInputEnded).
+//
+// An approval (an ask with to:, answered by someone other than the
+// caller) goes to the Config's Approver: Page serves it on an approval
+// page, as a server does, and waits for the page's answer or the
+// approval's timeout; without one the Answerer asks it like any
+// question, offering answer, decline or (with a timeout) letting it time
+// out, and then who answers (answered_by).
 package runui

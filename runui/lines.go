@@ -22,7 +22,7 @@ import (
 // askAccessible asks with the line prompts. The prompts cannot be
 // interrupted, so they run in a goroutine that is left behind (its output
 // dropped) when ctx ends.
-func (t *Terminal) askAccessible(ctx context.Context, q *Question, respond *int, controls []*control) error {
+func (t *Terminal) askAccessible(ctx context.Context, q *Question, respond *int, controls []*control, name *control) error {
 	out := &gate{w: t.opts.Out}
 	if t.opts.Echo {
 		t.lines.setEcho(out)
@@ -30,7 +30,7 @@ func (t *Terminal) askAccessible(ctx context.Context, q *Question, respond *int,
 	done := make(chan error, 1)
 	go func() {
 		p := &prompter{w: out, lines: t.lines, q: q}
-		done <- p.all(respond, controls)
+		done <- p.all(respond, controls, name)
 	}()
 	select {
 	case err := <-done:
@@ -50,27 +50,35 @@ type prompter struct {
 	field string // the field being asked, for errors; "" for the respond choice
 }
 
-// all asks how to respond and then, when answering, each field.
-func (p *prompter) all(respond *int, controls []*control) error {
+// all asks how to respond and then, when answering, each field; for an
+// approval answered or declined, name, who answers.
+func (p *prompter) all(respond *int, controls []*control, name *control) error {
 	title, labels := respondChoices(p.q)
 	i, err := p.choose(title, labels, *respond)
 	if err != nil {
 		return err
 	}
 	*respond = i
-	if *respond != respondAnswer {
-		return nil
+	if *respond == respondAnswer {
+		for _, c := range controls {
+			if err := p.askField(c); err != nil {
+				return err
+			}
+		}
 	}
-	for _, c := range controls {
-		if c.f.description != "" {
-			fmt.Fprintln(p.w, c.f.description)
-		}
-		p.field = c.f.name
-		if err := p.ask(c); err != nil {
-			return err
-		}
+	if name != nil && *respond != respondCancel {
+		return p.askField(name)
 	}
 	return nil
+}
+
+// askField asks one field, after its description.
+func (p *prompter) askField(c *control) error {
+	if c.f.description != "" {
+		fmt.Fprintln(p.w, c.f.description)
+	}
+	p.field = c.f.name
+	return p.ask(c)
 }
 
 // ask asks one field with the prompt of its kind.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
@@ -23,10 +24,14 @@ const (
 	ActionCancel  = string(flow.Cancel)
 )
 
-// Answer is a reply to a question: an elicitation result.
+// Answer is a reply to a question: an elicitation result. An approval's
+// answer also says who gave it (By), or is a timeout (ActionTimeout).
 type Answer struct {
 	Action  string         `json:"action" yaml:"action"`
 	Content map[string]any `json:"content,omitempty" yaml:"content,omitempty"`
+	// By is who answered an approval (its answered_by); "" for other
+	// questions, and for the default name (ApprovalInfo.By).
+	By string `json:"-" yaml:"by,omitempty"`
 }
 
 // Question is one question of a round, as the terminal shows it.
@@ -50,6 +55,11 @@ type Question struct {
 	// Previous is the answer given the last time this question was asked
 	// in this run, or nil.
 	Previous *Answer
+	// Approval is set when the question is an approval (an ask with
+	// to:): someone other than the caller answers it, with their name,
+	// by accepting or declining it, or lets it time out when it has a
+	// timeout; it cannot be cancelled.
+	Approval *ApprovalInfo
 }
 
 // Answerer answers questions: a person at a terminal, or a script.
@@ -74,6 +84,13 @@ type Config struct {
 	// Engine runs the rounds; nil means a new engine with an ephemeral
 	// key (a run in the terminal lives as long as the process).
 	Engine *flow.Engine
+	// Approver answers the approvals the run reaches (asks with to:);
+	// nil asks them of Answerer, as questions with a prompt for who
+	// answers. NewPage serves them on an approval page instead.
+	Approver Approver
+	// Name is who answers approvals asked of Answerer unless the answer
+	// says otherwise (answered_by); "" means $USER.
+	Name string
 }
 
 // Run runs p round by round until it completes, as an MCP client would:
@@ -96,9 +113,19 @@ func Run(ctx context.Context, p *flow.Program, cfg Config) (*flow.Result, error)
 		engine = e
 	}
 	out := cfg.Out
+	approver := cfg.Approver
+	if approver == nil {
+		approver = askApprover{cfg.Answerer}
+	}
+	name := cfg.Name
+	if name == "" {
+		name = defaultName()
+	}
 	tr := &taskReporter{out: out, p: p}
 	onStep := tr.onStep
-	req := &flow.Request{Arguments: cfg.Arguments, Client: cfg.Client, OnStep: onStep}
+	// States must outlive the approvals' waits.
+	ttl := approvalStateTTL(p)
+	req := &flow.Request{Arguments: cfg.Arguments, Client: cfg.Client, OnStep: onStep, StateTTL: ttl}
 	inTask, detach := tr.start()
 	req.Detach = detach
 	defer tr.stop()
@@ -111,11 +138,31 @@ func Run(ctx context.Context, p *flow.Program, cfg Config) (*flow.Result, error)
 			}
 			return nil, err
 		}
+		if res.Approval != nil {
+			// A client with tasks gets a task that waits for the answer.
+			ap := newApproval(p, res.Approval, name, time.Now())
+			if !inTask {
+				tr.status("working", "the call goes on as a task (an approval)")
+			}
+			inTask, detach = true, nil
+			printQuestion(out, ap.Question)
+			base := flow.Request{Arguments: cfg.Arguments, Client: cfg.Client, OnStep: onStep, StateTTL: ttl}
+			next, err := runApproval(ctx, engine, p, base, ap, approver, out)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				return nil, err
+			}
+			tr.status("working", "")
+			req = &flow.Request{Arguments: cfg.Arguments, State: next, Client: cfg.Client, OnStep: onStep, StateTTL: ttl}
+			continue
+		}
 		if d := res.Detached; d != nil {
 			inTask, detach = true, nil
 			tr.status("working", fmt.Sprintf("the call goes on as a task (%s)", tr.why(d)))
 			if d.Input == nil {
-				req = &flow.Request{Arguments: cfg.Arguments, State: d.State, Client: cfg.Client, OnStep: onStep}
+				req = &flow.Request{Arguments: cfg.Arguments, State: d.State, Client: cfg.Client, OnStep: onStep, StateTTL: ttl}
 				continue
 			}
 			res.Input = d.Input
@@ -151,6 +198,9 @@ func Run(ctx context.Context, p *flow.Program, cfg Config) (*flow.Result, error)
 			if err != nil {
 				return nil, err
 			}
+			if a.Action == ActionTimeout || a.By != "" {
+				return nil, fmt.Errorf("%q is not an approval (an ask with to:): only approvals time out or say who answered", id)
+			}
 			printAnswer(out, a)
 			var raw []byte
 			if ir.Mode == flow.ModeSampling {
@@ -171,6 +221,7 @@ func Run(ctx context.Context, p *flow.Program, cfg Config) (*flow.Result, error)
 			Client:    cfg.Client,
 			OnStep:    onStep,
 			Detach:    detach,
+			StateTTL:  ttl,
 		}
 		if inTask {
 			tr.status("working", "")
@@ -208,7 +259,8 @@ func question(p *flow.Program, id string, e *flow.InputRequest, prev *Answer) *Q
 	return q
 }
 
-// printQuestion writes a question to the transcript.
+// printQuestion writes a question to the transcript; an approval's says
+// who is asked and until when.
 func printQuestion(w io.Writer, q *Question) {
 	if q.Rejected != "" {
 		fmt.Fprintf(w, "\n✗ Not accepted: %s\n", q.Rejected)
@@ -220,18 +272,29 @@ func printQuestion(w io.Writer, q *Question) {
 	if q.Mode == "url" {
 		fmt.Fprintf(w, "  Open: %s\n", q.URL)
 	}
+	if a := q.Approval; a != nil && q.Rejected == "" {
+		wait := "no timeout"
+		if a.Timeout > 0 {
+			wait = "times out after " + durationText(a.Timeout)
+		}
+		fmt.Fprintf(w, "  (an approval for %s, not the caller; %s)\n", a.To, wait)
+	}
 }
 
 // printAnswer writes the answer given to the transcript.
 func printAnswer(w io.Writer, a *Answer) {
+	by := ""
+	if a.By != "" {
+		by = " (by " + a.By + ")"
+	}
 	if a.Action == ActionAccept && len(a.Content) > 0 {
 		b, err := json.Marshal(a.Content)
 		if err == nil {
-			fmt.Fprintf(w, "→ %s %s\n", a.Action, b)
+			fmt.Fprintf(w, "→ %s %s%s\n", a.Action, b, by)
 			return
 		}
 	}
-	fmt.Fprintf(w, "→ %s\n", a.Action)
+	fmt.Fprintf(w, "→ %s%s\n", a.Action, by)
 }
 
 // indent indents every line after the first.

@@ -314,14 +314,18 @@ func TestParseAnswers(t *testing.T) {
 		{"action defaults to accept", "q: {content: {a: 1}}", ""},
 		{"an action alone", "q: decline\nr: [accept, cancel]", ""},
 		{"only comments", "# nothing\n", ""},
-		{"bad action", "q:\n  - {action: accept}\n  - {action: maybe}", `answers.yaml:3:5: answer to "q": action must be accept, decline or cancel, not "maybe"`},
-		{"bad action alone", "q: sure", `answers.yaml:1:4: answer to "q": action must be accept, decline or cancel, not "sure"`},
+		{"bad action", "q:\n  - {action: accept}\n  - {action: maybe}", `answers.yaml:3:5: answer to "q": action must be accept, decline, cancel or timeout, not "maybe"`},
+		{"bad action alone", "q: sure", `answers.yaml:1:4: answer to "q": action must be accept, decline, cancel or timeout, not "sure"`},
 		{"empty list", "q: []", `answers.yaml:1:4: the list of answers to "q" is empty`},
-		{"unknown key", "q: {action: accept, contents: {}}", `answer to "q": unknown key "contents" (an answer has action and content)`},
+		{"unknown key", "q: {action: accept, contents: {}}", `answer to "q": unknown key "contents" (an answer has action, content and, for an approval, by)`},
 		{"content not a mapping", "q: {action: accept, content: [1]}", "content must be a mapping of the form's fields"},
 		{"content on a decline", "q: {action: decline, content: {a: 1}}", "content goes only with action accept, not decline"},
-		{"an answer neither action nor mapping", "q: [[accept]]", `answers.yaml:1:5: answer to "q": an answer is accept, decline, cancel or a mapping {action, content}`},
+		{"an answer neither action nor mapping", "q: [[accept]]", `answers.yaml:1:5: answer to "q": an answer is accept, decline, cancel, timeout or a mapping {action, content}`},
 		{"bad yaml", "q: {action: [", "answers.yaml: "},
+		{"an approval's answer with who gave it", "q: [{content: {a: 1}, by: Ana}, {action: decline, by: Bo}, timeout]", ""},
+		{"an empty by", "q: {content: {a: 1}, by: ' '}", `answer to "q": by names who answered the approval: a name, not  `},
+		{"by on a timeout", "q: {action: timeout, by: Ana}", "by goes only with an answer: nobody answers an approval that times out"},
+		{"content on a timeout", "q: {action: timeout, content: {a: 1}}", "content goes only with action accept, not timeout"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -155,20 +155,34 @@ func (t *Terminal) Answer(ctx context.Context, q *Question) (*Answer, error) {
 			controls = append(controls, newControl(f, v))
 		}
 	}
+	var name *control // who answers an approval
+	if q.Approval != nil {
+		by := q.Approval.By
+		if q.Previous != nil && q.Previous.By != "" {
+			by = q.Previous.By
+		}
+		name = newControl(nameField(), by)
+	}
 	respond := respondAnswer
 	var err error
 	if t.opts.Accessible {
-		err = t.askAccessible(ctx, q, &respond, controls)
+		err = t.askAccessible(ctx, q, &respond, controls, name)
 	} else {
-		err = t.askForm(ctx, q, &respond, controls)
+		err = t.askForm(ctx, q, &respond, controls, name)
 	}
 	if err != nil {
 		return nil, err
 	}
-	switch respond {
-	case respondDecline:
-		return &Answer{Action: ActionDecline}, nil
-	case respondCancel:
+	by := ""
+	if name != nil {
+		by = strings.TrimSpace(name.text)
+	}
+	switch {
+	case respond == respondDecline:
+		return &Answer{Action: ActionDecline, By: by}, nil
+	case respond == respondCancel && q.Approval != nil:
+		return &Answer{Action: ActionTimeout}, nil
+	case respond == respondCancel:
 		return &Answer{Action: ActionCancel}, nil
 	}
 	content := map[string]any{}
@@ -183,13 +197,32 @@ func (t *Terminal) Answer(ctx context.Context, q *Question) (*Answer, error) {
 			content[c.f.name] = v
 		}
 	}
-	return &Answer{Action: ActionAccept, Content: content}, nil
+	return &Answer{Action: ActionAccept, Content: content, By: by}, nil
+}
+
+// nameField is the field of who answers an approval (answered_by), as
+// the approval page asks it.
+func nameField() *field {
+	return fields(map[string]any{
+		"type": "object", "required": []any{"answered_by"},
+		"properties": map[string]any{"answered_by": map[string]any{
+			"type": "string", "title": "Your name", "description": "Recorded as who answered (answered_by).",
+			"minLength": int64(1), "maxLength": int64(200)}},
+	}, nil)[0]
 }
 
 // respondChoices are the title and the choices, in the order of
 // respondAnswer, respondDecline and respondCancel, of the first select of
-// a question.
+// a question. An approval cannot be cancelled: its third choice, when it
+// has a timeout, is to let it time out.
 func respondChoices(q *Question) (title string, labels []string) {
+	if a := q.Approval; a != nil {
+		labels = []string{"Answer", "Decline (say no)"}
+		if a.Timeout > 0 {
+			labels = append(labels, "Let it time out (as if nobody answered within "+durationText(a.Timeout)+")")
+		}
+		return "How do you respond, as " + a.To + "?", labels
+	}
 	title, accept := "How do you respond?", "Answer"
 	if q.Mode == "url" {
 		title, accept = "Did you open the page?", "Yes, I went there (accept)"
@@ -296,8 +329,8 @@ func intOf(v any) (int, bool) {
 }
 
 // askForm asks with a full-screen huh form: the respond select, then
-// (when answering) the fields.
-func (t *Terminal) askForm(ctx context.Context, q *Question, respond *int, controls []*control) error {
+// (when answering) the fields, and an approval's name field.
+func (t *Terminal) askForm(ctx context.Context, q *Question, respond *int, controls []*control, name *control) error {
 	groups := []*huh.Group{huh.NewGroup(respondSelect(q, respond))}
 	if len(controls) > 0 {
 		fs := make([]huh.Field, len(controls))
@@ -305,6 +338,10 @@ func (t *Terminal) askForm(ctx context.Context, q *Question, respond *int, contr
 			fs[i] = t.huhField(c)
 		}
 		groups = append(groups, huh.NewGroup(fs...).WithHideFunc(func() bool { return *respond != respondAnswer }))
+	}
+	if name != nil {
+		// Who answers, unless the approval times out.
+		groups = append(groups, huh.NewGroup(t.huhField(name)).WithHideFunc(func() bool { return *respond == respondCancel }))
 	}
 	form := huh.NewForm(groups...).WithShowHelp(true)
 	// Run the program here rather than with form.Run, so that Ctrl-C
