@@ -590,3 +590,69 @@ func TestApprovalGoSDKClient(t *testing.T) {
 		t.Errorf("the client was asked %d questions, want 1 (the approval is not its to answer)", asked)
 	}
 }
+
+// capturedHooks is a webhook HTTP client that posts nowhere: it hands each
+// notification to the test and answers 204.
+type capturedHooks chan approve.Notification
+
+func (c capturedHooks) RoundTrip(r *http.Request) (*http.Response, error) {
+	var n approve.Notification
+	json.NewDecoder(r.Body).Decode(&n)
+	r.Body.Close()
+	c <- n
+	return &http.Response{StatusCode: http.StatusNoContent, Body: http.NoBody, Request: r}, nil
+}
+
+// TestExampleRefundApproval drives flows/refund_approval.yaml at every
+// era: a task for a client with tasks, the call waiting inside itself for
+// the others; finance answers on the page the webhook announces.
+func TestExampleRefundApproval(t *testing.T) {
+	hooks := make(capturedHooks, 8)
+	srv := serverWith(t, exampleFlows(t), serve.Options{PollInterval: 50 * time.Millisecond,
+		WebhookClient: &http.Client{Transport: hooks}})
+	t.Cleanup(func() { c, cancel := context.WithCancel(context.Background()); cancel(); srv.Close(c) })
+	u := startHTTP(t, srv)
+	args := map[string]any{"order": "A-1042", "amount": 49.5, "reason": "arrived broken"}
+	answer := func(t *testing.T) {
+		select {
+		case n := <-hooks:
+			if n.To != "finance@example.com" || !strings.Contains(n.Message, "order A-1042") {
+				t.Errorf("notification: %+v", n)
+			}
+			if status, page := newBrowser(t).submit(n.Link, approveValues("Fran", map[string]string{"approve": "true"}), false); status != http.StatusOK {
+				t.Errorf("answer: %d\n%s", status, page)
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("no notification")
+		}
+	}
+	check := func(t *testing.T, structured any) {
+		m, _ := structured.(map[string]any)
+		if m["status"] != "refunded" || m["decided_by"] != "Fran" || m["order"] != "A-1042" || m["refund_id"] == "" {
+			t.Errorf("structuredContent: %v", structured)
+		}
+	}
+	for _, version := range []string{v20260728, v20251125, v20250618} {
+		t.Run(version, func(t *testing.T) {
+			ctx := testCtx(t)
+			cs := connect(t, ctx, srv, overHTTP, version, mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil), nil)
+			go answer(t)
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "refund_approval", Arguments: args})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkText(t, res, false, "approved by Fran")
+			check(t, res.StructuredContent)
+		})
+	}
+	t.Run("task", func(t *testing.T) {
+		ctx := testCtx(t)
+		task := taskCall(t, ctx, u, "refund_approval", args)
+		answer(t)
+		done := waitTask(t, ctx, u, task.TaskID, terminal)
+		if done.Status != "completed" {
+			t.Fatalf("task: %+v", done)
+		}
+		check(t, done.Result.StructuredContent)
+	})
+}

@@ -327,7 +327,9 @@ func TestExampleFlows(t *testing.T) {
 		covered[tc.tool] = true
 	}
 	for _, p := range progs {
-		if !covered[p.Name()] {
+		// Approvals are answered on a page, not by the client:
+		// TestExampleRefundApproval drives them at every era.
+		if !covered[p.Name()] && !p.File().HasApprovals() {
 			t.Errorf("example flow %s (%s) has no test case", p.Name(), p.File().Path)
 		}
 	}
