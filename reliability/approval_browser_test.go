@@ -11,14 +11,11 @@ package reliability
 // once with it off: the page is plain HTML and must work without it.
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"html"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -171,46 +168,7 @@ type approvalClient struct {
 // rpc sends one request; mcpName goes in Mcp-Name (the tool, or the task
 // id of a tasks/* request).
 func (c approvalClient) rpc(ctx context.Context, method, mcpName string, params map[string]any) (*durableTask, error) {
-	params["_meta"] = map[string]any{
-		"io.modelcontextprotocol/protocolVersion":    protocol,
-		"io.modelcontextprotocol/clientCapabilities": durableCaps,
-		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": c.name, "version": "1"},
-	}
-	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", protocol)
-	req.Header.Set("Mcp-Method", method)
-	req.Header.Set("Mcp-Name", mcpName)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	var msg struct {
-		Result *durableTask     `json:"result"`
-		Error  *json.RawMessage `json:"error"`
-	}
-	if err := json.Unmarshal(data, &msg); err != nil {
-		return nil, fmt.Errorf("%s: HTTP %d, not JSON-RPC: %.300s", method, resp.StatusCode, data)
-	}
-	if msg.Error != nil || msg.Result == nil {
-		return nil, fmt.Errorf("%s: HTTP %d: %.300s", method, resp.StatusCode, data)
-	}
-	return msg.Result, nil
+	return durableRPCAs(ctx, c.url, c.name, method, mcpName, params)
 }
 
 // startRefund calls the refund tool and returns the task it becomes.

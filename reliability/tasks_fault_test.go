@@ -263,10 +263,16 @@ type durableTask struct {
 
 // durableRPC sends one 2026-07-28 request; name goes in Mcp-Name.
 func durableRPC(ctx context.Context, url, method, name string, params map[string]any) (*durableTask, error) {
+	return durableRPCAs(ctx, url, "reliability-tasks", method, name, params)
+}
+
+// durableRPCAs is durableRPC from the client named client (its
+// clientInfo name).
+func durableRPCAs(ctx context.Context, url, client, method, name string, params map[string]any) (*durableTask, error) {
 	params["_meta"] = map[string]any{
 		"io.modelcontextprotocol/protocolVersion":    protocol,
 		"io.modelcontextprotocol/clientCapabilities": durableCaps,
-		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "reliability-tasks", "version": "1"},
+		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": client, "version": "1"},
 	}
 	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
 	if err != nil {
