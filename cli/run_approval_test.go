@@ -182,15 +182,7 @@ func TestRunApprovalTerminal(t *testing.T) {
 			if code != tc.code {
 				t.Errorf("exit %d, want %d; stderr:\n%s\nstdout:\n%s", code, tc.code, stderr, stdout)
 			}
-			rest := stdout
-			for _, h := range tc.has {
-				i := strings.Index(rest, h)
-				if i < 0 {
-					t.Errorf("stdout lacks %q (in order):\n%s", h, stdout)
-					break
-				}
-				rest = rest[i+len(h):]
-			}
+			checkInOrder(t, "stdout", stdout, tc.has)
 			if !strings.Contains(stderr, tc.stderr) {
 				t.Errorf("stderr lacks %q:\n%s", tc.stderr, stderr)
 			}

@@ -220,15 +220,7 @@ func TestRunAnswers(t *testing.T) {
 			if tc.stdout != "" && stdout != tc.stdout {
 				t.Errorf("stdout:\n%s\nwant:\n%s", stdout, tc.stdout)
 			}
-			rest := stdout
-			for _, h := range tc.has {
-				i := strings.Index(rest, h)
-				if i < 0 {
-					t.Errorf("stdout lacks %q (in order):\n%s", h, stdout)
-					break
-				}
-				rest = rest[i+len(h):]
-			}
+			checkInOrder(t, "stdout", stdout, tc.has)
 			if !strings.Contains(stderr, tc.stderr) {
 				t.Errorf("stderr lacks %q:\n%s", tc.stderr, stderr)
 			}
@@ -343,15 +335,7 @@ func TestRunAccessible(t *testing.T) {
 			if code != tc.code {
 				t.Errorf("exit %d, want %d; stderr:\n%s\nstdout:\n%s", code, tc.code, stderr, stdout)
 			}
-			rest := stdout
-			for _, h := range tc.has {
-				i := strings.Index(rest, h)
-				if i < 0 {
-					t.Errorf("stdout lacks %q (in order):\n%s", h, stdout)
-					break
-				}
-				rest = rest[i+len(h):]
-			}
+			checkInOrder(t, "stdout", stdout, tc.has)
 			if !strings.Contains(stderr, tc.err) {
 				t.Errorf("stderr lacks %q:\n%s", tc.err, stderr)
 			}
@@ -482,4 +466,18 @@ func schemaReason(t *testing.T, prop map[string]any, v any) string {
 		t.Fatalf("%v is valid against %v", v, prop)
 	}
 	return vs[0].String()
+}
+
+// checkInOrder checks that out (named what) holds each of has, in order.
+func checkInOrder(t *testing.T, what, out string, has []string) {
+	t.Helper()
+	rest := out
+	for _, h := range has {
+		i := strings.Index(rest, h)
+		if i < 0 {
+			t.Errorf("%s lacks %q (in order):\n%s", what, h, out)
+			return
+		}
+		rest = rest[i+len(h):]
+	}
 }
