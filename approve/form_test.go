@@ -194,3 +194,58 @@ func TestPropsOrder(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseForm posts arbitrary bodies to the form of every kind:
+// ParseForm never panics, and every value it returns has its property's
+// type, or the property has a problem instead.
+func FuzzParseForm(f *testing.F) {
+	for _, s := range []string{
+		"f.approve=true&f.amount=30&f.tags=a&f.tags=c&f.when=2026-12-03T09:30",
+		"f.amount=1e400&f.count=2.5&f.size=xl&f.tags=z",
+		"f.count=-9223372036854775809&f.day=&f.priority=p1&f.teams=ops&f.teams=ops",
+		"f.note=%ff%fe&f.approve=maybe&f.when=yesterday",
+	} {
+		f.Add(s)
+	}
+	schema := everyKind()
+	props := schema["properties"].(map[string]any)
+	f.Fuzz(func(t *testing.T, body string) {
+		v, err := url.ParseQuery(body)
+		if err != nil {
+			return
+		}
+		content, problems := ParseForm(schema, v)
+		bad := map[string]bool{}
+		for _, p := range problems {
+			if p.Reason == "" {
+				t.Fatalf("problem without a reason: %+v", p)
+			}
+			bad[p.Field] = true
+		}
+		for name, val := range content {
+			s, ok := props[name].(map[string]any)
+			if !ok {
+				t.Fatalf("content has %q, which the form does not", name)
+			}
+			if bad[name] {
+				t.Fatalf("%q has both a value and a problem", name)
+			}
+			ok = false
+			switch s["type"] {
+			case "boolean":
+				_, ok = val.(bool)
+			case "integer":
+				_, ok = val.(int64)
+			case "number":
+				_, ok = val.(float64)
+			case "string":
+				_, ok = val.(string)
+			case "array":
+				_, ok = val.([]any)
+			}
+			if !ok {
+				t.Fatalf("%q = %#v (%T), not a %v", name, val, val, s["type"])
+			}
+		}
+	})
+}
