@@ -656,3 +656,54 @@ func TestExampleRefundApproval(t *testing.T) {
 		check(t, done.Result.StructuredContent)
 	})
 }
+
+// TestApprovalLinkBoundToItsAsking asks the same approval twice (a loop):
+// each asking has its own link, and the first link does not answer the
+// second asking.
+func TestApprovalLinkBoundToItsAsking(t *testing.T) {
+	ctx := testCtx(t)
+	src := `
+name: twice
+description: asks for an approval until it is given twice
+nodes:
+  - set: {n: 0}
+  - id: ok
+    ask: "Approve round {{ n + 1 }}?"
+    to: ana
+    form:
+      yes: {type: boolean}
+    required: [yes]
+  - set: {n: "{{ n + 1 }}"}
+  - branch:
+      - if: n < 2
+        then: ok
+  - return: "approved {{ n }} times, last by {{ ok.answered_by }}"
+`
+	p := compileSource(t, "twice.yaml", []byte(src), flow.Env{Actions: actions.Default()})
+	srv := serverWith(t, []*flow.Program{p}, serve.Options{PollInterval: 50 * time.Millisecond})
+	t.Cleanup(func() { c, cancel := context.WithCancel(context.Background()); cancel(); srv.Close(c) })
+	u := startHTTP(t, srv)
+	task := taskCall(t, ctx, u, "twice", map[string]any{})
+	first := waitingLink(t, ctx, u, task.TaskID)
+	b := newBrowser(t)
+	if status, _ := b.submit(first, approveValues("Ana", map[string]string{"yes": "true"}), false); status != http.StatusOK {
+		t.Fatalf("first answer: %d", status)
+	}
+	var second string
+	waitTask(t, ctx, u, task.TaskID, func(w wireTask) bool {
+		second = linkPattern.FindString(w.StatusMessage)
+		return second != "" && second != first
+	})
+	if status, page := b.get(first); status != http.StatusGone || strings.Contains(page, "<form") {
+		t.Fatalf("the first link during the second asking: %d\n%s", status, page)
+	}
+	if status, page := b.get(second); status != http.StatusOK || !strings.Contains(page, "Approve round 2?") {
+		t.Fatalf("second link: %d\n%s", status, page)
+	}
+	if status, _ := b.submit(second, approveValues("Bea", map[string]string{"yes": "true"}), false); status != http.StatusOK {
+		t.Fatalf("second answer: %d", status)
+	}
+	if done := waitTask(t, ctx, u, task.TaskID, terminal); done.Result.text() != "approved 2 times, last by Bea" {
+		t.Fatalf("task: %+v", done)
+	}
+}
