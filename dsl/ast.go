@@ -14,6 +14,9 @@ type File struct {
 	Path   string   // as given to Parse; used in every Pos
 	Source []byte   // the file's bytes
 	Hash   [32]byte // SHA-256 of Source
+	// Version is the flow's version: the hash of its canonical form (see
+	// Version). Servers pin each run to the version it began on.
+	Version Version
 
 	Name        String // MCP tool (or prompt) name; defaults to the file's base name without extension
 	Title       String // optional

@@ -124,6 +124,7 @@ func (p *parser) file() *File {
 		Kind:        String{Value: FlowTool, Pos: p.at(1, 1)},
 		ByID:        map[string]*Node{},
 		tree:        root,
+		Version:     versionOf(root),
 	}
 	p.lang, _ = lang.Lookup("cel")
 	if root == nil || yamlx.IsNull(root) {
