@@ -386,7 +386,7 @@ func (r *runner) suspend(pos int, asks []asking) (*Result, error) {
 func (r *runner) seal(round int, pending []state.Pending, ttl time.Duration) (string, error) {
 	st := *r.st
 	st.Round = round
-	st.FlowHash = r.p.file.Hash
+	st.FlowHash = r.p.file.Version
 	st.Journal = r.journal
 	st.Pending = pending
 	token, err := r.e.codec.SealFor(&st, ttl)

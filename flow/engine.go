@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/dsl"
 
 	"github.com/flowserve/flowserve/flow/state"
 	"github.com/flowserve/flowserve/replies"
@@ -56,6 +57,22 @@ type EngineOptions struct {
 	// without a value fails before it starts; servers check every flow
 	// they load instead (project.Options.Values). The engine keeps a copy.
 	Values Values
+	// Versions finds the program of the version a run began on, when a
+	// round's state was sealed by another version of the flow than the
+	// program Run was given (a reload or a deploy since): the round then
+	// runs on that version. Nil, or ErrUnknownVersion from it, runs the
+	// round on the program given, as long as its journal replays there;
+	// when it does not, the round fails with a *VersionError, which
+	// servers answer as a retryable error.
+	Versions Resolver
+}
+
+// Resolver finds the programs of earlier versions of flows (see
+// EngineOptions.Versions).
+type Resolver interface {
+	// Program returns the program of the flow named name at version v,
+	// or an error matching ErrUnknownVersion when there is none.
+	Program(ctx context.Context, name string, v dsl.Version) (*Program, error)
 }
 
 // Engine runs Programs: it owns what runs need at run time (the key ring
@@ -71,12 +88,14 @@ type Engine struct {
 	limits  Limits
 	values  Values
 	redact  *Redactor // of values.Secrets; nil when there are none
+	versions Resolver
 }
 
 // NewEngine returns an Engine with opts. It fails only when it must make
 // an ephemeral key and the system has no randomness.
 func NewEngine(opts EngineOptions) (*Engine, error) {
-	e := &Engine{codec: opts.Codec, replies: opts.Replies, now: opts.Now, limits: opts.Limits.withDefaults(), values: opts.Values.clone()}
+	e := &Engine{codec: opts.Codec, replies: opts.Replies, now: opts.Now, limits: opts.Limits.withDefaults(), values: opts.Values.clone(),
+		versions: opts.Versions}
 	e.redact = e.values.Redactor()
 	e.pinned = e.now != nil
 	if e.now == nil {

@@ -92,10 +92,13 @@ type RoundStats struct {
 	// StepErrors counts the steps the round ran that failed, after their
 	// retries, whether or not an on_error node took over.
 	StepErrors int
-	// FlowChanged reports that the run began on another version of the
-	// flow's file: the state's FlowHash is not the program's. The journal
-	// may still match (the change did not touch what the run answered).
+	// FlowChanged reports that the round runs on another version of the
+	// flow than the run began on: that version was not to be found (see
+	// EngineOptions.Versions), and the journal replays on this one.
 	FlowChanged bool
+	// Version is the version of the flow the round ran on, once known:
+	// the one the run began on when the engine found it.
+	Version dsl.Version
 }
 
 // answer counts one answer taken with the given action.

@@ -19,6 +19,19 @@ func (e *Engine) Run(ctx context.Context, p *Program, req *Request) (*Result, er
 	if req == nil {
 		req = &Request{}
 	}
+	var opened *state.State
+	if req.State != "" {
+		// The state says which version of the flow the run began on: the
+		// round runs on that one, arguments and all.
+		st, err := e.codec.OpenUnbound(req.State)
+		if err != nil {
+			return nil, err
+		}
+		if p, err = e.versionOf(ctx, p, st.FlowHash); err != nil {
+			return nil, err
+		}
+		opened = st
+	}
 	args, violations, err := p.arguments(req.Arguments)
 	if p.IsPrompt() && (err != nil || len(violations) > 0) {
 		return nil, argumentsError(err, violations)
@@ -37,21 +50,22 @@ func (e *Engine) Run(ctx context.Context, p *Program, req *Request) (*Result, er
 	if err != nil {
 		return nil, fmt.Errorf("digest arguments: %w", err)
 	}
-	st := &state.State{Tool: p.Name(), ArgsDigest: digest, Principal: req.Principal, FlowHash: p.file.Hash}
+	st := &state.State{Tool: p.Name(), ArgsDigest: digest, Principal: req.Principal, FlowHash: p.file.Version}
 	var (
 		replyKey [32]byte
 		storeErr error
 		runID    string // hex, once known
 	)
-	if req.State != "" {
-		st, err = e.codec.Open(req.State, state.Binding{Tool: p.Name(), ArgsDigest: digest, Principal: req.Principal})
-		if err != nil {
+	if opened != nil {
+		if err := opened.Check(state.Binding{Tool: p.Name(), ArgsDigest: digest, Principal: req.Principal}); err != nil {
 			return nil, err
 		}
+		st = opened
 		runID = hex.EncodeToString(st.RunID[:])
 		if req.Stats != nil {
 			req.Stats.RunID, req.Stats.Round = runID, st.Round+1
-			req.Stats.FlowChanged = st.FlowHash != p.file.Hash
+			req.Stats.FlowChanged = st.FlowHash != p.file.Version
+			req.Stats.Version = p.file.Version
 		}
 		if e.replies != nil {
 			replyKey = replyKeyOf(req.State, req.Responses)
@@ -81,6 +95,12 @@ func (e *Engine) Run(ctx context.Context, p *Program, req *Request) (*Result, er
 		req.Stats.RunID, req.Stats.Round = r.runID, r.round
 	}
 	res, err := r.run()
+	var mismatch *MismatchError
+	if err != nil && e.versions != nil && opened != nil && st.FlowHash != p.file.Version && errors.As(err, &mismatch) {
+		// The version the run began on is not here, and this one does not
+		// replay its journal.
+		err = &VersionError{Tool: p.Name(), Version: st.FlowHash, Err: err}
+	}
 	if req.Stats != nil && len(r.trace) > 0 {
 		req.Stats.Node = r.trace[len(r.trace)-1]
 	}

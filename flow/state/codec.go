@@ -180,6 +180,35 @@ func check(s *State) error {
 // other than size and expiry is an error matching [ErrInvalid] with exactly
 // its message; [Reason] tells which check failed.
 func (c *Codec) Open(token string, b Binding) (*State, error) {
+	s, err := c.OpenUnbound(token)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Check(b); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Check is the last of Open's checks: that s is bound to the call b
+// (tool, arguments' digest, principal, in this order). Its errors are
+// Open's.
+func (s *State) Check(b Binding) error {
+	switch {
+	case s.Tool != b.Tool:
+		return errTool
+	case s.ArgsDigest != b.ArgsDigest:
+		return errArgs
+	case s.Principal != b.Principal:
+		return errPrincipal
+	}
+	return nil
+}
+
+// OpenUnbound is Open without its last check (Check): for a caller that
+// needs what the state says (its flow's version) to know the binding.
+// Callers must Check the state before they use it.
+func (c *Codec) OpenUnbound(token string) (*State, error) {
 	if len(token) > c.maxSize {
 		return nil, c.tooLarge
 	}
@@ -217,14 +246,6 @@ func (c *Codec) Open(token string, b Binding) (*State, error) {
 
 	if !c.now().Before(s.Expires) {
 		return nil, ErrExpired
-	}
-	switch {
-	case s.Tool != b.Tool:
-		return nil, errTool
-	case s.ArgsDigest != b.ArgsDigest:
-		return nil, errArgs
-	case s.Principal != b.Principal:
-		return nil, errPrincipal
 	}
 	return s, nil
 }
