@@ -81,13 +81,13 @@ type Resolver interface {
 // across reloads: a state sealed before a reload opens after it. An Engine
 // is safe for concurrent use.
 type Engine struct {
-	codec   *state.Codec
-	replies ReplyStore
-	now     func() time.Time
-	pinned  bool // now was given, so steps see it as time.now
-	limits  Limits
-	values  Values
-	redact  *Redactor // of values.Secrets; nil when there are none
+	codec    *state.Codec
+	replies  ReplyStore
+	now      func() time.Time
+	pinned   bool // now was given, so steps see it as time.now
+	limits   Limits
+	values   Values
+	redact   *Redactor // of values.Secrets; nil when there are none
 	versions Resolver
 }
 
