@@ -10,6 +10,7 @@
 package project
 
 import (
+	"bytes"
 	"fmt"
 	"io/fs"
 	"slices"
@@ -209,4 +210,39 @@ func IsUsage(diags dsl.Diagnostics) bool {
 		}
 	}
 	return false
+}
+
+// LoadSource loads a flow from its bytes, as LoadFile loads the file at
+// path holding src: the same parsing, checks, values and compilation.
+// Servers compile the versions of flows they did not load themselves (a
+// run that began on another instance, or before a restart) with it.
+func LoadSource(path string, src []byte, opts Options) (*flow.Program, dsl.Diagnostics) {
+	f, p, diags := loadFlow(sourceFS{path: path, src: src}, path, opts.env())
+	if f != nil && opts.Values != nil {
+		if missing := missingValues(f, opts.Values); len(missing) > 0 {
+			diags, p = append(diags, missing...), nil
+		}
+	}
+	diags.Sort()
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return p, diags
+}
+
+// sourceFS is a file system of one file, path, holding src.
+type sourceFS struct {
+	path string
+	src  []byte
+}
+
+func (s sourceFS) Open(name string) (fs.File, error) {
+	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+}
+
+func (s sourceFS) ReadFile(name string) ([]byte, error) {
+	if name != s.path {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrNotExist}
+	}
+	return bytes.Clone(s.src), nil
 }

@@ -241,3 +241,18 @@ func TestReloader(t *testing.T) {
 		t.Errorf("every file removed: %+v, %v, programs %v", ch, err, tg.progs)
 	}
 }
+
+func TestLoadSource(t *testing.T) {
+	src := []byte("name: greet\ndescription: Greets.\nnodes:\n  - return: hi\n")
+	p, diags := project.LoadSource("/srv/flows/greet.yaml", src, project.Options{})
+	if p == nil || diags.HasErrors() || p.File().Path != "/srv/flows/greet.yaml" {
+		t.Fatalf("LoadSource: %v, %v", p, diags)
+	}
+	f, _ := dsl.Parse("elsewhere.yaml", src)
+	if p.Version() != f.Version {
+		t.Error("the version depends on where the source was loaded from")
+	}
+	if p, diags := project.LoadSource("bad.yaml", []byte("name: bad\nnodes: []\n"), project.Options{}); p != nil || !diags.HasErrors() {
+		t.Errorf("a bad source compiled: %v", diags)
+	}
+}
