@@ -115,16 +115,14 @@ func runServe(ctx context.Context, env *Env) int {
 		return exitFail
 	}
 	defer rt.close()
-	engine, host, reg := rt.engine, rt.host, rt.reg
+	engine, host := rt.engine, rt.host
 	taskStore, closeTasks, err := f.tasks.store(f.replies, logger)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
 		return exitFail
 	}
 	defer closeTasks()
-	// A flow that declares a var or secret without a value is an error
-	// here and on every reload.
-	popts := project.Options{CostLimit: f.maxExprCost, Actions: reg, Values: values}
+	popts := rt.popts
 	var tokens *serve.Tokens
 	if f.tokens != "" {
 		if tokens, err = serve.LoadTokens(f.tokens); err != nil {
@@ -153,6 +151,7 @@ func runServe(ctx context.Context, env *Env) int {
 		TaskWorkers:    f.tasks.workers,
 		MaxWait:        f.tasks.maxWait,
 		PublicURL:      f.tasks.publicURL,
+		Versions:       rt.versions,
 	})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
@@ -190,10 +189,12 @@ func stopTasks(srv *serve.Server, timeout time.Duration, logger *slog.Logger) {
 
 // serveRuntime is what the server runs flows with.
 type serveRuntime struct {
-	engine *flow.Engine
-	host   *actions.Host
-	reg    *actions.Registry // provisioned with host
-	close  func()            // cleans up the actions and closes the reply store
+	engine   *flow.Engine
+	host     *actions.Host
+	reg      *actions.Registry // provisioned with host
+	popts    project.Options   // how flows load: with reg and the values
+	versions *serve.Versions   // the engine's and the server's
+	close    func()            // cleans up the actions and closes the reply and version stores
 }
 
 // runtime makes the engine (key ring, reply store, limits, values) and
@@ -210,21 +211,34 @@ func (f *serveFlags) runtime(ctx context.Context, values *project.Values, logger
 			return nil, fmt.Errorf("--fs-root %s is not a directory", f.fsRoot)
 		}
 	}
-	engine, closeStore, err := f.engine(ctx, ring, values)
-	if err != nil {
-		return nil, err
-	}
 	host := &actions.Host{FSRoot: f.fsRoot, Logger: logger}
 	reg, err := actions.Default().Provision(ctx, host)
 	if err != nil {
-		closeStore()
 		return nil, err
 	}
-	return &serveRuntime{engine: engine, host: host, reg: reg, close: func() {
+	cleanup := func() {
 		if err := reg.Cleanup(); err != nil {
 			logger.Error("cleaning up the actions", "err", err)
 		}
+	}
+	// A flow that declares a var or secret without a value is an error
+	// here and on every reload.
+	popts := project.Options{CostLimit: f.maxExprCost, Actions: reg, Values: values}
+	vs, closeVersions, err := f.versions(popts, logger)
+	if err != nil {
+		cleanup()
+		return nil, err
+	}
+	engine, closeStore, err := f.engine(ctx, ring, values, vs)
+	if err != nil {
+		closeVersions()
+		cleanup()
+		return nil, err
+	}
+	return &serveRuntime{engine: engine, host: host, reg: reg, popts: popts, versions: vs, close: func() {
+		cleanup()
 		closeStore()
+		closeVersions()
 	}}, nil
 }
 
@@ -364,7 +378,7 @@ func (f *serveFlags) logHandler(env *Env) (slog.Handler, bool) {
 // with ring, final results kept in memory or in the --replies store
 // (closed by the returned func), the limits, the values of vars and
 // secrets.
-func (f *serveFlags) engine(ctx context.Context, ring *state.KeyRing, values *project.Values) (*flow.Engine, func(), error) {
+func (f *serveFlags) engine(ctx context.Context, ring *state.KeyRing, values *project.Values, vs *serve.Versions) (*flow.Engine, func(), error) {
 	codec := state.NewCodec(ring, state.Options{TTL: f.ttl, MaxSize: f.maxState})
 	var store flow.ReplyStore = replies.NewMemory(0, nil)
 	closeStore := func() {}
@@ -383,7 +397,7 @@ func (f *serveFlags) engine(ctx context.Context, ring *state.KeyRing, values *pr
 		store, closeStore = rs, func() { rs.Close() }
 	}
 	engine, err := flow.NewEngine(flow.EngineOptions{Codec: codec, Replies: store,
-		Limits: flow.Limits{Journal: f.maxJournal, Visits: f.maxVisits}, Values: values.Values})
+		Limits: flow.Limits{Journal: f.maxJournal, Visits: f.maxVisits}, Values: values.Values, Versions: vs})
 	if err != nil {
 		closeStore()
 		return nil, nil, err

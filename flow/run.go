@@ -65,7 +65,6 @@ func (e *Engine) Run(ctx context.Context, p *Program, req *Request) (*Result, er
 		if req.Stats != nil {
 			req.Stats.RunID, req.Stats.Round = runID, st.Round+1
 			req.Stats.FlowChanged = st.FlowHash != p.file.Version
-			req.Stats.Version = p.file.Version
 		}
 		if e.replies != nil {
 			replyKey = replyKeyOf(req.State, req.Responses)
@@ -92,7 +91,7 @@ func (e *Engine) Run(ctx context.Context, p *Program, req *Request) (*Result, er
 		journal: st.Journal, used: map[string]bool{}, trace: make([]string, 0, 8)}
 	r.bind(args, settings)
 	if req.Stats != nil {
-		req.Stats.RunID, req.Stats.Round = r.runID, r.round
+		req.Stats.RunID, req.Stats.Round, req.Stats.Version = r.runID, r.round, p.file.Version
 	}
 	res, err := r.run()
 	var mismatch *MismatchError

@@ -91,6 +91,7 @@ type Metrics struct {
 	TasksRunning     prometheus.Gauge
 	Approvals        *prometheus.CounterVec // tool, event: asked, answered, timeout
 	Webhooks         *prometheus.CounterVec // result: delivered, retried, failed
+	VersionRounds    *prometheus.CounterVec // tool, version
 }
 
 // New returns a fresh set of metrics on a private registry.
@@ -170,6 +171,10 @@ func New() *Metrics {
 			Name: "flowserve_approvals_total",
 			Help: "Approvals (asks with to:) by tool and event: asked (a task began to wait), answered (on its page), timeout.",
 		}, []string{"tool", "event"}),
+		VersionRounds: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "flowserve_version_rounds_total",
+			Help: "Rounds served by tool and flow version (the version's first 12 hex digits): the runs still live on an old version after a deploy.",
+		}, []string{"tool", "version"}),
 		Webhooks: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "flowserve_webhook_deliveries_total",
 			Help: "Approval notifications posted to webhooks, by result: delivered, retried (an attempt failed and another follows), failed (given up).",
@@ -193,6 +198,7 @@ func New() *Metrics {
 	f(m.TasksRunning)
 	f(m.Approvals)
 	f(m.Webhooks)
+	f(m.VersionRounds)
 	f(collectors.NewGoCollector())
 	f(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

@@ -143,7 +143,7 @@ func (s *Server) approvalDue(t *tasks.Task) bool {
 // on a worker, unless a call waits for it inline (approvalwait.go). It
 // returns why the answer was not accepted, or "".
 func (s *Server) answerApproval(ctx context.Context, t *tasks.Task, ans *flow.ApprovalAnswer) (string, error) {
-	p, ok := s.program(t.Tool)
+	p, ok := s.runProgram(ctx, t.Tool, t.Version)
 	if !ok {
 		return "", fmt.Errorf("the %s tool is no longer served", t.Tool)
 	}
@@ -216,7 +216,7 @@ func (b pages) lookup(ctx context.Context, tk approve.Ticket) (*tasks.Task, erro
 	case !waitsFor(t, tk.Key):
 		return nil, approve.ErrAnswered
 	}
-	if _, ok := b.s.program(t.Tool); !ok {
+	if _, ok := b.s.runProgram(ctx, t.Tool, t.Version); !ok {
 		// The tool was removed (a reload): its run cannot go on.
 		return nil, approve.ErrGone
 	}
@@ -240,7 +240,7 @@ func (b pages) Page(ctx context.Context, tk approve.Ticket) (*approve.Page, erro
 	}
 	pg := &approve.Page{Tool: t.Tool, Message: req.Params.Message, Schema: req.Params.Schema,
 		To: t.Approval.To, For: onBehalfOf(t), Expires: t.Approval.Expires}
-	if p, ok := b.s.program(t.Tool); ok {
+	if p, ok := b.s.runProgram(ctx, t.Tool, t.Version); ok {
 		pg.Title = p.Title()
 	}
 	return pg, nil

@@ -28,6 +28,10 @@ const (
 	codeHeaderMismatch     = -32020
 	codeMissingCapability  = -32021
 	codeUnsupportedVersion = -32022
+	// codeVersionUnavailable: the run began on a version of its flow
+	// this instance cannot get; retrying (on another instance, or later)
+	// may succeed.
+	codeVersionUnavailable = -32003
 )
 
 // modernVersion returns the request's protocol version when it declares

@@ -186,6 +186,11 @@ func (s *Server) validateLean(h http.Header, req *leanRequest) (*flow.Program, *
 		lookup = s.prompt
 	}
 	p, _ := lookup(req.Params.Name)
+	if p == nil && req.Params.RequestState != "" {
+		// A run in flight of a flow a reload removed: it finishes on its
+		// version.
+		p = s.removedProgram(req.Params.Name, req.Method == "prompts/get")
+	}
 	if p != nil && req.Method == "tools/call" {
 		if rpcErr := paramHeaderError(h, p.InputSchema(), req.Params.Arguments); rpcErr != nil {
 			return nil, rpcErr

@@ -90,6 +90,9 @@ func (rd *round) end(res *flow.Result, rpcErr *jsonrpc.Error, err error) {
 		outcome = metrics.OutcomeApproval
 	}
 	m.Rounds.WithLabelValues(rd.era, rd.tool, outcome, code).Inc()
+	if rd.stats.Version != (dsl.Version{}) {
+		s.versionRounds(rd.tool, rd.stats.Version).Inc()
+	}
 	m.RoundSeconds.WithLabelValues(rd.era).Observe(d.Seconds())
 	for action, n := range rd.stats.Answers {
 		m.Asks.WithLabelValues(rd.tool, action).Add(float64(n))
@@ -157,6 +160,9 @@ func (rd *round) end(res *flow.Result, rpcErr *jsonrpc.Error, err error) {
 	if errors.Is(err, state.ErrInvalid) || errors.Is(err, state.ErrExpired) || errors.Is(err, state.ErrTooLarge) {
 		// Which check refused the state: for the log only, never the reply.
 		attrs = append(attrs, slog.String("state", state.Reason(err)))
+	}
+	if rd.stats.Version != (dsl.Version{}) {
+		attrs = append(attrs, slog.String("version", rd.stats.Version.Short()))
 	}
 	if rd.stats.FlowChanged {
 		attrs = append(attrs, slog.Bool("flow_changed", true))

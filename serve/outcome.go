@@ -30,6 +30,10 @@ type reply struct {
 //     an answer, a prompt's arguments): JSON-RPC -32602; a session client
 //     never sends a state or answers of its own, so there a tool answers
 //     it with an error result;
+//   - a run that began on a version of the flow this server cannot get,
+//     which the version it has does not replay (flow.VersionError): on
+//     the stateless era -32003, retryable, with the tool and version in
+//     data; on session eras an error result;
 //   - a question the client cannot be asked: on the stateless era -32021
 //     with the requiredCapabilities; on session eras, which negotiate
 //     capabilities once, an error result saying what is missing;
@@ -38,12 +42,16 @@ type reply struct {
 //     -32603 and its failure's message.
 func outcome(ctx context.Context, e era, p *flow.Program, res *flow.Result, err error) reply {
 	var mc *flow.MissingCapabilityError
+	var ve *flow.VersionError
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
 		// The call itself was cancelled; a step's own deadline is a run
 		// failure below.
 		return reply{cancelled: ctx.Err()}
+	case errors.As(err, &ve) && e.stateless():
+		data, _ := json.Marshal(map[string]any{"retryable": true, "tool": ve.Tool, "version": ve.Version.String()})
+		return reply{rpcErr: &jsonrpc.Error{Code: codeVersionUnavailable, Message: err.Error(), Data: data}}
 	case flow.IsInvalidParams(err) && (e.stateless() || p.IsPrompt()):
 		return reply{rpcErr: &jsonrpc.Error{Code: codeInvalidParams, Message: err.Error()}}
 	case flow.IsInvalidParams(err):

@@ -19,6 +19,7 @@ import (
 	"github.com/flowserve/flowserve/approve"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/flow/state"
 	"github.com/flowserve/flowserve/metrics"
 	"github.com/flowserve/flowserve/resources"
 	"github.com/flowserve/flowserve/tasks"
@@ -99,6 +100,12 @@ type Options struct {
 	WebhookAttempts int
 	WebhookBackoff  time.Duration
 	WebhookClient   *http.Client
+	// Versions pins runs to the version of their flow they began on: the
+	// Server puts each program it serves there, and the Engine must use
+	// it as its Resolver (EngineOptions.Versions). Nil with Engine nil
+	// means a set in memory that the Server's own engine uses; nil with
+	// an Engine means runs are not pinned.
+	Versions *Versions
 }
 
 // DefaultRoundTimeout is Options.RoundTimeout when it is zero.
@@ -149,6 +156,10 @@ type Server struct {
 	// an HTTP handler serves them.
 	sealer      *approve.Sealer
 	pagesServed atomic.Bool
+	// versions is the version set runs are pinned with, or nil;
+	// versionCounters caches the rounds counter of each version.
+	versions        *Versions
+	versionCounters sync.Map // versionKey → prometheus.Counter
 }
 
 // New returns a server for the given programs: prompt flows (see
@@ -193,14 +204,17 @@ func New(progs []*flow.Program, opts Options) (*Server, error) {
 	}
 	opts.PublicURL = strings.TrimSuffix(opts.PublicURL, "/")
 	if opts.Engine == nil {
-		e, err := flow.NewEngine(flow.EngineOptions{})
+		if opts.Versions == nil {
+			opts.Versions = NewVersions(VersionsOptions{Logger: opts.Logger, Keep: max(opts.TaskTTL, state.DefaultTTL)})
+		}
+		e, err := flow.NewEngine(flow.EngineOptions{Versions: opts.Versions})
 		if err != nil {
 			return nil, err
 		}
 		opts.Engine = e
 	}
 	s := &Server{opts: opts, engine: opts.Engine, log: opts.Logger, tools: map[string]*flow.Program{}, prompts: map[string]*flow.Program{}, metrics: metrics.New(),
-		tasks: opts.Tasks}
+		tasks: opts.Tasks, versions: opts.Versions}
 	if s.tasks == nil {
 		s.tasks = tasks.NewMemory(opts.Engine.Now)
 	}
@@ -239,6 +253,7 @@ func New(progs []*flow.Program, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.startTaskWorkers()
+	s.startTending()
 	return s, nil
 }
 
@@ -272,6 +287,32 @@ func (s *Server) program(name string) (*flow.Program, bool) {
 	return p, ok
 }
 
+// removedProgram returns the newest program of a tool (or of a prompt)
+// that a reload removed and whose version is still kept, for the runs in
+// flight on it; nil when there is none or the name is served.
+func (s *Server) removedProgram(name string, prompt bool) *flow.Program {
+	if s.versions == nil {
+		return nil
+	}
+	p := s.versions.byName(name)
+	if p == nil || p.IsPrompt() != prompt {
+		return nil
+	}
+	return p
+}
+
+// runProgram returns the program a task runs on: the version of its flow
+// it began on (version, in hex), found by the version set, or else the
+// current program of the tool.
+func (s *Server) runProgram(ctx context.Context, tool, version string) (*flow.Program, bool) {
+	if v, ok := dsl.ParseVersion(version); ok && s.versions != nil {
+		if p, err := s.versions.Program(ctx, tool, v); err == nil {
+			return p, true
+		}
+	}
+	return s.program(tool)
+}
+
 // prompt returns the current program of a prompt.
 func (s *Server) prompt(name string) (*flow.Program, bool) {
 	s.mu.RLock()
@@ -298,9 +339,21 @@ func (s *Server) Replace(progs []*flow.Program) error {
 		return err
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.swapLocked(tools, prompts)
+	s.mu.Unlock()
+	s.keepVersions(progs)
 	return nil
+}
+
+// keepVersions records progs, just swapped in, in the version set: runs that
+// began on the versions they replace finish on those.
+func (s *Server) keepVersions(progs []*flow.Program) {
+	if s.versions == nil {
+		return
+	}
+	if err := s.versions.serve(context.Background(), progs); err != nil {
+		s.log.Error("cannot keep the flows' versions in the version store: runs in flight may not survive the next reload elsewhere", "err", err)
+	}
 }
 
 // ReplaceAll replaces the served programs and the declared resources
@@ -316,9 +369,10 @@ func (s *Server) ReplaceAll(progs []*flow.Program, rs []*resources.Resource) err
 		return err
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.declared = slices.Clone(rs)
 	s.swapLocked(tools, prompts)
+	s.mu.Unlock()
+	s.keepVersions(progs)
 	return nil
 }
 

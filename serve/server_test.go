@@ -60,25 +60,24 @@ nodes:
   - return: "v1: {{ q.content.ok }}"
 `
 
-// TestFlowChangedBetweenRounds: a flow replaced while a 2026-07-28 run is
-// in progress does not get the old question's answer; a removed tool is
-// unknown. Both are -32602.
-func TestFlowChangedBetweenRounds(t *testing.T) {
-	// The server's one engine opens states sealed before Replace.
+// TestRunsInFlightFinishOnTheirVersion: a flow replaced or removed while
+// a 2026-07-28 run is in progress does not change the run: its next round
+// runs on the version it began on, while new calls get the new version
+// (and a removed tool is unknown to them, and gone from tools/list).
+func TestRunsInFlightFinishOnTheirVersion(t *testing.T) {
 	opts := flow.Env{}
 	v1 := compileSource(t, "changing.yaml", []byte(changingV1), opts)
 	tests := []struct {
-		name string
-		next []*flow.Program
-		want string
+		name    string
+		next    []*flow.Program
+		newCall string // what a new call's first question asks, or "" for an unknown tool
 	}{
-		{name: "same flow recompiled", next: []*flow.Program{compileSource(t, "changing.yaml", []byte(changingV1), opts)}, want: ""},
+		{name: "same flow recompiled", next: []*flow.Program{compileSource(t, "changing.yaml", []byte(changingV1), opts)}, newCall: "Proceed?"},
 		{name: "different question", next: []*flow.Program{compileSource(t, "changing.yaml",
-			[]byte(strings.Replace(changingV1, "Proceed?", "Proceed now?", 1)), opts)},
-			want: "the flow no longer matches its journal at position 0 (q): it asks a different question; call the tool again"},
+			[]byte(strings.Replace(changingV1, "Proceed?", "Proceed now?", 1)), opts)}, newCall: "Proceed now?"},
 		{name: "other return", next: []*flow.Program{compileSource(t, "changing.yaml",
-			[]byte(strings.Replace(changingV1, "v1:", "v2:", 1)), opts)}, want: ""},
-		{name: "removed", next: []*flow.Program{}, want: `unknown tool`},
+			[]byte(strings.Replace(changingV1, "v1:", "v2:", 1)), opts)}, newCall: "Proceed?"},
+		{name: "removed", next: []*flow.Program{}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -92,17 +91,45 @@ func TestFlowChangedBetweenRounds(t *testing.T) {
 			}
 			reply := postRaw(t, ctx, url, nil, "tools/call",
 				retry("changing", map[string]any{}, first.RequestState, map[string]any{"q": formAnswer(map[string]any{"ok": true})}))
-			if tc.want == "" {
-				var res rawCallResult
-				reply.result(t, &res)
-				wantComplete(t, &res, false, ": true")
+			var res rawCallResult
+			reply.result(t, &res)
+			wantComplete(t, &res, false, "v1: true")
+			fresh := postRaw(t, ctx, url, nil, "tools/call", callParams("changing", map[string]any{}, formCaps))
+			if tc.newCall == "" {
+				if e := fresh.rpcErr(t); e.Code != codeInvalidParams || !strings.Contains(e.Message, "unknown tool") {
+					t.Errorf("new call of a removed tool: %d %q", e.Code, e.Message)
+				}
+				if tools := srv.Tools(); len(tools) != 0 {
+					t.Errorf("a removed tool is listed: %v", tools)
+				}
 				return
 			}
-			e := reply.rpcErr(t)
-			if e.Code != codeInvalidParams || !strings.Contains(e.Message, tc.want) {
-				t.Errorf("error %d %q, want %d containing %q", e.Code, e.Message, codeInvalidParams, tc.want)
+			var again rawCallResult
+			fresh.result(t, &again)
+			if q := again.inputRequest(t, "q"); q.Params.Message != tc.newCall {
+				t.Errorf("new call asks %q, want %q", q.Params.Message, tc.newCall)
 			}
 		})
+	}
+}
+
+// TestFlowChangedWithoutVersions: a server whose engine pins no versions
+// (an Engine given without Versions) answers a journal the new flow does
+// not replay with -32602.
+func TestFlowChangedWithoutVersions(t *testing.T) {
+	ctx := testCtx(t)
+	v1 := compileSource(t, "changing.yaml", []byte(changingV1), flow.Env{})
+	v2 := compileSource(t, "changing.yaml", []byte(strings.Replace(changingV1, "Proceed?", "Proceed now?", 1)), flow.Env{})
+	srv := serverWith(t, []*flow.Program{v1}, serve.Options{Engine: newEngine(t, flow.EngineOptions{})})
+	url := startHTTP(t, srv)
+	first := rawRound(t, ctx, url, nil, callParams("changing", map[string]any{}, formCaps))
+	if err := srv.Replace([]*flow.Program{v2}); err != nil {
+		t.Fatal(err)
+	}
+	e := postRaw(t, ctx, url, nil, "tools/call",
+		retry("changing", map[string]any{}, first.RequestState, map[string]any{"q": formAnswer(map[string]any{"ok": true})})).rpcErr(t)
+	if e.Code != codeInvalidParams || !strings.Contains(e.Message, "no longer matches its journal") {
+		t.Errorf("error %d %q", e.Code, e.Message)
 	}
 }
 

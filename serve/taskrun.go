@@ -2,7 +2,6 @@ package serve
 
 import (
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -110,7 +109,7 @@ func (s *Server) advance(c *tasks.Claim) {
 		s.log.Warn("task taken over from a worker that stopped mid-round; its unfinished step runs again",
 			"task", t.ID, "tool", t.Tool, "takeovers", t.Takeovers)
 	}
-	p, ok := s.program(t.Tool)
+	p, ok := s.runProgram(ctx, t.Tool, t.Version)
 	if !ok {
 		s.settle(c, t, reply{rpcErr: &jsonrpc.Error{Code: codeInternalError,
 			Message: fmt.Sprintf("the %s tool is no longer served, so its task cannot go on", t.Tool)}})
@@ -400,8 +399,7 @@ func (s *Server) newTask(ctx context.Context, p *flow.Program, fr *flow.Request,
 		return nil, fmt.Errorf("mint task id: %w", err)
 	}
 	now := s.engine.Now()
-	hash := p.File().Hash
-	t := &tasks.Task{ID: id, Tool: p.Name(), Version: hex.EncodeToString(hash[:]), Principal: fr.Principal,
+	t := &tasks.Task{ID: id, Tool: p.Name(), Version: p.Version().String(), Principal: fr.Principal,
 		Arguments: append(json.RawMessage(nil), fr.Arguments...), Client: taskClient(fr.Client),
 		Status: tasks.Working, Created: now, Updated: now, TTL: s.opts.TaskTTL, Caller: o.caller, Base: o.base}
 	if ap != nil {

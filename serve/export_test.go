@@ -1,0 +1,20 @@
+package serve
+
+import (
+	"context"
+	"testing"
+
+	"github.com/flowserve/flowserve/flow"
+)
+
+// ServeVersions records progs as the programs served now in vs, as a
+// Server's Replace does.
+func ServeVersions(t testing.TB, vs *Versions, progs ...*flow.Program) {
+	t.Helper()
+	if err := vs.serve(context.Background(), progs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TendVersions runs what a Server runs every minute on vs.
+func TendVersions(vs *Versions) { vs.tend(context.Background()) }
