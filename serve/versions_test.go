@@ -2,6 +2,8 @@ package serve_test
 
 import (
 	"context"
+	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -162,4 +164,43 @@ func TestVersionRetired(t *testing.T) {
 func withCaps(params map[string]any, caps map[string]any) map[string]any {
 	params["_meta"] = modernMeta(caps)
 	return params
+}
+
+// TestRunSurvivesDeployAndRestart: a run that began on v1 goes on on v1
+// after the server restarts with v2, its version compiled from the
+// version store's file (as --data keeps it), though this process never
+// loaded v1.
+func TestRunSurvivesDeployAndRestart(t *testing.T) {
+	ctx := testCtx(t)
+	path := filepath.Join(t.TempDir(), "versions.db")
+	codec := newCodec(t, state.Options{})
+	start := func(src string) (string, func()) {
+		store, err := versions.OpenBolt(path, versions.BoltOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		vs := serve.NewVersions(serve.VersionsOptions{Store: store, Logger: quietLogger(), Compile: func(path string, src []byte) (*flow.Program, error) {
+			return compileSource(t, path, src, flow.Env{Actions: actions.Default()}), nil
+		}})
+		srv := serverWith(t, []*flow.Program{compilePinned(t, src)}, serve.Options{Engine: newEngine(t, flow.EngineOptions{Codec: codec, Versions: vs}), Versions: vs})
+		hs := httptest.NewServer(srv.HTTPHandler(serve.HTTPOptions{}))
+		return hs.URL + serve.EndpointPath, func() {
+			hs.Close()
+			c, cancel := context.WithCancel(context.Background())
+			cancel()
+			srv.Close(c)
+			store.Close()
+		}
+	}
+	u1, stop1 := start(pinnedV1)
+	first := rawRound(t, ctx, u1, nil, callParams("pinned", map[string]any{}, formCaps))
+	stop1()
+
+	u2, stop2 := start(pinnedV2())
+	defer stop2()
+	next := rawRound(t, ctx, u2, nil, retry("pinned", map[string]any{}, first.RequestState,
+		map[string]any{"first": formAnswer(map[string]any{"a": "x"})}))
+	if q := next.inputRequest(t, "second"); q.Params.Message != "v1 second?" {
+		t.Fatalf("after the restart on v2 the run asks %q", q.Params.Message)
+	}
 }
