@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/flowserve/flowserve/actions"
 	"github.com/flowserve/flowserve/approve"
@@ -159,7 +160,8 @@ type Server struct {
 	// versions is the version set runs are pinned with, or nil;
 	// versionCounters caches the rounds counter of each version.
 	versions        *Versions
-	versionCounters sync.Map // versionKey → prometheus.Counter
+	versionMu       sync.RWMutex
+	versionCounters map[versionKey]prometheus.Counter
 }
 
 // New returns a server for the given programs: prompt flows (see

@@ -241,10 +241,18 @@ type versionKey struct {
 // tool (flowserve_version_rounds_total), made once per version.
 func (s *Server) versionRounds(tool string, v dsl.Version) prometheus.Counter {
 	k := versionKey{tool, v}
-	if c, ok := s.versionCounters.Load(k); ok {
-		return c.(prometheus.Counter)
+	s.versionMu.RLock()
+	c, ok := s.versionCounters[k]
+	s.versionMu.RUnlock()
+	if ok {
+		return c
 	}
-	c := s.metrics.VersionRounds.WithLabelValues(tool, v.Short())
-	s.versionCounters.Store(k, c)
+	c = s.metrics.VersionRounds.WithLabelValues(tool, v.Short())
+	s.versionMu.Lock()
+	if s.versionCounters == nil {
+		s.versionCounters = map[versionKey]prometheus.Counter{}
+	}
+	s.versionCounters[k] = c
+	s.versionMu.Unlock()
 	return c
 }
