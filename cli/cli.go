@@ -38,6 +38,7 @@ type command struct {
 func commands() map[string]command {
 	return map[string]command{
 		"actions": {"list the registered actions with their schemas", runActions},
+		"diff":    {"compare two versions of flows: compatible, new-calls-only or breaking", runDiff},
 		"graph":   {"draw a flow as a Mermaid or Graphviz diagram", runGraph},
 		"lint":    {"check flow files and print diagnostics", runLint},
 		"run":     {"run a flow in the terminal, answering its questions", runRun},

@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/project"
 )
 
@@ -38,6 +39,12 @@ import (
 //   - Text output: one diagnostic per line on stdout, then a summary line
 //     on stderr ("2 errors, 1 warning in 3 files"). JSON output: one array
 //     of {file, line, col, severity, code, message} on stdout, no summary.
+//   - With --against OLD (a flow file or directory, loaded the same way),
+//     each flow that has a previous version in OLD (by tool name) is
+//     compared with it (flow.Compat, as flowserve diff does), and each
+//     change that keeps runs in flight on OLD from going on under it is a
+//     breaks-runs warning at its position in the new file. OLD must load
+//     without errors (else its errors are printed: a usage error).
 //   - Exit status: 0 when there are no errors (warnings allowed), 1 when
 //     there are errors (a file that cannot be read is one), 2 on usage
 //     errors.
@@ -45,11 +52,13 @@ func runLint(ctx context.Context, env *Env) int {
 	fs := flag.NewFlagSet("flowserve lint", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	format := fs.String("format", "text", "output format: text or json")
+	against := fs.String("against", "", "the previous version (a flow file or directory): also warn where runs in flight on it cannot go on under this one")
 	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, "usage: flowserve lint [--format text|json] [PATH...]")
+		fmt.Fprintln(env.Stderr, "usage: flowserve lint [--format text|json] [--against OLD] [PATH...]")
 		fmt.Fprintln(env.Stderr, "\nChecks flow files and resource declarations (directories recursively; default:")
 		fmt.Fprintln(env.Stderr, "flows/) and prints one diagnostic per line, file:line:col: error|warning:")
-		fmt.Fprintln(env.Stderr, "message [code].")
+		fmt.Fprintln(env.Stderr, "message [code]. With --against OLD, also a breaks-runs warning at each change")
+		fmt.Fprintln(env.Stderr, "that runs in flight on OLD cannot replay (see flowserve diff).")
 		fmt.Fprintln(env.Stderr, "Exits 1 when there are errors, 2 on usage errors.")
 		fs.PrintDefaults()
 	}
@@ -75,6 +84,20 @@ func runLint(ctx context.Context, env *Env) int {
 		fs.Usage()
 		return exitUsage
 	}
+	if *against != "" {
+		old, odiags := project.Load([]string{*against}, project.Options{})
+		if msg, ok := usageError(odiags); ok {
+			fmt.Fprintf(env.Stderr, "flowserve lint: --against %s\n", msg)
+			return exitUsage
+		}
+		if odiags.HasErrors() {
+			printDiagnostics(env.Stderr, errorsOf(odiags))
+			fmt.Fprintf(env.Stderr, "flowserve lint: --against %s: %s have errors\n", *against, failedParts(odiags))
+			return exitUsage
+		}
+		diags = append(diags, againstDiagnostics(old.Programs, set.Programs)...)
+		diags.Sort()
+	}
 	switch *format {
 	case "json":
 		if err := writeDiagnosticsJSON(env.Stdout, diags); err != nil {
@@ -89,6 +112,18 @@ func runLint(ctx context.Context, env *Env) int {
 		return exitFail
 	}
 	return exitOK
+}
+
+// againstDiagnostics returns the breaks-runs warnings for the programs of
+// news that have an old version among olds.
+func againstDiagnostics(olds, news []*flow.Program) dsl.Diagnostics {
+	var out dsl.Diagnostics
+	for _, r := range flow.CompatAll(olds, news) {
+		if r.Old != nil {
+			out = append(out, r.Diagnostics()...)
+		}
+	}
+	return out
 }
 
 // summary returns the summary line of a lint run.

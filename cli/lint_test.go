@@ -21,7 +21,7 @@ import (
 	"github.com/flowserve/flowserve/project"
 )
 
-var update = flag.Bool("update", false, "rewrite the lint goldens (testdata/lint/*.txtar)")
+var update = flag.Bool("update", false, "rewrite the goldens: ../testdata/lint/*.txtar and testdata/diff/*.txtar")
 
 // lintGoldenDir holds the lint golden files: each a txtar archive with a
 // flow.yaml (and maybe more flow files, linted together) and a

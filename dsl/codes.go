@@ -234,4 +234,10 @@ const (
 	// CodeMissingValue means a var or secret a flow declares has no value
 	// among the values project.Load was given to check.
 	CodeMissingValue = "missing-value"
+	// CodeBreaksRuns means a change from the version lint was told to
+	// compare with (flowserve lint --against) keeps runs in flight on that
+	// version from going on under this one: a journaled node renamed,
+	// removed or redefined, a new node ahead of it, a branch that may take
+	// another way (see flow.Compat).
+	CodeBreaksRuns = "breaks-runs"
 )

@@ -113,7 +113,10 @@
 // unreadable (a file that cannot be read), missing-value (a var or secret
 // a flow declares has no value, when Load is given the values to check),
 // and the usage errors no-such-path (a path that does not exist) and
-// no-flows (paths with neither flows nor resource declarations). Every code is a constant
+// no-flows (paths with neither flows nor resource declarations).
+// flowserve lint --against adds the warning breaks-runs (a change from the
+// version compared with keeps its runs in flight from going on under this
+// one, as flow.Compat works out). Every code is a constant
 // (codes.go) named after it: CodeBadAlias is bad-alias, CodeBadURL is
 // bad-url.
 //
