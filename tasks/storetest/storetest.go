@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flowserve/flowserve/internal/clock"
 	"github.com/flowserve/flowserve/tasks"
 )
 
@@ -41,28 +42,11 @@ type Opener func(t *testing.T, now func() time.Time) tasks.Store
 type Reopener func(t *testing.T, now func() time.Time) func() tasks.Store
 
 // Clock is a clock tests move by hand, so that tasks expire without the
-// tests sleeping. It is safe for concurrent use.
-type Clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
+// tests sleeping (clock.Manual).
+type Clock = clock.Manual
 
 // NewClock returns a clock that reads start until it is advanced.
-func NewClock(start time.Time) *Clock { return &Clock{now: start} }
-
-// Now returns the clock's time.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// Advance moves the clock d forward.
-func (c *Clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
+func NewClock(start time.Time) *Clock { return clock.NewManual(start) }
 
 // Run runs the contract tests, each as a subtest on a store of its own
 // from open. The stores' clocks start at the current time (in UTC, to the
