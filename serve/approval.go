@@ -148,18 +148,9 @@ func (s *Server) answerApproval(ctx context.Context, t *tasks.Task, ans *flow.Ap
 		return "", fmt.Errorf("the %s tool is no longer served", t.Tool)
 	}
 	key := t.Approval.Key
-	fr := &flow.Request{Arguments: t.Arguments, State: t.State, Client: flowClient(t.Client),
-		Principal: t.Principal, StateTTL: t.TTL, Task: t.ID, Approval: ans}
-	rd := s.startRound(p, firstModernVersion, "approval "+t.ID, fr)
-	res, err := s.engine.Run(ctx, p, fr)
-	rd.end(res, nil, err)
-	switch {
-	case err != nil:
-		return "", err
-	case res.Approval != nil:
-		return res.Approval.Question.Rejected, nil
-	case res.Detached == nil:
-		return "", fmt.Errorf("the approval's round ended without its state")
+	next, rejected, err := s.approvalRound(ctx, p, t, ans)
+	if err != nil || rejected != "" {
+		return rejected, err
 	}
 	inline := false
 	stored, err := s.tasks.Update(ctx, t.ID, func(t *tasks.Task) error {
@@ -167,7 +158,7 @@ func (s *Server) answerApproval(ctx context.Context, t *tasks.Task, ans *flow.Ap
 			return errNotWaiting
 		}
 		inline = t.Approval.Waiter.After(s.engine.Now())
-		t.State, t.Message = res.Detached.State, ""
+		t.State, t.Message = next, ""
 		if !ans.TimedOut {
 			t.Answered = append(t.Answered, key)
 		}
@@ -195,6 +186,27 @@ func (s *Server) answerApproval(ctx context.Context, t *tasks.Task, ans *flow.Ap
 		}
 	}
 	return "", nil
+}
+
+// approvalRound runs, on p, the round that journals ans: the page's
+// answer to the approval t waits for, or its timeout. It returns the
+// state the run goes on from or, for an answer the form or its validate
+// rules refuse, why.
+func (s *Server) approvalRound(ctx context.Context, p *flow.Program, t *tasks.Task, ans *flow.ApprovalAnswer) (next, rejected string, err error) {
+	fr := &flow.Request{Arguments: t.Arguments, State: t.State, Client: flowClient(t.Client),
+		Principal: t.Principal, StateTTL: t.TTL, Task: t.ID, Approval: ans}
+	rd := s.startRound(p, firstModernVersion, "approval "+t.ID, fr)
+	res, err := s.engine.Run(ctx, p, fr)
+	rd.end(res, nil, err)
+	switch {
+	case err != nil:
+		return "", "", err
+	case res.Approval != nil:
+		return "", res.Approval.Question.Rejected, nil
+	case res.Detached == nil:
+		return "", "", fmt.Errorf("the round of the approval %q ended without its state", ans.Node)
+	}
+	return res.Detached.State, "", nil
 }
 
 // pages serves the approval pages from the run store: the approve
@@ -283,20 +295,15 @@ func (b pages) Submit(ctx context.Context, tk approve.Ticket, a approve.Answer) 
 func (s *Server) timeoutApproval(ctx context.Context, c *tasks.Claim, t *tasks.Task, p *flow.Program) (*tasks.Task, error) {
 	key := t.Approval.Key
 	ans := &flow.ApprovalAnswer{Node: t.Approval.Node, TimedOut: true, At: s.engine.Now()}
-	fr := &flow.Request{Arguments: t.Arguments, State: t.State, Client: flowClient(t.Client),
-		Principal: t.Principal, StateTTL: t.TTL, Task: t.ID, Approval: ans}
-	res, err := s.engine.Run(ctx, p, fr)
+	next, _, err := s.approvalRound(ctx, p, t, ans)
 	if err != nil {
 		return nil, err
-	}
-	if res.Detached == nil {
-		return nil, fmt.Errorf("the approval's timeout round ended without its state")
 	}
 	stored, err := tasks.UpdateOwned(ctx, s.tasks, c, func(t *tasks.Task) error {
 		if !waitsFor(t, key) {
 			return errNotWaiting
 		}
-		t.State, t.Approval, t.Message = res.Detached.State, nil, ""
+		t.State, t.Approval, t.Message = next, nil, ""
 		t.Updated = s.engine.Now()
 		return nil
 	})

@@ -140,20 +140,15 @@ const inlineDone = `{"content":[{"type":"text","text":"The approval was answered
 func (s *Server) timeoutInline(ctx context.Context, p *flow.Program, t *tasks.Task) (string, bool, error) {
 	a := t.Approval
 	ans := &flow.ApprovalAnswer{Node: a.Node, TimedOut: true, At: s.engine.Now()}
-	fr := &flow.Request{Arguments: t.Arguments, State: t.State, Client: flowClient(t.Client),
-		Principal: t.Principal, StateTTL: t.TTL, Task: t.ID, Approval: ans}
-	res, err := s.engine.Run(ctx, p, fr)
+	next, _, err := s.approvalRound(ctx, p, t, ans)
 	if err != nil {
 		return "", false, err
-	}
-	if res.Detached == nil {
-		return "", false, fmt.Errorf("the approval's timeout round ended without its state")
 	}
 	stored, err := s.tasks.Update(ctx, t.ID, func(t *tasks.Task) error {
 		if !waitsFor(t, a.Key) {
 			return errNotWaiting
 		}
-		t.State, t.Approval = res.Detached.State, nil
+		t.State, t.Approval = next, nil
 		t.Status, t.Result, t.Message = tasks.Completed, json.RawMessage(inlineDone), ""
 		t.Updated = s.engine.Now()
 		return nil
