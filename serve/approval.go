@@ -28,6 +28,17 @@ import (
 type origin struct {
 	caller string // the caller's name (the token file's), or ""
 	base   string // the server's URL as the caller reached it, e.g. "https://mcp.example.com"
+	// r, when base is "", is the HTTP request the call came in on: its
+	// base is only made when a task needs it (baseURL), not every call.
+	r *http.Request
+}
+
+// baseURL returns the server's URL as the caller reached it, or "".
+func (o origin) baseURL() string {
+	if o.base == "" && o.r != nil {
+		return requestBase(o.r)
+	}
+	return o.base
 }
 
 type originKey struct{}

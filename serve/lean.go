@@ -255,10 +255,7 @@ func (s *Server) callLean(w http.ResponseWriter, r *http.Request, req *leanReque
 		Client:    req.client,
 		Principal: principalFromHeader(r.Header),
 	}
-	o := origin{caller: s.callerOf(r.Header), base: s.opts.PublicURL}
-	if o.base == "" {
-		o.base = requestBase(r)
-	}
+	o := origin{caller: s.callerOf(r.Header), base: s.opts.PublicURL, r: r}
 	var sse *sseWriter
 	token := leanProgressToken(req.Params.Meta)
 	if token != nil && strings.Contains(r.Header.Get("Accept"), "text/event-stream") {

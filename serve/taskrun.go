@@ -401,7 +401,7 @@ func (s *Server) newTask(ctx context.Context, p *flow.Program, fr *flow.Request,
 	now := s.engine.Now()
 	t := &tasks.Task{ID: id, Tool: p.Name(), Version: p.Version().String(), Principal: fr.Principal,
 		Arguments: append(json.RawMessage(nil), fr.Arguments...), Client: taskClient(fr.Client),
-		Status: tasks.Working, Created: now, Updated: now, TTL: s.opts.TaskTTL, Caller: o.caller, Base: o.base}
+		Status: tasks.Working, Created: now, Updated: now, TTL: s.opts.TaskTTL, Caller: o.caller, Base: o.baseURL()}
 	if ap != nil {
 		if err := s.awaitApproval(t, ap); err != nil {
 			return nil, err
