@@ -41,34 +41,45 @@ type reply struct {
 //   - a prompt, which has no error results, answers any error result with
 //     -32603 and its failure's message.
 func outcome(ctx context.Context, e era, p *flow.Program, res *flow.Result, err error) reply {
-	var mc *flow.MissingCapabilityError
-	var ve *flow.VersionError
-	switch {
-	case err == nil:
-	case ctx.Err() != nil:
-		// The call itself was cancelled; a step's own deadline is a run
-		// failure below.
-		return reply{cancelled: ctx.Err()}
-	case errors.As(err, &ve) && e.stateless():
-		data, _ := json.Marshal(map[string]any{"retryable": true, "tool": ve.Tool, "version": ve.Version.String()})
-		return reply{rpcErr: &jsonrpc.Error{Code: codeVersionUnavailable, Message: err.Error(), Data: data}}
-	case flow.IsInvalidParams(err) && (e.stateless() || p.IsPrompt()):
-		return reply{rpcErr: &jsonrpc.Error{Code: codeInvalidParams, Message: err.Error()}}
-	case flow.IsInvalidParams(err):
-		res = errorFlowResult(err.Error())
-	case errors.As(err, &mc) && e.stateless():
-		data, _ := json.Marshal(map[string]any{"requiredCapabilities": mc.Required})
-		return reply{rpcErr: &jsonrpc.Error{Code: codeMissingCapability, Message: err.Error(), Data: data}}
-	case errors.As(err, &mc):
-		res = errorFlowResult(fmt.Sprintf("The %s %s needs %s (at %q), but this client does not support %s.",
-			p.Name(), flowKind(p), mc.Needs(), mc.Node, mc.Lacks()))
-	default:
-		res = &flow.Result{Complete: p.FailureResult(err)}
+	if err != nil {
+		var r reply
+		if r, res = failedOutcome(ctx, e, p, err); r.rpcErr != nil || r.cancelled != nil {
+			return r
+		}
 	}
 	if rpcErr := promptFailure(p, res); rpcErr != nil {
 		return reply{rpcErr: rpcErr}
 	}
 	return reply{res: res}
+}
+
+// failedOutcome is outcome for a round that ended with err: the reply,
+// or the result that answers it. It is a function of its own so that the
+// errors.As targets are made only for rounds that failed, not for every
+// round.
+func failedOutcome(ctx context.Context, e era, p *flow.Program, err error) (reply, *flow.Result) {
+	var mc *flow.MissingCapabilityError
+	var ve *flow.VersionError
+	switch {
+	case ctx.Err() != nil:
+		// The call itself was cancelled; a step's own deadline is a run
+		// failure below.
+		return reply{cancelled: ctx.Err()}, nil
+	case errors.As(err, &ve) && e.stateless():
+		data, _ := json.Marshal(map[string]any{"retryable": true, "tool": ve.Tool, "version": ve.Version.String()})
+		return reply{rpcErr: &jsonrpc.Error{Code: codeVersionUnavailable, Message: err.Error(), Data: data}}, nil
+	case flow.IsInvalidParams(err) && (e.stateless() || p.IsPrompt()):
+		return reply{rpcErr: &jsonrpc.Error{Code: codeInvalidParams, Message: err.Error()}}, nil
+	case flow.IsInvalidParams(err):
+		return reply{}, errorFlowResult(err.Error())
+	case errors.As(err, &mc) && e.stateless():
+		data, _ := json.Marshal(map[string]any{"requiredCapabilities": mc.Required})
+		return reply{rpcErr: &jsonrpc.Error{Code: codeMissingCapability, Message: err.Error(), Data: data}}, nil
+	case errors.As(err, &mc):
+		return reply{}, errorFlowResult(fmt.Sprintf("The %s %s needs %s (at %q), but this client does not support %s.",
+			p.Name(), flowKind(p), mc.Needs(), mc.Node, mc.Lacks()))
+	}
+	return reply{}, &flow.Result{Complete: p.FailureResult(err)}
 }
 
 // cause is what the log records as the reason for r, the engine's err, or
