@@ -31,6 +31,8 @@ type origin struct {
 	// r, when base is "", is the HTTP request the call came in on: its
 	// base is only made when a task needs it (baseURL), not every call.
 	r *http.Request
+	// trace is the trace context the call came with.
+	trace traceParent
 }
 
 // baseURL returns the server's URL as the caller reached it, or "".
@@ -206,7 +208,7 @@ func (s *Server) answerApproval(ctx context.Context, t *tasks.Task, ans *flow.Ap
 func (s *Server) approvalRound(ctx context.Context, p *flow.Program, t *tasks.Task, ans *flow.ApprovalAnswer) (next, rejected string, err error) {
 	fr := &flow.Request{Arguments: t.Arguments, State: t.State, Client: flowClient(t.Client),
 		Principal: t.Principal, StateTTL: t.TTL, Task: t.ID, Approval: ans}
-	rd := s.startRound(p, firstModernVersion, "approval "+t.ID, fr)
+	rd, ctx := s.startRound(ctx, p, firstModernVersion, "approval "+t.ID, parseTaskTrace(t.Trace), fr)
 	res, err := s.engine.Run(ctx, p, fr)
 	rd.end(res, nil, err)
 	switch {

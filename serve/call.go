@@ -140,7 +140,7 @@ func (s *Server) sdkRound(ctx context.Context, p *flow.Program, req mcp.Request,
 			fr.Responses[id] = b
 		}
 	}
-	o := origin{caller: s.callerOf(headerOf(req)), base: s.baseOf(ctx)}
+	o := origin{caller: s.callerOf(headerOf(req)), base: s.baseOf(ctx), trace: sdkTraceParent(meta)}
 	res, rpcErr, err := s.modernRound(ctx, p, fr, o, s.tell(ctx, req))
 	switch {
 	case err != nil:
@@ -179,8 +179,8 @@ func inputRequests(in *flow.InputRequired) (mcp.InputRequestMap, error) {
 // itself (waitInline, telling the caller with tell) and runs on from it.
 func (s *Server) modernRound(ctx context.Context, p *flow.Program, fr *flow.Request, o origin, tell tellFunc) (*flow.Result, *jsonrpc.Error, error) {
 	for {
-		rd := s.startRound(p, firstModernVersion, o.caller, fr)
-		rctx, cancel := s.roundContext(ctx, p, fr)
+		rd, tctx := s.startRound(ctx, p, firstModernVersion, o.caller, o.trace, fr)
+		rctx, cancel := s.roundContext(tctx, p, fr)
 		res, err := s.engine.Run(rctx, p, fr)
 		cancel()
 		s.logAnswers(p, rd, fr.Responses)

@@ -255,7 +255,7 @@ func (s *Server) callLean(w http.ResponseWriter, r *http.Request, req *leanReque
 		Client:    req.client,
 		Principal: principalFromHeader(r.Header),
 	}
-	o := origin{caller: s.callerOf(r.Header), base: s.opts.PublicURL, r: r}
+	o := origin{caller: s.callerOf(r.Header), base: s.opts.PublicURL, r: r, trace: leanTraceParent(req.Params.Meta)}
 	var sse *sseWriter
 	token := leanProgressToken(req.Params.Meta)
 	if token != nil && strings.Contains(r.Header.Get("Accept"), "text/event-stream") {

@@ -70,6 +70,7 @@ func (s *Server) legacyRounds(ctx context.Context, p *flow.Program, req mcp.Requ
 	client := legacyClient(ss.InitializeParams())
 	era := eraLabel(client.Protocol)
 	caller := s.callerOf(headerOf(req))
+	parent := sdkTraceParent(req.GetParams().GetMeta())
 	fr := &flow.Request{
 		Arguments: args,
 		Client:    client,
@@ -80,13 +81,13 @@ func (s *Server) legacyRounds(ctx context.Context, p *flow.Program, req mcp.Requ
 		if round > s.opts.LegacyRounds {
 			return s.legacyFailure(p, fmt.Sprintf("the %s %s asked more than %d questions in one call", p.Name(), flowKind(p), s.opts.LegacyRounds))
 		}
-		rd := s.startRound(p, era, caller, fr)
-		rctx, cancel := s.roundContext(ctx, p, fr)
+		rd, tctx := s.startRound(ctx, p, era, caller, parent, fr)
+		rctx, cancel := s.roundContext(tctx, p, fr)
 		res, err := s.engine.Run(rctx, p, fr)
 		cancel()
 		if err == nil && res.Approval != nil {
 			rd.end(res, nil, nil)
-			o := origin{caller: caller, base: s.baseOf(ctx)}
+			o := origin{caller: caller, base: s.baseOf(ctx), trace: parent}
 			state, gaveUp, err := s.waitInline(ctx, p, fr, res.Approval, o, s.tell(ctx, req))
 			switch {
 			case ctx.Err() != nil:

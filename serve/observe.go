@@ -53,11 +53,13 @@ type round struct {
 }
 
 // startRound starts observing a round: the engine fills in fr.Stats.
-func (s *Server) startRound(p *flow.Program, era, caller string, fr *flow.Request) *round {
+// parent is the trace context the client sent ("" values for none). The
+// round runs in the context it returns.
+func (s *Server) startRound(ctx context.Context, p *flow.Program, era, caller string, parent traceParent, fr *flow.Request) (*round, context.Context) {
 	rd := &round{s: s, kind: flowKind(p), tool: p.Name(), era: era, caller: caller, start: time.Now()}
 	fr.Stats = &rd.stats
 	s.metrics.RoundsInFlight.Inc()
-	return rd
+	return rd, ctx
 }
 
 // end records the round's outcome in the metrics and the log: res is the

@@ -264,7 +264,7 @@ func (s *Server) runTaskRound(ctx context.Context, c *tasks.Claim, t *tasks.Task
 			return err
 		},
 	}
-	rd := s.startRound(p, firstModernVersion, "task "+t.ID, fr)
+	rd, rctx := s.startRound(rctx, p, firstModernVersion, "task "+t.ID, parseTaskTrace(t.Trace), fr)
 	res, err := s.engine.Run(rctx, p, fr)
 	r := outcome(rctx, era20260728, p, res, err)
 	if r.res != nil && r.res.Input == nil && r.res.Complete == nil && r.res.Approval == nil {
@@ -401,7 +401,7 @@ func (s *Server) newTask(ctx context.Context, p *flow.Program, fr *flow.Request,
 	now := s.engine.Now()
 	t := &tasks.Task{ID: id, Tool: p.Name(), Version: p.Version().String(), Principal: fr.Principal,
 		Arguments: append(json.RawMessage(nil), fr.Arguments...), Client: taskClient(fr.Client),
-		Status: tasks.Working, Created: now, Updated: now, TTL: s.opts.TaskTTL, Caller: o.caller, Base: o.baseURL()}
+		Status: tasks.Working, Created: now, Updated: now, TTL: s.opts.TaskTTL, Caller: o.caller, Base: o.baseURL(), Trace: o.trace.taskTrace()}
 	if ap != nil {
 		if err := s.awaitApproval(t, ap); err != nil {
 			return nil, err

@@ -73,6 +73,10 @@ type Task struct {
 	Principal string `json:"principal,omitempty"`
 	// Arguments are the call's arguments as sent.
 	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Trace is the W3C trace context (traceparent, then tracestate after a
+	// newline when there is one) of the call that started the task, or "";
+	// the task's rounds are traced as its children.
+	Trace string `json:"trace,omitempty"`
 	// Client is what the caller declared it can do, when it made the call.
 	Client Client `json:"client"`
 	// State is the sealed run state the next round continues from; ""
