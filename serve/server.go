@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -107,6 +109,10 @@ type Options struct {
 	// means a set in memory that the Server's own engine uses; nil with
 	// an Engine means runs are not pinned.
 	Versions *Versions
+	// Tracer, when set, traces each round as a span (serve/trace.go): the
+	// child of the W3C trace context the client sent in _meta, with child
+	// spans per step and question. Nil means no tracing.
+	Tracer trace.TracerProvider
 }
 
 // DefaultRoundTimeout is Options.RoundTimeout when it is zero.
