@@ -234,6 +234,7 @@ func New(progs []*flow.Program, opts Options) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	s.initTracing()
 	s.sdkLog = sdkLogger(opts.Logger)
 	s.legacy = newGate(opts.MaxLegacyCalls, s.metrics.LegacyCalls)
 	s.sessionPOSTs = newGate(0, nil)
