@@ -28,6 +28,8 @@ type File struct {
 	// Task is when a call of the flow may run as an MCP task (`task:`):
 	// see TaskMode.
 	Task String
+	// Auth is what the flow requires of its callers (`auth:`), or nil.
+	Auth *Auth
 
 	Input  *Schema // JSON Schema of the tool (or prompt) arguments; nil means {type: object}
 	Output *Schema // JSON Schema of structuredContent; nil when absent

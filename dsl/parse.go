@@ -21,9 +21,9 @@ func IsName(s string) bool { return idPattern.MatchString(s) }
 
 // reservedNames returns the names always in scope in expressions; ids and
 // set names cannot take them. vars and secrets hold the values a flow
-// declares under its vars and secrets keys.
+// declares under its vars and secrets keys; principal is the caller.
 func reservedNames() []string {
-	return []string{"input", "run", "client", "error", "vars", "secrets"}
+	return []string{"input", "run", "client", "principal", "error", "vars", "secrets"}
 }
 
 // parser holds the state of one Parse call.
@@ -154,7 +154,7 @@ func YAMLError(path string, src []byte, err error) Diagnostic {
 
 // topKeys returns the keys of the top-level mapping.
 func topKeys() []string {
-	return []string{"name", "title", "description", "kind", "task", "expressions", "input", "output", "vars", "secrets", "nodes"}
+	return []string{"name", "title", "description", "kind", "task", "expressions", "auth", "input", "output", "vars", "secrets", "nodes"}
 }
 
 // top reads the top-level mapping.
@@ -195,6 +195,8 @@ func (p *parser) top(f *File, root *yaml.Node) {
 		case "expressions", "kind":
 		case "task":
 			p.taskMode(f, e)
+		case "auth":
+			p.auth(f, e)
 		case "input":
 			f.Input = p.schema(e)
 		case "output":

@@ -31,11 +31,15 @@ type Env struct {
 // number of Programs (and successive versions of one flow) run on one
 // Engine.
 type Program struct {
-	file   *dsl.File
-	nodes  []*cnode
-	input  *schemas.Schema
-	output *schemas.Schema
-	long   bool // some step is `long: true`
+	file  *dsl.File
+	names int // the variables of its scope, a round's names to bind
+	// principal is set when some expression may read principal: rounds
+	// of other flows do not bind it.
+	principal bool
+	nodes     []*cnode
+	input     *schemas.Schema
+	output    *schemas.Schema
+	long      bool // some step is `long: true`
 }
 
 // HasLongSteps reports whether the flow has a `long: true` step.
@@ -156,6 +160,8 @@ type compiler struct {
 	diags   dsl.Diagnostics
 	flagged map[dsl.Pos]bool // forms Check found problems in
 	cfg     *dsl.CFG
+	// principal is set once an expression spells principal.
+	principal bool
 }
 
 func (c *compiler) errorf(pos dsl.Pos, code, format string, args ...any) {
@@ -226,7 +232,7 @@ func (c *compiler) compile(reg *actions.Registry, env Env) (*Program, error) {
 	}
 	c.env = lenv
 
-	p := &Program{file: f}
+	p := &Program{file: f, names: len(vars)}
 	inputDoc := map[string]any{"type": "object"}
 	inputPos := dsl.Pos{File: f.Path, Line: 1, Col: 1}
 	if f.Input != nil {
@@ -243,6 +249,7 @@ func (c *compiler) compile(reg *actions.Registry, env Env) (*Program, error) {
 		p.nodes = append(p.nodes, cn)
 		p.long = p.long || cn.long
 	}
+	p.principal = c.principal
 	return p, nil
 }
 

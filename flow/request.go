@@ -25,6 +25,9 @@ type Request struct {
 	// none, as on stdio). A state only opens for the principal it was
 	// sealed for.
 	Principal string
+	// Identity is the authenticated caller as expressions see it
+	// (principal), or nil when there is none.
+	Identity *Identity
 	// OnStep, when set, is called before (done false) and after (done
 	// true) each step the round runs, with the step's journal position;
 	// replayed steps are not reported. Servers use it for progress

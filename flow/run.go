@@ -117,19 +117,22 @@ func (e *Engine) Run(ctx context.Context, p *Program, req *Request) (*Result, er
 }
 
 // bind binds the variables of the round: the arguments, run, client,
-// error, and the flow's vars and secrets (settings, see Engine.settings).
+// principal, error, and the flow's vars and secrets (settings, see Engine.settings).
 func (r *runner) bind(args, settings map[string]any) {
 	st, req := r.st, r.req
-	r.vars = map[string]any{
-		varInput: args,
-		varRun: map[string]any{
-			"id":      r.runID,
-			"started": st.Started.UTC().Format(time.RFC3339Nano),
-			"round":   int64(r.round),
-		},
-		varClient: clientValue(req.Client),
-		varError:  "",
+	// Sized for every name the round may bind, so that it never grows.
+	r.vars = make(map[string]any, r.p.names)
+	r.vars[varInput] = args
+	r.vars[varRun] = map[string]any{
+		"id":      r.runID,
+		"started": st.Started.UTC().Format(time.RFC3339Nano),
+		"round":   int64(r.round),
 	}
+	r.vars[varClient] = clientValue(req.Client)
+	if r.p.principal {
+		r.vars[varPrincipal] = principalValue(req.Identity)
+	}
+	r.vars[varError] = ""
 	for name, v := range settings {
 		r.vars[name] = v
 	}

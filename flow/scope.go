@@ -63,7 +63,7 @@ func object(props map[string]any) map[string]any {
 }
 
 // Scope returns every variable an expression of f may use, each with a
-// JSON Schema of its values, in this order: input, run, client, error,
+// JSON Schema of its values, in this order: input, run, client, principal, error,
 // vars and secrets when the flow declares any, then each ask id, step id
 // and set name in file order (a name bound again keeps its first place). Compile type-checks every expression of f
 // against these variables (so lint reports what they do not allow), and the
@@ -88,7 +88,8 @@ func object(props map[string]any) map[string]any {
 //     roots: [{uri, name: string}]};
 //   - run: {id: string, started: string, round: int}; client: {name,
 //     version, protocol: string, form, url, sampling, roots: bool};
-//     error: string;
+//     error: string; principal: {sub: string, scopes: [string], claims:
+//     map of dyn}, the authenticated caller (empty when there is none);
 //   - vars and secrets: objects of the names the flow declares under
 //     vars and secrets, each a string, and no other field: an undeclared
 //     name is an error with a did-you-mean. A flow that declares none
@@ -115,6 +116,7 @@ func scope(f *dsl.File, reg *actions.Registry) ([]lang.Var, dsl.Diagnostics) {
 		{Name: varInput, Schema: inputSchema},
 		{Name: varRun, Schema: runSchema},
 		{Name: varClient, Schema: clientSchema},
+		{Name: varPrincipal, Schema: principalSchema},
 		{Name: varError, Schema: errorSchema},
 	}
 	if s := settingsSchema(f.Vars); s != nil {

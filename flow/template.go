@@ -126,6 +126,7 @@ func (c *compiler) expr(e *dsl.Expr, wantBool bool) *cexpr {
 		return nil
 	}
 	prg, errs := c.env.Compile(e.Src, wantBool)
+	c.principal = c.principal || strings.Contains(e.Src, varPrincipal)
 	for _, le := range errs {
 		c.errorf(e.PosAt(le.Offset), dsl.CodeBadExpression, "%s", le.Message)
 	}

@@ -312,22 +312,23 @@ nodes:
 		names = append(names, v.Name)
 		got[v.Name] = lang.TypeName(v.Schema)
 	}
-	wantNames := []string{"input", "run", "client", "error", "later", "total", "items", "mixed", "cfg", "q", "c"}
+	wantNames := []string{"input", "run", "client", "principal", "error", "later", "total", "items", "mixed", "cfg", "q", "c"}
 	if !reflect.DeepEqual(names, wantNames) {
 		t.Errorf("names %v, want %v", names, wantNames)
 	}
 	want := map[string]string{
-		"input":  "an object with field n",
-		"run":    "an object with fields id, round, started",
-		"client": "an object with fields form, name, protocol, roots, sampling, url, version",
-		"error":  "a string",
-		"later":  "any value", // total is not typed yet where later is bound
-		"total":  "an integer",
-		"items":  "a list of integers",
-		"mixed":  "a list",
-		"cfg":    "an object with fields a, b, c",
-		"q":      "an object with fields accepted, action, content",
-		"c":      "an object with field n",
+		"input":     "an object with field n",
+		"run":       "an object with fields id, round, started",
+		"client":    "an object with fields form, name, protocol, roots, sampling, url, version",
+		"principal": "an object with fields claims, scopes, sub",
+		"error":     "a string",
+		"later":     "any value", // total is not typed yet where later is bound
+		"total":     "an integer",
+		"items":     "a list of integers",
+		"mixed":     "a list",
+		"cfg":       "an object with fields a, b, c",
+		"q":         "an object with fields accepted, action, content",
+		"c":         "an object with field n",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v\nwant %v", got, want)
