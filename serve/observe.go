@@ -31,6 +31,7 @@ import (
 //	code     the JSON-RPC error code of a protocol_error
 //	ms       the round's duration in milliseconds
 //	caller   the name of the caller's token, when the tokens file names it
+//	trace_id, span_id  the round's span, when the Server traces (trace.go)
 //
 // Levels: a finished call is Info, a round that needs input Debug, a run
 // that failed Warn (Error when the failure is the server's), a rejected
@@ -44,29 +45,52 @@ func eraLabel(version string) string { return parseEra(version).label() }
 // round is one round being served.
 type round struct {
 	s      *Server
-	kind   string // "tool" or "prompt": the log key of the flow's name
+	prompt bool   // a prompt flow's round, not a tool's (see kind)
 	tool   string // the flow's name
 	era    string
 	caller string
 	start  time.Time
 	stats  flow.RoundStats
+	tr     *roundTrace // nil when the Server does not trace
 }
 
 // startRound starts observing a round: the engine fills in fr.Stats.
 // parent is the trace context the client sent ("" values for none). The
-// round runs in the context it returns.
+// round runs in the context it returns: when the Server traces, it holds
+// the round's span, the child of parent, and fr.OnStep also reports the
+// steps to it until end.
 func (s *Server) startRound(ctx context.Context, p *flow.Program, era, caller string, parent traceParent, fr *flow.Request) (*round, context.Context) {
-	rd := &round{s: s, kind: flowKind(p), tool: p.Name(), era: era, caller: caller, start: time.Now()}
+	rd := &round{s: s, prompt: p.IsPrompt(), tool: p.Name(), era: era, caller: caller, start: time.Now()}
 	fr.Stats = &rd.stats
 	s.metrics.RoundsInFlight.Inc()
+	if t := s.tracer(); t != nil {
+		ctx = rd.trace(ctx, t, parent, fr)
+	}
 	return rd, ctx
 }
 
-// end records the round's outcome in the metrics and the log: res is the
-// round's result (nil when it has none), rpcErr the JSON-RPC error it was
-// answered with, and err the engine's error (a run failure behind an
-// error result, or the protocol error's cause, or the context's error of
-// a cancelled round).
+// kind is "tool" or "prompt", the log key of the round's flow's name.
+func (rd *round) kind() string {
+	if rd.prompt {
+		return "prompt"
+	}
+	return "tool"
+}
+
+// logContext is the context the round's records are logged in: its
+// span's, so that they carry its trace and span ids.
+func (rd *round) logContext() context.Context {
+	if rd.tr != nil {
+		return rd.tr.ctx
+	}
+	return context.Background()
+}
+
+// end records the round's outcome in the metrics, the log and its span:
+// res is the round's result (nil when it has none), rpcErr the JSON-RPC
+// error it was answered with, and err the engine's error (a run failure
+// behind an error result, or the protocol error's cause, or the
+// context's error of a cancelled round).
 func (rd *round) end(res *flow.Result, rpcErr *jsonrpc.Error, err error) {
 	s, m := rd.s, rd.s.metrics
 	d := time.Since(rd.start)
@@ -120,7 +144,7 @@ func (rd *round) end(res *flow.Result, rpcErr *jsonrpc.Error, err error) {
 			// bound to another call: worth an operator's look.
 			level = slog.LevelWarn
 		}
-		if rd.kind == "prompt" && rpcErr.Code == codeInternalError {
+		if rd.prompt && rpcErr.Code == codeInternalError {
 			// A prompt's failure: the run ended, by a fail node or an
 			// error.
 			msg = "prompt failed"
@@ -143,12 +167,15 @@ func (rd *round) end(res *flow.Result, rpcErr *jsonrpc.Error, err error) {
 			}
 		}
 	}
-	ctx := context.Background()
+	if rd.tr != nil {
+		rd.tr.end(res, rpcErr, err, outcome)
+	}
+	ctx := rd.logContext()
 	if !s.log.Enabled(ctx, level) && storeErr(res) == nil {
 		return
 	}
 	attrs := make([]slog.Attr, 0, 12)
-	attrs = append(attrs, slog.String(rd.kind, rd.tool), slog.String("era", rd.era))
+	attrs = append(attrs, slog.String(rd.kind(), rd.tool), slog.String("era", rd.era))
 	if rd.stats.RunID != "" {
 		attrs = append(attrs, slog.String("run", rd.stats.RunID), slog.Int("round", rd.stats.Round))
 	}
@@ -182,7 +209,7 @@ func (rd *round) end(res *flow.Result, rpcErr *jsonrpc.Error, err error) {
 	s.log.LogAttrs(ctx, level, msg, attrs...)
 	if se := storeErr(res); se != nil {
 		s.log.LogAttrs(ctx, slog.LevelWarn, "final result not kept in the reply store; a retried final round will run its last steps again",
-			slog.String(rd.kind, rd.tool), slog.String("run", rd.stats.RunID), slog.String("err", se.Error()))
+			slog.String(rd.kind(), rd.tool), slog.String("run", rd.stats.RunID), slog.String("err", se.Error()))
 	}
 }
 
@@ -207,15 +234,15 @@ func (s *Server) callerOf(h http.Header) string {
 // logAnswers logs the answers of a 2026-07-28 round at Debug level: the
 // form answers only, never those to URL asks.
 func (s *Server) logAnswers(p *flow.Program, rd *round, responses map[string]json.RawMessage) {
-	if len(responses) == 0 || !s.log.Enabled(context.Background(), slog.LevelDebug) {
+	if len(responses) == 0 || !s.log.Enabled(rd.logContext(), slog.LevelDebug) {
 		return
 	}
 	for id, raw := range responses {
 		if !isFormAsk(p, id) {
 			continue
 		}
-		s.log.LogAttrs(context.Background(), slog.LevelDebug, "form answer",
-			slog.String(rd.kind, rd.tool), slog.String("run", rd.stats.RunID), slog.Int("round", rd.stats.Round),
+		s.log.LogAttrs(rd.logContext(), slog.LevelDebug, "form answer",
+			slog.String(rd.kind(), rd.tool), slog.String("run", rd.stats.RunID), slog.Int("round", rd.stats.Round),
 			slog.String("ask", id), slog.String("answer", string(raw)))
 	}
 }
