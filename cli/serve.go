@@ -64,6 +64,7 @@ type serveFlags struct {
 	flowResources   bool
 	values          valueFlags
 	tasks           taskFlags
+	oauth           oauthFlags
 }
 
 // valueFlags are the flags, of serve and run, that name the files of the
@@ -131,9 +132,17 @@ func runServe(ctx context.Context, env *Env) int {
 		}
 		logger.Info("bearer tokens required", "tokens", tokens.Len())
 	}
+	oauthOpts, err := f.oauth.options(ctx, f.tasks.publicURL, logger)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
+		return exitFail
+	}
 	set, code := loadServed(env, fs, paths, popts)
 	if set == nil {
 		return code
+	}
+	if oauthOpts == nil && !f.stdio {
+		warnUncheckedScopes(set.Programs, logger)
 	}
 	srv, err := serve.New(set.Programs, serve.Options{
 		Version:        Version,
@@ -174,7 +183,7 @@ func runServe(ctx context.Context, env *Env) int {
 	if f.stdio {
 		return serveStdio(ctx, env, srv, f.shutdownTimeout, logger)
 	}
-	return serveHTTP(ctx, env, f.http, srv, f.httpOptions(tokens), f.shutdownTimeout, logger)
+	return serveHTTP(ctx, env, f.http, srv, f.httpOptions(tokens, oauthOpts), f.shutdownTimeout, logger)
 }
 
 // stopTasks stops the server's task workers, letting their rounds run for
@@ -245,8 +254,9 @@ func (f *serveFlags) runtime(ctx context.Context, values *project.Values, logger
 // valid checks the flags that go together or must be positive, saying
 // what is wrong.
 func (f *serveFlags) valid(env *Env, fs *flag.FlagSet) bool {
-	httpSet := false
-	fs.Visit(func(fl *flag.Flag) { httpSet = httpSet || fl.Name == "http" })
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	httpSet := set["http"]
 	switch {
 	case f.stdio && httpSet:
 		fmt.Fprintln(env.Stderr, "flowserve serve: --http and --stdio cannot be used together")
@@ -256,6 +266,8 @@ func (f *serveFlags) valid(env *Env, fs *flag.FlagSet) bool {
 		fmt.Fprintln(env.Stderr, "flowserve serve: --shutdown-timeout must be positive")
 	case f.tasks.valid() != "":
 		fmt.Fprintf(env.Stderr, "flowserve serve: %s\n", f.tasks.valid())
+	case f.oauth.valid(f.tokens, f.stdio, set) != "":
+		fmt.Fprintf(env.Stderr, "flowserve serve: %s\n", f.oauth.valid(f.tokens, f.stdio, set))
 	default:
 		return true
 	}
@@ -284,7 +296,7 @@ func loadServed(env *Env, fs *flag.FlagSet, paths []string, popts project.Option
 }
 
 // httpOptions are the HTTP handler's options the flags give.
-func (f *serveFlags) httpOptions(tokens *serve.Tokens) serve.HTTPOptions {
+func (f *serveFlags) httpOptions(tokens *serve.Tokens, o *serve.OAuth) serve.HTTPOptions {
 	return serve.HTTPOptions{
 		SessionTimeout:      f.sessionTimeout,
 		MaxRequestBodyBytes: f.maxBody,
@@ -292,6 +304,7 @@ func (f *serveFlags) httpOptions(tokens *serve.Tokens) serve.HTTPOptions {
 		AllowedHosts:        splitList(f.allowedHosts),
 		AllowedOrigins:      splitList(f.allowedOrigins),
 		Tokens:              tokens,
+		OAuth:               o,
 		Metrics:             f.metrics,
 		ReadHeaderTimeout:   f.readHeader,
 		ReadTimeout:         f.readTimeout,
@@ -325,7 +338,8 @@ func (f *serveFlags) flagSet(env *Env) *flag.FlagSet {
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.BoolVar(&f.watch, "watch", false, "reload flows when their files change (a change with errors keeps the previous version serving)")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
-	fs.StringVar(&f.tokens, "tokens", "", "file of accepted bearer tokens, one [name:]token per line (none: no authentication)")
+	fs.StringVar(&f.tokens, "tokens", "", "file of accepted bearer tokens, one [name:]token per line (none: no authentication, unless --oauth-issuer)")
+	f.oauth.register(fs)
 	fs.StringVar(&f.allowedHosts, "allowed-hosts", "", "comma-separated host names the Host header may name (behind a proxy or on a public address)")
 	fs.StringVar(&f.allowedOrigins, "allowed-origins", "", "comma-separated browser origins allowed to call the server")
 	fs.BoolVar(&f.metrics, "metrics", false, "serve Prometheus metrics at /metrics")

@@ -62,6 +62,7 @@ const (
 	RejectHost         = "host"           // Host header not allowed (403)
 	RejectOrigin       = "origin"         // Origin header not allowed (403)
 	RejectUnauthorized = "unauthorized"   // no valid bearer token (401)
+	RejectScope        = "scope"          // the token lacks a scope the flow requires (403)
 	RejectTooLarge     = "body_too_large" // body over the limit (413)
 	RejectSessions     = "sessions"       // session cap reached (503)
 	RejectLegacyCalls  = "legacy_calls"   // session-era call cap reached (JSON-RPC error)

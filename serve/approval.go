@@ -207,7 +207,7 @@ func (s *Server) answerApproval(ctx context.Context, t *tasks.Task, ans *flow.Ap
 // rules refuse, why.
 func (s *Server) approvalRound(ctx context.Context, p *flow.Program, t *tasks.Task, ans *flow.ApprovalAnswer) (next, rejected string, err error) {
 	fr := &flow.Request{Arguments: t.Arguments, State: t.State, Client: flowClient(t.Client),
-		Principal: t.Principal, StateTTL: t.TTL, Task: t.ID, Approval: ans}
+		Principal: t.Principal, Identity: flowIdentity(t.Identity), StateTTL: t.TTL, Task: t.ID, Approval: ans}
 	rd, ctx := s.startRound(ctx, p, firstModernVersion, "approval "+t.ID, parseTaskTrace(t.Trace), fr)
 	res, err := s.engine.Run(ctx, p, fr)
 	rd.end(res, nil, err)

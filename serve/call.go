@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/oauth"
 )
 
 // The _meta keys of 2026-07-28 requests.
@@ -51,13 +52,35 @@ func invalidParams(msg string) *jsonrpc.Error {
 	return &jsonrpc.Error{Code: codeInvalidParams, Message: msg}
 }
 
-// principal identifies the caller of an SDK request (see
+// principal identifies the caller of an SDK request: the subject of its
+// OAuth token, or else a digest of its bearer token (see
 // principalFromHeader).
 func principal(req mcp.Request) string {
+	if p := sdkPrincipal(req); p != nil {
+		return p.Subject
+	}
 	if h := headerOf(req); h != nil {
 		return principalFromHeader(h)
 	}
 	return ""
+}
+
+// requestPrincipal identifies the caller of an HTTP request the lean path
+// serves, as principal does.
+func requestPrincipal(r *http.Request) string {
+	if p := authenticated(r.Context()); p != nil {
+		return p.Subject
+	}
+	return principalFromHeader(r.Header)
+}
+
+// callerName names the caller in the logs and on approval pages: the
+// token file's name of its token, or the subject of its OAuth token.
+func (s *Server) callerName(h http.Header, p *oauth.Principal) string {
+	if p != nil {
+		return p.Subject
+	}
+	return s.callerOf(h)
 }
 
 // headerOf returns the HTTP headers of an SDK request, or nil (stdio).
@@ -128,6 +151,7 @@ func (s *Server) sdkRound(ctx context.Context, p *flow.Program, req mcp.Request,
 		State:     state,
 		Client:    modernClient(meta, modernVersion(meta)),
 		Principal: principal(req),
+		Identity:  identityOf(sdkPrincipal(req)),
 		OnStep:    s.progress(ctx, req),
 	}
 	if len(responses) > 0 {
@@ -140,7 +164,7 @@ func (s *Server) sdkRound(ctx context.Context, p *flow.Program, req mcp.Request,
 			fr.Responses[id] = b
 		}
 	}
-	o := origin{caller: s.callerOf(headerOf(req)), base: s.baseOf(ctx), trace: sdkTraceParent(meta)}
+	o := origin{caller: s.callerName(headerOf(req), sdkPrincipal(req)), base: s.baseOf(ctx), trace: sdkTraceParent(meta)}
 	res, rpcErr, err := s.modernRound(ctx, p, fr, o, s.tell(ctx, req))
 	switch {
 	case err != nil:

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/flowserve/flowserve/metrics"
+	"github.com/flowserve/flowserve/oauth"
 )
 
 // HTTPOptions configure the Streamable HTTP endpoint (HTTPHandler) and
@@ -52,6 +53,9 @@ type HTTPOptions struct {
 	// "Authorization: Bearer <one of them>" gets 401 with
 	// "WWW-Authenticate: Bearer". See LoadTokens.
 	Tokens *Tokens
+	// OAuth, when set, makes the endpoint an OAuth 2.1 resource server
+	// (see OAuth) instead of checking Tokens, which must then be nil.
+	OAuth *OAuth
 
 	// Metrics serves the server's Prometheus metrics at MetricsPath (with
 	// the same Host, Origin and token checks as the endpoint).
@@ -149,14 +153,16 @@ const MetricsPath = "/metrics"
 //
 // Every request is checked first, in this order: its Host header and
 // then its Origin header against DNS rebinding (403), then its bearer
-// token when opts.Tokens is set (401). Then a new session over
+// token when opts.Tokens is set (401), or its OAuth access token when
+// opts.OAuth is (401, 403 for a flow's scopes, 503 when the issuer cannot
+// be asked). Then a new session over
 // opts.MaxSessions is refused (503), and a body over
 // opts.MaxRequestBodyBytes is answered 413.
 func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	opts = opts.withDefaults()
 	s.tokens.Store(opts.Tokens)
 	get := func(*http.Request) *mcp.Server { return s.mcp }
-	stateless := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
+	statelessSDK := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
 		Stateless:                    true,
 		PropagateRequestCancellation: true,
 		MaxRequestBodyBytes:          opts.MaxRequestBodyBytes,
@@ -171,16 +177,33 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 		Logger:                     s.sdkLog,
 		DisableLocalhostProtection: true,
 	})
-	if opts.Tokens != nil {
+	var stateless http.Handler = statelessSDK
+	switch {
+	case opts.OAuth != nil:
+		opts.Tokens = nil
+		sessions, stateless = bindPrincipals(sessions), bindPrincipals(stateless)
+		s.hideTools.Store(opts.OAuth.HideTools)
+	case opts.Tokens != nil:
 		sessions = bindSessions(sessions)
 	}
 	g := newGuard(opts, s.metrics)
+	// authorize checks what the guard does, then an OAuth token.
+	authorize := func(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
+		if !g.check(w, r) {
+			return nil, false
+		}
+		if opts.OAuth == nil {
+			return r, true
+		}
+		return s.checkOAuth(w, r, opts.OAuth, opts.MaxRequestBodyBytes)
+	}
 	slots := newSessionSlots(s.mcp, opts.MaxSessions, s.metrics.Sessions)
 	mux := http.NewServeMux()
 	mux.HandleFunc(EndpointPath, func(rw http.ResponseWriter, r *http.Request) {
 		w := newResponseWriter(rw, opts.WriteTimeout)
 		defer w.finish(s.metrics)
-		if !g.check(w, r) {
+		r, ok := authorize(w, r)
+		if !ok {
 			return
 		}
 		if sessionVersion(r.Header.Get("Mcp-Protocol-Version")) {
@@ -208,12 +231,26 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 			pages.ServeHTTP(w, r)
 		}
 	})
+	if opts.OAuth != nil {
+		// The metadata is for any client that is to get a token: no token
+		// is needed; the Host check applies.
+		meta := s.metadataHandler(opts.OAuth)
+		for _, path := range []string{oauth.MetadataPath, oauth.MetadataPath + EndpointPath} {
+			mux.HandleFunc(path, func(rw http.ResponseWriter, r *http.Request) {
+				w := newResponseWriter(rw, opts.WriteTimeout)
+				defer w.finish(nil)
+				if g.checkHost(w, r) {
+					meta.ServeHTTP(w, r)
+				}
+			})
+		}
+	}
 	if opts.Metrics {
 		mh := s.metrics.Handler()
 		mux.HandleFunc(MetricsPath, func(rw http.ResponseWriter, r *http.Request) {
 			w := newResponseWriter(rw, opts.WriteTimeout)
 			defer w.finish(nil)
-			if g.check(w, r) {
+			if _, ok := authorize(w, r); ok {
 				slots.sweep() // the open-sessions gauge is exact when scraped
 				mh.ServeHTTP(w, r)
 			}

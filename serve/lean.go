@@ -253,9 +253,10 @@ func (s *Server) callLean(w http.ResponseWriter, r *http.Request, req *leanReque
 		State:     req.Params.RequestState,
 		Responses: req.Params.InputResponses,
 		Client:    req.client,
-		Principal: principalFromHeader(r.Header),
+		Principal: requestPrincipal(r),
+		Identity:  identityOf(authenticated(r.Context())),
 	}
-	o := origin{caller: s.callerOf(r.Header), base: s.opts.PublicURL, r: r, trace: leanTraceParent(req.Params.Meta)}
+	o := origin{caller: s.callerName(r.Header, authenticated(r.Context())), base: s.opts.PublicURL, r: r, trace: leanTraceParent(req.Params.Meta)}
 	var sse *sseWriter
 	token := leanProgressToken(req.Params.Meta)
 	if token != nil && strings.Contains(r.Header.Get("Accept"), "text/event-stream") {

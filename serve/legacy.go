@@ -69,12 +69,13 @@ func (s *Server) legacyRounds(ctx context.Context, p *flow.Program, req mcp.Requ
 	defer s.legacy.release()
 	client := legacyClient(ss.InitializeParams())
 	era := eraLabel(client.Protocol)
-	caller := s.callerOf(headerOf(req))
+	caller := s.callerName(headerOf(req), sdkPrincipal(req))
 	parent := sdkTraceParent(req.GetParams().GetMeta())
 	fr := &flow.Request{
 		Arguments: args,
 		Client:    client,
 		Principal: principal(req),
+		Identity:  identityOf(sdkPrincipal(req)),
 		OnStep:    s.progress(ctx, req),
 	}
 	for round := 1; ; round++ {

@@ -137,6 +137,11 @@ type Server struct {
 	// tokens are the bearer tokens of the last HTTP handler made, for
 	// naming callers in the logs.
 	tokens atomic.Pointer[Tokens]
+	// scoped is set while some served flow requires OAuth scopes.
+	scoped atomic.Bool
+	// hideTools is HTTPOptions.OAuth.HideTools of the last HTTP handler
+	// made.
+	hideTools atomic.Bool
 	// legacy counts the session-era calls in progress, and sessionPOSTs
 	// the session-era POST requests being served (a call's reply goes out
 	// before its POST ends).
@@ -252,7 +257,7 @@ func New(progs []*flow.Program, opts Options) (*Server, error) {
 		CompletionHandler: s.complete,
 	})
 	s.mcp.AddReceivingMiddleware(advertiseTasks)
-	s.mcp.AddReceivingMiddleware(capInitializeVersion, resourceErrors)
+	s.mcp.AddReceivingMiddleware(capInitializeVersion, resourceErrors, s.hideUnpermitted)
 	s.mcp.AddSendingMiddleware(captureElicitResults)
 	if err := checkDeclared(opts.Resources); err != nil {
 		return nil, err
@@ -421,6 +426,13 @@ func (s *Server) swapLocked(tools, prompts map[string]*flow.Program) {
 		s.mcp.AddPrompt(promptOf(prompts[name]), s.promptHandler(name))
 	}
 	s.tools, s.prompts = tools, prompts
+	for _, p := range slices.Concat(slices.Collect(maps.Values(tools)), slices.Collect(maps.Values(prompts))) {
+		if len(p.Scopes()) > 0 {
+			// It stays set: runs in flight on a flow a reload removed
+			// still need its scopes.
+			s.scoped.Store(true)
+		}
+	}
 	s.syncResources()
 }
 

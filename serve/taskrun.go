@@ -248,6 +248,7 @@ func (s *Server) runTaskRound(ctx context.Context, c *tasks.Claim, t *tasks.Task
 		Responses: t.Answers,
 		Client:    flowClient(t.Client),
 		Principal: t.Principal,
+		Identity:  flowIdentity(t.Identity),
 		StateTTL:  t.TTL,
 		Task:      t.ID,
 		Checkpoint: func(state string) error {
@@ -399,7 +400,7 @@ func (s *Server) newTask(ctx context.Context, p *flow.Program, fr *flow.Request,
 		return nil, fmt.Errorf("mint task id: %w", err)
 	}
 	now := s.engine.Now()
-	t := &tasks.Task{ID: id, Tool: p.Name(), Version: p.Version().String(), Principal: fr.Principal,
+	t := &tasks.Task{ID: id, Tool: p.Name(), Version: p.Version().String(), Principal: fr.Principal, Identity: taskIdentity(fr.Identity),
 		Arguments: append(json.RawMessage(nil), fr.Arguments...), Client: taskClient(fr.Client),
 		Status: tasks.Working, Created: now, Updated: now, TTL: s.opts.TaskTTL, Caller: o.caller, Base: o.baseURL(), Trace: o.trace.taskTrace()}
 	if ap != nil {
@@ -445,6 +446,22 @@ func (s *Server) taskEntered(t *tasks.Task) {
 // its stored form.
 func taskClient(c flow.Client) tasks.Client {
 	return tasks.Client{Name: c.Name, Version: c.Version, Protocol: c.Protocol, Form: c.Form, URL: c.URL, Sampling: c.Sampling, Roots: c.Roots}
+}
+
+// taskIdentity is how a task keeps the identity of its caller.
+func taskIdentity(id *flow.Identity) *tasks.Identity {
+	if id == nil {
+		return nil
+	}
+	return &tasks.Identity{Subject: id.Subject, Scopes: id.Scopes, Claims: id.Claims}
+}
+
+// flowIdentity is the identity a task's rounds run with.
+func flowIdentity(id *tasks.Identity) *flow.Identity {
+	if id == nil {
+		return nil
+	}
+	return &flow.Identity{Subject: id.Subject, Scopes: id.Scopes, Claims: id.Claims}
 }
 
 func flowClient(c tasks.Client) flow.Client {

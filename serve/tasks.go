@@ -121,7 +121,7 @@ func (s *Server) serveTasks(w http.ResponseWriter, r *http.Request, body []byte)
 	case req.Params.TaskID == nil || *req.Params.TaskID == "":
 		err = invalidParams("params.taskId is required")
 	default:
-		result, err = s.taskMethod(r.Context(), principalFromHeader(r.Header), &req)
+		result, err = s.taskMethod(r.Context(), requestPrincipal(r), &req)
 	}
 	if err != nil {
 		writeRPCError(w, statusOf(err.Code), req.ID, err)

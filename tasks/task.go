@@ -71,6 +71,9 @@ type Task struct {
 	// Principal is the caller the task is bound to ("" when there is
 	// none, as on stdio); every tasks/* request must come from it.
 	Principal string `json:"principal,omitempty"`
+	// Identity is the OAuth caller of the call that started the task, as
+	// its rounds' expressions see it (principal); nil without OAuth.
+	Identity *Identity `json:"identity,omitempty"`
 	// Arguments are the call's arguments as sent.
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	// Trace is the W3C trace context (traceparent, then tracestate after a
@@ -127,6 +130,13 @@ type Task struct {
 	// reached it, for the links of approval pages ("" when unknown).
 	Caller string `json:"caller,omitempty"`
 	Base   string `json:"base,omitempty"`
+}
+
+// Identity is an OAuth caller: its token's subject, scopes and claims.
+type Identity struct {
+	Subject string         `json:"sub"`
+	Scopes  []string       `json:"scopes,omitempty"`
+	Claims  map[string]any `json:"claims,omitempty"`
 }
 
 // Client is what a task's caller declared it can do: the flow.Client of
