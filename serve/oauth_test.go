@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/internal/oauthtest"
@@ -27,7 +29,8 @@ type oauthServer struct {
 	srv      *serve.Server
 }
 
-// startOAuth serves the example flows and deploy_scoped with OAuth on.
+// startOAuth serves the example flows, deploy_scoped and deploy_task with
+// OAuth on: JWTs checked against the keys, opaque tokens introspected.
 func startOAuth(t *testing.T, hide bool) *oauthServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -37,11 +40,13 @@ func startOAuth(t *testing.T, hide bool) *oauthServer {
 	o := &oauthServer{base: "http://" + ln.Addr().String()}
 	o.endpoint = o.base + serve.EndpointPath
 	o.as = oauthtest.New(t, oauthtest.Options{Audience: o.endpoint})
-	v, err := oauth.NewVerifier(testCtx(t), oauth.Config{Issuer: o.as.Issuer(), Audience: o.endpoint})
+	id, secret := o.as.Introspector()
+	v, err := oauth.NewVerifier(testCtx(t), oauth.Config{Issuer: o.as.Issuer(), Audience: o.endpoint,
+		Introspection: &oauth.Introspection{ClientID: id, ClientSecret: secret}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	progs := append(compileExamples(t, flow.Env{}), testFlow(t, "deploy_scoped", flow.Env{}))
+	progs := append(compileExamples(t, flow.Env{}), testFlow(t, "deploy_scoped", flow.Env{}), testFlow(t, "deploy_task", flow.Env{}))
 	o.srv = serverWith(t, progs, serve.Options{})
 	hs := httptest.NewUnstartedServer(o.srv.HTTPHandler(serve.HTTPOptions{
 		OAuth: &serve.OAuth{Verifier: v, Issuer: o.as.Issuer(), HideTools: hide},
@@ -128,7 +133,7 @@ func TestOAuthChallenges(t *testing.T) {
 		{"no token", version, call("signup"), 401, "Bearer " + meta},
 		{"no token, a scoped tool", version, call("deploy_scoped"), 401, "Bearer " + meta + `, scope="deploy:write"`},
 		{"not a token", with("garbage-garbage-garbage"), call("signup"), 401,
-			"Bearer " + meta + `, error="invalid_token", error_description="the access token is not valid (opaque token)"`},
+			"Bearer " + meta + `, error="invalid_token", error_description="the access token is inactive"`},
 		{"expired", with(expired), call("signup"), 401, "Bearer " + meta + `, error="invalid_token", error_description="the access token is expired"`},
 		{"another audience", with(otherAud), call("signup"), 401,
 			"Bearer " + meta + `, error="invalid_token", error_description="the access token is for another audience"`},
@@ -215,5 +220,117 @@ func TestOAuthSessions(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOAuthGoSDKClient: the go-sdk's own OAuth client finds the metadata
+// from the 401, signs a person in at the authorization server (code flow
+// with PKCE, the resource indicator naming this server), and calls. It
+// asks for no scope first, so the scoped call gets the 403 and the client
+// steps up to the scope the challenge names.
+func TestOAuthGoSDKClient(t *testing.T) {
+	for _, version := range []string{v20260728, "2025-11-25"} {
+		t.Run(version, func(t *testing.T) {
+			o := startOAuth(t, false)
+			ctx := testCtx(t)
+			ada := oauthtest.User{Username: "ada", Password: "correct horse", Subject: "user-ada", Email: "ada@example.com", Name: "Ada"}
+			o.as.AddUser(ada)
+			const redirect = "http://127.0.0.1/callback"
+			id, secret := o.as.WebClient(redirect)
+			var asked [][]string
+			h, err := auth.NewAuthorizationCodeHandler(&auth.AuthorizationCodeHandlerConfig{
+				PreregisteredClient: &oauthex.ClientCredentials{ClientID: id, ClientSecretAuth: &oauthex.ClientSecretAuth{ClientSecret: secret}},
+				RedirectURL:         redirect,
+				ScopeFilter: func(scopes []string) []string {
+					asked = append(asked, scopes)
+					// The authorization server is OpenID Connect's: it wants
+					// openid. Least privilege: no scope of ours until one is
+					// needed.
+					if len(asked) == 1 {
+						return []string{"openid", "email"}
+					}
+					return append([]string{"openid", "email"}, scopes...)
+				},
+				AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+					back := o.as.Login(t, args.URL, ada)
+					return &auth.AuthorizationResult{Code: back.Query().Get("code"), State: back.Query().Get("state"), Iss: back.Query().Get("iss")}, nil
+				},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := mcp.NewClient(&mcp.Implementation{Name: "oauth-client", Version: "1"}, &mcp.ClientOptions{
+				ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"ok": true}}, nil
+				},
+			})
+			cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: o.endpoint, OAuthHandler: h}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			if err != nil {
+				t.Fatalf("connect: %v", err)
+			}
+			defer cs.Close()
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "deploy_scoped", Arguments: map[string]any{}})
+			if err != nil {
+				t.Fatalf("call: %v", err)
+			}
+			checkText(t, res, false, "deployed by user-ada (ada@example.com) with ", "deploy:write")
+			if len(asked) != 2 || strings.Join(asked[1], " ") != "deploy:write" {
+				t.Errorf("the client asked for scopes %v, want nothing, then deploy:write after the 403", asked)
+			}
+		})
+	}
+}
+
+// TestOAuthTask: a task is bound to the subject that started it, and its
+// rounds, on a worker, see that caller as principal. The caller's token
+// is opaque here: introspected.
+func TestOAuthTask(t *testing.T) {
+	o := startOAuth(t, false)
+	ctx := testCtx(t)
+	opaque := func(sub string) http.Header {
+		return bearer(o.as.Token(t, oauthtest.TokenRequest{Subject: sub, Scopes: []string{"deploy:write"}, Opaque: true,
+			Claims: map[string]any{"email": sub + "@example.com"}}))
+	}
+	alice, bob := opaque("alice"), opaque("bob")
+	var task wireTask
+	postRaw(t, ctx, o.endpoint, alice, "tools/call", callParams("deploy_task", map[string]any{}, tasksCaps)).result(t, &task)
+	if task.TaskID == "" {
+		t.Fatalf("want a task: %+v", task)
+	}
+	request := func(who http.Header, method string, extra map[string]any) *httpReply {
+		h := who.Clone()
+		h.Set("Mcp-Name", task.TaskID)
+		params := map[string]any{"taskId": task.TaskID, "_meta": modernMeta(tasksCaps)}
+		for k, v := range extra {
+			params[k] = v
+		}
+		return postRaw(t, ctx, o.endpoint, h, method, params)
+	}
+	for _, method := range []string{"tasks/get", "tasks/update", "tasks/cancel"} {
+		if e := request(bob, method, nil).rpcErr(t); e.Code != codeInvalidParams {
+			t.Errorf("%s by another subject: %+v", method, e)
+		}
+	}
+	var got wireTask
+	for deadline := time.Now().Add(20 * time.Second); got.Status != "input_required"; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("task still %s", got.Status)
+		}
+		request(alice, "tasks/get", nil).result(t, &got)
+	}
+	responses := map[string]any{}
+	for key := range got.InputRequests {
+		responses[key] = map[string]any{"action": "accept", "content": map[string]any{"ok": true}}
+	}
+	var ack map[string]any
+	request(alice, "tasks/update", map[string]any{"inputResponses": responses}).result(t, &ack)
+	for deadline := time.Now().Add(20 * time.Second); got.Status != "completed"; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) || got.Status == "failed" {
+			t.Fatalf("task %s: %+v", got.Status, got.Error)
+		}
+		request(alice, "tasks/get", nil).result(t, &got)
+	}
+	if text := got.Result.text(); text != "task deployed by alice (alice@example.com)" {
+		t.Errorf("result %q", text)
 	}
 }
