@@ -26,8 +26,10 @@ type Page struct {
 type Answer struct {
 	Action  string         // "accept" or "decline"
 	Content map[string]any // the form's values typed by the schema (accept only)
-	By      string         // the name the person typed on the page
+	By      string         // the name the person typed on the page, or the subject of the one who signed in
 	At      time.Time      // when (Options.Now)
+	// Approver is who signed in (Options.SignIn), or nil.
+	Approver *Approver
 }
 
 // Backend is where the handler's pages come from and its answers go.
@@ -45,6 +47,12 @@ type Backend interface {
 type Options struct {
 	Now func() time.Time // default time.Now
 	Log *slog.Logger     // default slog.Default()
+	// SignIn, when set, makes people sign in before they see a form: the
+	// answer's By is then their subject at the issuer.
+	SignIn *SignIn
+	// PublicURL is the server's URL as people reach it, for the sign-in's
+	// redirect URI; "" means the scheme and host of each request.
+	PublicURL string
 }
 
 // prefix is the path the handler serves.
@@ -65,22 +73,28 @@ var (
 	noticeForbidden = view{Heading: "This form cannot be accepted", Lines: []string{"This form has expired or was not sent from this page; open the link again."}}
 	noticeMethod    = view{Heading: "This method is not allowed", Lines: []string{"Open the link in a web browser."}}
 	noticeTooLarge  = view{Heading: "The answer is too large", Lines: []string{"Open the link again and send a shorter answer."}}
+	noticeSignedOut = view{Heading: "You are not signed in", Lines: []string{"Your sign-in has ended. Open the link again to sign in, then answer."}}
 	noticeUnread    = view{Heading: "The answer could not be read", Lines: []string{"Open the link again and send the form from that page."}}
 )
 
 // handler serves the approval pages.
 type handler struct {
-	b   Backend
-	s   *Sealer
-	now func() time.Time
-	log *slog.Logger
-	cop *http.CrossOriginProtection
+	b         Backend
+	s         *Sealer
+	now       func() time.Time
+	log       *slog.Logger
+	cop       *http.CrossOriginProtection
+	signIn    *SignIn
+	publicURL string
 }
 
 // NewHandler serves GET and POST /approve/{token} (register it on a mux at
 // "/approve/"): GET shows the question's form, POST takes its answer.
+// With Options.SignIn it also serves SignInPath, and shows a form only to
+// someone signed in for that link.
 func NewHandler(b Backend, s *Sealer, opts Options) http.Handler {
-	h := &handler{b: b, s: s, now: opts.Now, log: opts.Log, cop: http.NewCrossOriginProtection()}
+	h := &handler{b: b, s: s, now: opts.Now, log: opts.Log, cop: http.NewCrossOriginProtection(),
+		signIn: opts.SignIn, publicURL: opts.PublicURL}
 	if h.now == nil {
 		h.now = time.Now
 	}
@@ -98,6 +112,10 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd.Set("Referrer-Policy", "no-referrer")
 	hd.Set("Cache-Control", "no-store")
 	hd.Set("X-Frame-Options", "DENY")
+	if h.signIn != nil && r.URL.Path == SignInPath {
+		h.signedIn(w, r)
+		return
+	}
 	token, ok := strings.CutPrefix(r.URL.Path, prefix)
 	if !ok || token == "" || strings.Contains(token, "/") {
 		h.write(w, http.StatusNotFound, noticeBadLink)
@@ -120,8 +138,16 @@ func (h *handler) get(w http.ResponseWriter, r *http.Request, token string) {
 	if !ok {
 		return
 	}
+	var who *Approver
+	if h.signIn != nil {
+		if who = h.approver(r, token); who == nil {
+			h.begin(w, r, token)
+			return
+		}
+	}
 	cookie := ensureCSRFCookie(w, r)
 	f := newForm(p, defaults(p.Schema), nil, nil)
+	f.signedIn(who)
 	f.CSRF = h.s.csrfField(cookie, token)
 	h.write(w, http.StatusOK, view{Heading: f.Tool, Form: f})
 }
@@ -153,7 +179,17 @@ func (h *handler) post(w http.ResponseWriter, r *http.Request, token string) {
 	}
 	form := r.PostForm
 	a := Answer{By: strings.TrimSpace(form.Get(nameField)), At: h.now()}
-	nameErr := nameProblem(a.By)
+	var nameErr string
+	if h.signIn != nil {
+		if a.Approver = h.approver(r, token); a.Approver == nil {
+			h.log.Info("approval form refused", "task", t.Task, "key", t.Key, "reason", "not signed in")
+			h.write(w, http.StatusForbidden, noticeSignedOut)
+			return
+		}
+		a.By = a.Approver.Subject
+	} else {
+		nameErr = nameProblem(a.By)
+	}
 	var problems []FieldProblem
 	switch form.Get("action") {
 	case "decline":
@@ -162,11 +198,11 @@ func (h *handler) post(w http.ResponseWriter, r *http.Request, token string) {
 		a.Action = "accept"
 		a.Content, problems = ParseForm(p.Schema, form)
 	default:
-		h.reshow(w, r, token, p, []string{"Choose Submit or Decline"}, nil, nameErr)
+		h.reshow(w, r, token, p, a.Approver, []string{"Choose Submit or Decline"}, nil, nameErr)
 		return
 	}
 	if len(problems) > 0 || nameErr != "" {
-		h.reshow(w, r, token, p, nil, problems, nameErr)
+		h.reshow(w, r, token, p, a.Approver, nil, problems, nameErr)
 		return
 	}
 	h.submit(w, r, t, token, p, a)
@@ -194,9 +230,13 @@ func (h *handler) submit(w http.ResponseWriter, r *http.Request, t Ticket, token
 	case err != nil:
 		h.failed(w, t, err)
 	case reason != "":
-		h.reshow(w, r, token, p, []string{reason}, nil, "")
+		h.reshow(w, r, token, p, a.Approver, []string{reason}, nil, "")
 	default:
-		th := &thanksView{Tool: p.Tool, Message: p.Message, To: p.To, By: a.By,
+		by := a.By
+		if a.Approver != nil {
+			by = a.Approver.display()
+		}
+		th := &thanksView{Tool: p.Tool, Message: p.Message, To: p.To, By: by,
 			Declined: a.Action == "decline", At: newInstant(a.At), Answers: answerLines(p.Schema, a.Content)}
 		if p.Title != "" {
 			th.Tool = p.Title
@@ -223,8 +263,9 @@ func outcome(reason string, err error) string {
 // reshow shows the form again with the person's values and what was
 // wrong with them: reasons about the whole answer, the fields' problems
 // and the name's.
-func (h *handler) reshow(w http.ResponseWriter, r *http.Request, token string, p *Page, reasons []string, problems []FieldProblem, nameErr string) {
+func (h *handler) reshow(w http.ResponseWriter, r *http.Request, token string, p *Page, who *Approver, reasons []string, problems []FieldProblem, nameErr string) {
 	f := newForm(p, r.PostForm, reasons, problems)
+	f.signedIn(who)
 	f.setNameError(nameErr)
 	f.CSRF = h.s.csrfField(csrfCookieValue(r), token)
 	h.write(w, http.StatusUnprocessableEntity, view{Heading: "There is a problem: " + f.Tool, Form: f})

@@ -53,6 +53,14 @@ type formView struct {
 	CSRF                   string
 	Fields                 []fieldView
 	Name                   fieldView // the answerer's name
+	Approver               string    // who signed in, when the pages need it; then there is no name field
+}
+
+// signedIn shows who signed in instead of asking for a name.
+func (f *formView) signedIn(who *Approver) {
+	if who != nil {
+		f.Approver = who.display()
+	}
 }
 
 // thanksView is the page that confirms an answer, with the answer itself.

@@ -51,6 +51,7 @@ const (
 	hexTask      = 0   // the task byte of a task id carried as 16 bytes
 	linkInfo     = "flowserve approval link v1"
 	csrfInfo     = "flowserve approval form v1"
+	signInInfo   = "flowserve approval sign-in v1"
 	minSecret    = 16
 	// maxToken is the longest token in bytes before its base64: a task id
 	// and a key of the longest.
@@ -63,9 +64,10 @@ var encoding = base64.RawURLEncoding.Strict()
 
 // Sealer seals tickets into link tokens and opens them.
 type Sealer struct {
-	aead cipher.AEAD
-	csrf []byte    // the key of the forms' CSRF fields
-	rand io.Reader // the nonces' source; crypto/rand unless a test sets it
+	aead   cipher.AEAD
+	signIn cipher.AEAD // seals the sign-in state and the approver cookie
+	csrf   []byte      // the key of the forms' CSRF fields
+	rand   io.Reader   // the nonces' source; crypto/rand unless a test sets it
 }
 
 // NewSealer returns a Sealer whose keys are derived from secret with
@@ -86,7 +88,15 @@ func NewSealer(secret []byte) (*Sealer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("approve: %w", err)
 	}
-	return &Sealer{aead: aead, csrf: csrf, rand: rand.Reader}, nil
+	signInKey, err := hkdf.Key(sha256.New, secret, nil, signInInfo, chacha20poly1305.KeySize)
+	if err != nil {
+		return nil, fmt.Errorf("approve: deriving the sign-in key: %w", err)
+	}
+	signIn, err := chacha20poly1305.NewX(signInKey)
+	if err != nil {
+		return nil, fmt.Errorf("approve: %w", err)
+	}
+	return &Sealer{aead: aead, signIn: signIn, csrf: csrf, rand: rand.Reader}, nil
 }
 
 // Seal returns the token of t: a string of URL-safe characters, 88 long

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flowserve/flowserve/approve"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/oauth"
 	"github.com/flowserve/flowserve/serve"
@@ -26,6 +27,7 @@ type oauthFlags struct {
 	clientSecretFile string
 	introspectionURL string
 	hideTools        bool
+	approvalSignIn   bool
 	clockSkew        time.Duration
 }
 
@@ -37,13 +39,14 @@ func (o *oauthFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.clientSecretFile, "oauth-client-secret-file", "", "file holding the client secret of --oauth-client-id (default: $"+OAuthSecretEnv+")")
 	fs.StringVar(&o.introspectionURL, "oauth-introspection-url", "", "introspection endpoint (default: the one the issuer's metadata names)")
 	fs.BoolVar(&o.hideTools, "oauth-hide-tools", false, "leave out of tools/list and prompts/list the flows whose scopes the caller's token lacks")
+	fs.BoolVar(&o.approvalSignIn, "approval-sign-in", false, "make the people who answer approvals sign in at the issuer first (needs --oauth-client-id, a client whose redirect URI is --public-url followed by "+approve.SignInPath+"); answered_by is then their subject")
 	fs.DurationVar(&o.clockSkew, "oauth-clock-skew", oauth.DefaultClockSkew, "how far a token's exp, nbf and iat may be off")
 }
 
 // valid says what is wrong with the flags, or "".
 func (o *oauthFlags) valid(tokens string, stdio bool, set map[string]bool) string {
 	if o.issuer == "" {
-		for _, name := range []string{"oauth-audience", "oauth-client-id", "oauth-client-secret-file", "oauth-introspection-url", "oauth-hide-tools", "oauth-clock-skew"} {
+		for _, name := range []string{"oauth-audience", "oauth-client-id", "oauth-client-secret-file", "oauth-introspection-url", "oauth-hide-tools", "oauth-clock-skew", "approval-sign-in"} {
 			if set[name] {
 				return "--" + name + " needs --oauth-issuer"
 			}
@@ -59,6 +62,8 @@ func (o *oauthFlags) valid(tokens string, stdio bool, set map[string]bool) strin
 		return "--oauth-clock-skew must not be negative"
 	case o.clientID == "" && (o.clientSecretFile != "" || o.introspectionURL != ""):
 		return "--oauth-client-secret-file and --oauth-introspection-url need --oauth-client-id"
+	case o.approvalSignIn && o.clientID == "":
+		return "--approval-sign-in needs --oauth-client-id: the client people sign in with"
 	}
 	return ""
 }
@@ -125,4 +130,18 @@ func warnUncheckedScopes(progs []*flow.Program, logger *slog.Logger) {
 				"flow", p.Name(), "scopes", strings.Join(scopes, " "))
 		}
 	}
+}
+
+// signIn returns the approval pages' sign-in, or nil when it is off.
+func (o *oauthFlags) signIn(ctx context.Context) (*approve.SignIn, error) {
+	if !o.approvalSignIn {
+		return nil, nil
+	}
+	secret, err := o.secret()
+	if err != nil {
+		return nil, err
+	}
+	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	return approve.NewSignIn(dctx, approve.SignInConfig{Issuer: o.issuer, ClientID: o.clientID, ClientSecret: secret})
 }

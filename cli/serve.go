@@ -137,6 +137,11 @@ func runServe(ctx context.Context, env *Env) int {
 		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
 		return exitFail
 	}
+	signIn, err := f.oauth.signIn(ctx)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
+		return exitFail
+	}
 	set, code := loadServed(env, fs, paths, popts)
 	if set == nil {
 		return code
@@ -160,6 +165,7 @@ func runServe(ctx context.Context, env *Env) int {
 		TaskWorkers:    f.tasks.workers,
 		MaxWait:        f.tasks.maxWait,
 		PublicURL:      f.tasks.publicURL,
+		ApprovalSignIn: signIn,
 		Versions:       rt.versions,
 	})
 	if err != nil {

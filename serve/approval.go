@@ -329,5 +329,6 @@ func (s *Server) timeoutApproval(ctx context.Context, c *tasks.Claim, t *tasks.T
 
 // approvalHandler serves the approval pages.
 func (s *Server) approvalHandler() http.Handler {
-	return approve.NewHandler(pages{s}, s.sealer, approve.Options{Now: s.engine.Now, Log: s.log})
+	return approve.NewHandler(pages{s}, s.sealer, approve.Options{Now: s.engine.Now, Log: s.log,
+		SignIn: s.opts.ApprovalSignIn, PublicURL: s.opts.PublicURL})
 }

@@ -95,6 +95,10 @@ type Options struct {
 	// reach it (e.g. "https://mcp.example.com"), for the links of
 	// approval pages; "" means the scheme and host each call came in on.
 	PublicURL string
+	// ApprovalSignIn, when set, makes the people who answer approvals sign
+	// in at an OpenID Connect issuer first; their answers are recorded
+	// with their subject there (answered_by).
+	ApprovalSignIn *approve.SignIn
 	// WebhookAttempts is how many times an approval's notification is
 	// posted to its webhook before giving up, WebhookBackoff the pause
 	// after the first failure (doubled each time, at most a minute), and

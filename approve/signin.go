@@ -1,0 +1,276 @@
+package approve
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/coreos/go-oidc/v3/oidc"
+	"golang.org/x/crypto/chacha20poly1305"
+	"golang.org/x/oauth2"
+)
+
+// SignInPath is where the issuer sends people back after they signed in:
+// register it as the redirect URI of the client (the server's public URL
+// followed by SignInPath).
+const SignInPath = prefix + "signed-in"
+
+// The cookies of sign-in: one binds the sign-in to the browser that began
+// it, the other holds who signed in, for one link.
+const (
+	signInCookie   = "flowserve_signin"
+	approverCookie = "flowserve_approver"
+)
+
+// How long a sign-in may take, and how long it lasts.
+const (
+	signInTime   = 10 * time.Minute
+	approverTime = time.Hour
+)
+
+// Approver is a person who signed in at the issuer.
+type Approver struct {
+	Subject string // the ID token's sub
+	Name    string // its name, or ""
+	Email   string // its email, or ""
+}
+
+// display names the approver for people: the name, else the email, else
+// the subject.
+func (a *Approver) display() string {
+	switch {
+	case a.Name != "" && a.Email != "":
+		return a.Name + " (" + a.Email + ")"
+	case a.Name != "":
+		return a.Name
+	case a.Email != "":
+		return a.Email
+	}
+	return a.Subject
+}
+
+// SignInConfig configures SignIn.
+type SignInConfig struct {
+	// Issuer is the OpenID Connect issuer people sign in at.
+	Issuer string
+	// ClientID and ClientSecret are the server's client at the issuer,
+	// registered with the redirect URI <public URL> + SignInPath.
+	ClientID, ClientSecret string
+	// Client makes the requests to the issuer; default http.DefaultClient.
+	Client *http.Client
+}
+
+// SignIn makes the approval pages ask people to sign in at an OpenID
+// Connect issuer (authorization code with PKCE and a nonce) before they
+// see the form; their answer is then recorded with their subject rather
+// than a name they type. go-oidc discovers the issuer and verifies the ID
+// token.
+type SignIn struct {
+	verifier *oidc.IDTokenVerifier
+	oauth    oauth2.Config // RedirectURL is set per request
+	client   *http.Client
+}
+
+// NewSignIn discovers the issuer and returns a SignIn for it.
+func NewSignIn(ctx context.Context, cfg SignInConfig) (*SignIn, error) {
+	if cfg.ClientID == "" {
+		return nil, errors.New("approve: sign-in needs a client id")
+	}
+	client := cfg.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	provider, err := oidc.NewProvider(oidc.ClientContext(ctx, client), cfg.Issuer)
+	if err != nil {
+		return nil, fmt.Errorf("approve: discover %s for sign-in: %w", cfg.Issuer, err)
+	}
+	return &SignIn{
+		verifier: provider.Verifier(&oidc.Config{ClientID: cfg.ClientID}),
+		oauth: oauth2.Config{ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret, Endpoint: provider.Endpoint(),
+			Scopes: []string{oidc.ScopeOpenID, "profile", "email"}},
+		client: client,
+	}, nil
+}
+
+// signInState is what the state parameter of a sign-in carries.
+type signInState struct {
+	Token    string `json:"t"` // the link
+	Verifier string `json:"v"` // the PKCE code verifier
+	Nonce    string `json:"n"`
+	Browser  string `json:"b"` // the digest of the sign-in cookie
+	Expires  int64  `json:"e"` // unix seconds
+}
+
+// approverSeal is what the approver cookie carries.
+type approverSeal struct {
+	Approver
+	Link    [sha256.Size]byte `json:"l"` // the digest of the link it is for
+	Expires int64             `json:"e"`
+}
+
+// begin sends the browser to the issuer to sign in for token's page.
+func (h *handler) begin(w http.ResponseWriter, r *http.Request, token string) {
+	browser := randomText()
+	st := signInState{Token: token, Verifier: oauth2.GenerateVerifier(), Nonce: randomText(),
+		Browser: digestText(browser), Expires: h.now().Add(signInTime).Unix()}
+	state, err := h.s.sealJSON(st)
+	if err != nil {
+		h.log.Error("approval sign-in failed", "err", err)
+		h.write(w, http.StatusInternalServerError, noticeFailed)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: signInCookie, Value: browser, Path: prefix, HttpOnly: true,
+		Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode, MaxAge: int(signInTime / time.Second)})
+	cfg := h.signIn.oauth
+	cfg.RedirectURL = h.base(r) + SignInPath
+	http.Redirect(w, r, cfg.AuthCodeURL(state, oauth2.S256ChallengeOption(st.Verifier), oidc.Nonce(st.Nonce)), http.StatusSeeOther)
+}
+
+// signedIn takes the person back from the issuer: it checks the state
+// against the browser's cookie, exchanges the code, verifies the ID token
+// and its nonce, keeps who signed in in a cookie for the link, and sends
+// the browser to the link's page.
+func (h *handler) signedIn(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	var st signInState
+	cookie, cerr := r.Cookie(signInCookie)
+	switch {
+	case r.Method != http.MethodGet:
+		w.Header().Set("Allow", "GET")
+		h.write(w, http.StatusMethodNotAllowed, noticeMethod)
+		return
+	case h.s.openJSON(q.Get("state"), &st) != nil || !h.now().Before(time.Unix(st.Expires, 0)):
+		h.write(w, http.StatusBadRequest, noticeSignInFailed)
+		return
+	case cerr != nil || subtle.ConstantTimeCompare([]byte(digestText(cookie.Value)), []byte(st.Browser)) != 1:
+		h.log.Info("approval sign-in refused", "reason", "not the browser that began it")
+		h.write(w, http.StatusForbidden, noticeSignInFailed)
+		return
+	case q.Get("error") != "":
+		h.log.Info("approval sign-in refused by the issuer", "error", q.Get("error"))
+		h.write(w, http.StatusForbidden, noticeSignInFailed)
+		return
+	}
+	a, err := h.exchange(r, q.Get("code"), &st)
+	if err != nil {
+		h.log.Info("approval sign-in failed", "err", err)
+		h.write(w, http.StatusForbidden, noticeSignInFailed)
+		return
+	}
+	value, err := h.s.sealJSON(approverSeal{Approver: *a, Link: sha256.Sum256([]byte(st.Token)), Expires: h.now().Add(approverTime).Unix()})
+	if err != nil {
+		h.write(w, http.StatusInternalServerError, noticeFailed)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: signInCookie, Value: "", Path: prefix, MaxAge: -1})
+	http.SetCookie(w, &http.Cookie{Name: approverCookie, Value: value, Path: prefix, HttpOnly: true,
+		Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode, MaxAge: int(approverTime / time.Second)})
+	h.log.Info("approver signed in", "sub", a.Subject)
+	http.Redirect(w, r, Path(st.Token), http.StatusSeeOther)
+}
+
+// exchange trades the code for tokens and returns who the ID token names.
+func (h *handler) exchange(r *http.Request, code string, st *signInState) (*Approver, error) {
+	ctx := oidc.ClientContext(r.Context(), h.signIn.client)
+	cfg := h.signIn.oauth
+	cfg.RedirectURL = h.base(r) + SignInPath
+	tok, err := cfg.Exchange(ctx, code, oauth2.VerifierOption(st.Verifier))
+	if err != nil {
+		return nil, fmt.Errorf("exchange the code: %w", err)
+	}
+	raw, ok := tok.Extra("id_token").(string)
+	if !ok {
+		return nil, errors.New("the issuer sent no ID token")
+	}
+	id, err := h.signIn.verifier.Verify(ctx, raw)
+	if err != nil {
+		return nil, fmt.Errorf("verify the ID token: %w", err)
+	}
+	if subtle.ConstantTimeCompare([]byte(id.Nonce), []byte(st.Nonce)) != 1 {
+		return nil, errors.New("the ID token's nonce is not the sign-in's")
+	}
+	var claims struct {
+		Name  string `json:"name"`
+		Email string `json:"email"`
+	}
+	if err := id.Claims(&claims); err != nil {
+		return nil, fmt.Errorf("read the ID token's claims: %w", err)
+	}
+	return &Approver{Subject: id.Subject, Name: claims.Name, Email: claims.Email}, nil
+}
+
+// approver returns who signed in for token in this browser, or nil.
+func (h *handler) approver(r *http.Request, token string) *Approver {
+	c, err := r.Cookie(approverCookie)
+	if err != nil {
+		return nil
+	}
+	var a approverSeal
+	if h.s.openJSON(c.Value, &a) != nil || !h.now().Before(time.Unix(a.Expires, 0)) ||
+		a.Link != sha256.Sum256([]byte(token)) || a.Subject == "" {
+		return nil
+	}
+	return &a.Approver
+}
+
+// base returns the server's URL as the person reached it.
+func (h *handler) base(r *http.Request) string {
+	if h.publicURL != "" {
+		return strings.TrimRight(h.publicURL, "/")
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+// noticeSignInFailed is the page of a sign-in that did not succeed.
+var noticeSignInFailed = view{Heading: "Signing in did not succeed", Lines: []string{"Open the link you were sent again to sign in."}}
+
+// sealJSON seals v, as JSON, with the sign-in key.
+func (s *Sealer) sealJSON(v any) (string, error) {
+	plain, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	out := make([]byte, chacha20poly1305.NonceSizeX, chacha20poly1305.NonceSizeX+len(plain)+s.signIn.Overhead())
+	if _, err := io.ReadFull(s.rand, out); err != nil {
+		return "", fmt.Errorf("approve: making a nonce: %w", err)
+	}
+	return encoding.EncodeToString(s.signIn.Seal(out, out, plain, nil)), nil
+}
+
+// openJSON opens what sealJSON sealed into v.
+func (s *Sealer) openJSON(sealed string, v any) error {
+	raw, err := encoding.DecodeString(sealed)
+	if err != nil || len(raw) < chacha20poly1305.NonceSizeX+s.signIn.Overhead() || len(raw) > 8<<10 {
+		return ErrBadToken
+	}
+	plain, err := s.signIn.Open(nil, raw[:chacha20poly1305.NonceSizeX], raw[chacha20poly1305.NonceSizeX:], nil)
+	if err != nil || json.Unmarshal(plain, v) != nil {
+		return ErrBadToken
+	}
+	return nil
+}
+
+// randomText returns 32 random bytes in base64url.
+func randomText() string {
+	b := make([]byte, 32)
+	rand.Read(b) // never fails (crypto/rand)
+	return encoding.EncodeToString(b)
+}
+
+// digestText returns the SHA-256 of s in base64url.
+func digestText(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return encoding.EncodeToString(sum[:])
+}
