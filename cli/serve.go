@@ -65,6 +65,7 @@ type serveFlags struct {
 	values          valueFlags
 	tasks           taskFlags
 	oauth           oauthFlags
+	tracing         tracingFlags
 }
 
 // valueFlags are the flags, of serve and run, that name the files of the
@@ -142,6 +143,12 @@ func runServe(ctx context.Context, env *Env) int {
 		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
 		return exitFail
 	}
+	tracer, stopTracing, err := f.tracing.provider(ctx, Version)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
+		return exitFail
+	}
+	defer flushTraces(stopTracing, logger)
 	set, code := loadServed(env, fs, paths, popts)
 	if set == nil {
 		return code
@@ -166,6 +173,7 @@ func runServe(ctx context.Context, env *Env) int {
 		MaxWait:        f.tasks.maxWait,
 		PublicURL:      f.tasks.publicURL,
 		ApprovalSignIn: signIn,
+		Tracer:         tracer,
 		Versions:       rt.versions,
 	})
 	if err != nil {
@@ -190,6 +198,16 @@ func runServe(ctx context.Context, env *Env) int {
 		return serveStdio(ctx, env, srv, f.shutdownTimeout, logger)
 	}
 	return serveHTTP(ctx, env, f.http, srv, f.httpOptions(tokens, oauthOpts), f.shutdownTimeout, logger)
+}
+
+// flushTraces exports the spans not sent yet and stops the exporter,
+// waiting up to 10 s.
+func flushTraces(stop func(context.Context) error, logger *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := stop(ctx); err != nil {
+		logger.Warn("exporting the last spans", "err", err)
+	}
 }
 
 // stopTasks stops the server's task workers, letting their rounds run for
@@ -346,6 +364,7 @@ func (f *serveFlags) flagSet(env *Env) *flag.FlagSet {
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&f.tokens, "tokens", "", "file of accepted bearer tokens, one [name:]token per line (none: no authentication, unless --oauth-issuer)")
 	f.oauth.register(fs)
+	f.tracing.register(fs)
 	fs.StringVar(&f.allowedHosts, "allowed-hosts", "", "comma-separated host names the Host header may name (behind a proxy or on a public address)")
 	fs.StringVar(&f.allowedOrigins, "allowed-origins", "", "comma-separated browser origins allowed to call the server")
 	fs.BoolVar(&f.metrics, "metrics", false, "serve Prometheus metrics at /metrics")

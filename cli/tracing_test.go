@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/hex"
 	"flag"
 	"io"
 	"net"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
@@ -208,5 +210,58 @@ func TestTracingExport(t *testing.T) {
 				t.Errorf("resource %v", res)
 			}
 		})
+	}
+}
+
+// TestServeTraces runs flowserve serve --otlp-endpoint: a call whose _meta
+// carries a traceparent reaches the collector as a flowserve.round span
+// of that trace, with the client's span as its parent and the run id.
+func TestServeTraces(t *testing.T) {
+	c := &collector{}
+	httpURL, _ := startCollector(t, c)
+	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "50")
+	s := startHTTPServer(t, "--otlp-endpoint", httpURL, exampleFlowsDir)
+	const traceID, parentID = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"signup","arguments":{},"_meta":{` +
+		`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},` +
+		`"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"traceparent":"00-` + traceID + `-` + parentID + `-01"}}}`
+	req, _ := http.NewRequest(http.MethodPost, s.url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "tools/call")
+	req.Header.Set("Mcp-Name", "signup")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		c.mu.Lock()
+		var round *tracepb.Span
+		for _, rs := range c.got {
+			for _, ss := range rs.GetScopeSpans() {
+				for _, sp := range ss.GetSpans() {
+					if sp.GetName() == "flowserve.round" {
+						round = sp
+					}
+				}
+			}
+		}
+		c.mu.Unlock()
+		if round != nil {
+			attrs := map[string]string{}
+			for _, kv := range round.GetAttributes() {
+				attrs[kv.GetKey()] = kv.GetValue().GetStringValue()
+			}
+			if hex.EncodeToString(round.GetTraceId()) != traceID || hex.EncodeToString(round.GetParentSpanId()) != parentID ||
+				attrs["flowserve.tool"] != "signup" || len(attrs["flowserve.run"]) != 32 {
+				t.Errorf("round span: trace %x parent %x attributes %v", round.GetTraceId(), round.GetParentSpanId(), attrs)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no round span reached the collector; stderr:\n%s", s.stderr.String())
+		}
 	}
 }
