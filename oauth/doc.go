@@ -1,5 +1,5 @@
 // Package oauth makes flowserve an OAuth 2.1 resource server, as the MCP
-// authorization spec asks of a remote server (DESIGN §14).
+// authorization spec asks of a remote server (docs/operations.md, "Authorization").
 //
 // A Verifier checks the access tokens callers send:
 //
