@@ -72,6 +72,9 @@ const (
 	ChangeOutput Change = "output"
 	// ChangeTask: the flow's task mode changed.
 	ChangeTask Change = "task-mode"
+	// ChangeScopes: the OAuth scopes the flow requires (auth.scopes)
+	// changed.
+	ChangeScopes Change = "scopes"
 	// ChangeLanguage: the flow's expression language changed.
 	ChangeLanguage Change = "expression-language"
 	// ChangeText: a title, description, return or fail text changed.
@@ -436,6 +439,7 @@ func (c *comparer) tool() {
 			c.say(nil, ChangeTask, Compatible, pos, pos, fmt.Sprintf("task is now %s (it was %s)", nm, om), "")
 		}
 	}
+	c.scopes()
 	if ol, nl := language(of), language(nf); ol != nl {
 		pos := orTool(nf.Expressions.Pos)
 		critical := false
@@ -453,6 +457,35 @@ func (c *comparer) tool() {
 	c.text(of.Description, nf.Description, "the description")
 	c.input()
 	c.output()
+}
+
+// scopes compares the scopes the flow requires: a new one breaks the
+// callers without it, runs in flight included (every request is
+// checked); dropping one does not.
+func (c *comparer) scopes() {
+	old, cur := c.of.ScopeNames(), c.nf.ScopeNames()
+	var added, dropped []string
+	for _, s := range cur {
+		if !slices.Contains(old, s) {
+			added = append(added, s)
+		}
+	}
+	for _, s := range old {
+		if !slices.Contains(cur, s) {
+			dropped = append(dropped, s)
+		}
+	}
+	pos := toolPos(c.nf)
+	if c.nf.Auth != nil {
+		pos = c.nf.Auth.Pos
+	}
+	if len(added) > 0 {
+		c.say(nil, ChangeScopes, Breaking, pos, pos, "the flow now requires the scopes "+strings.Join(added, " "),
+			"callers whose tokens lack them are refused (403), their runs in flight included")
+	}
+	if len(dropped) > 0 {
+		c.say(nil, ChangeScopes, Compatible, pos, pos, "the flow no longer requires the scopes "+strings.Join(dropped, " "), "")
+	}
 }
 
 // language returns the expression language of f.

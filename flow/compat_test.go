@@ -129,6 +129,7 @@ var compatCases = []compatCase{
 	{"input retyped", [][2]string{{"n: {type: integer}", "n: {type: string}"}}, Breaking, []Change{ChangeInput}, "", false},
 	{"input widened", [][2]string{{"n: {type: integer}", "n: {type: number, maximum: 10}"}}, Breaking, []Change{ChangeInput}, "", false},
 	{"task required", [][2]string{{"description: Asks twice.\n", "description: Asks twice.\ntask: required\n"}}, Breaking, []Change{ChangeTask}, "", false},
+	{"scope required", [][2]string{{"description: Asks twice.\n", "description: Asks twice.\nauth: {scopes: [deploy:write]}\n"}}, Breaking, []Change{ChangeScopes}, "", false},
 }
 
 func (tc compatCase) oldSource() string {
