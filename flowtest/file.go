@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/internal/yamlx"
 )
 
@@ -37,13 +38,17 @@ type Setting struct {
 
 // Case is one test case.
 type Case struct {
-	Name    string
-	Pos     dsl.Pos // the case's mapping
-	Skip    string  // the reason the case is skipped; "" runs it
-	Args    json.RawMessage
-	Client  Client
-	Answers map[string]*Answers
-	Mocks   map[string]*Mock
+	Name   string
+	Pos    dsl.Pos // the case's mapping
+	Skip   string  // the reason the case is skipped; "" runs it
+	Args   json.RawMessage
+	Client Client
+	// Principal is the caller the case's server authenticated (its OAuth
+	// token's subject, scopes and claims), or nil for none: the flow's
+	// scopes are then not checked.
+	Principal *flow.Identity
+	Answers   map[string]*Answers
+	Mocks     map[string]*Mock
 	// Vars and Secrets are the values the case gives the flow's vars and
 	// secrets, by name, over the file's. A case reads no environment: a
 	// name the flow declares must have a value here or in the file.
@@ -174,11 +179,12 @@ type ListExp struct {
 
 // The keys of each mapping of a test file.
 var (
-	fileKeys   = []string{"flow", "vars", "secrets", "tests"}
-	caseKeys   = []string{"name", "skip", "args", "client", "vars", "secrets", "answers", "mocks", "expect"}
-	clientKeys = []string{"form", "url", "sampling", "roots", "tasks", "name", "version", "protocol"}
-	answerKeys = []string{"action", "content", "by", "text", "model", "stop_reason", "roots"}
-	expectKeys = []string{"text", "text_contains", "structured", "structured_contains", "is_error", "error",
+	fileKeys      = []string{"flow", "vars", "secrets", "tests"}
+	caseKeys      = []string{"name", "skip", "args", "client", "principal", "vars", "secrets", "answers", "mocks", "expect"}
+	principalKeys = []string{"sub", "scopes", "claims"}
+	clientKeys    = []string{"form", "url", "sampling", "roots", "tasks", "name", "version", "protocol"}
+	answerKeys    = []string{"action", "content", "by", "text", "model", "stop_reason", "roots"}
+	expectKeys    = []string{"text", "text_contains", "structured", "structured_contains", "is_error", "error",
 		"path", "visits", "not_visits", "asks", "statuses", "ask_messages", "step_inputs", "notifications", "messages", "description"}
 	notificationKeys = []string{"tool", "task", "question", "message", "to", "link", "expires", "text", "text_contains"}
 )
@@ -326,6 +332,8 @@ func (d *decoder) testCase(n *yaml.Node) *Case {
 			c.Args, _ = json.Marshal(v)
 		case "client":
 			d.client(e.Value, &c.Client)
+		case "principal":
+			c.Principal = d.principal(e.Value)
 		case "vars":
 			c.Vars = d.settings(e.Value, "vars")
 		case "secrets":
@@ -385,6 +393,34 @@ func (d *decoder) client(n *yaml.Node, c *Client) {
 			c.Protocol, _ = d.yr.String(e.Value, "client.protocol")
 		}
 	}
+}
+
+// principal decodes a case's caller: {sub, scopes, claims}.
+func (d *decoder) principal(n *yaml.Node) *flow.Identity {
+	id := &flow.Identity{}
+	for _, e := range d.mapping(n, "principal", principalKeys) {
+		switch e.Name {
+		case "sub":
+			id.Subject, _ = d.yr.String(e.Value, "principal.sub")
+		case "scopes":
+			for _, item := range d.seq(e.Value, "principal.scopes") {
+				if s, ok := d.yr.String(item, "principal.scopes[]"); ok {
+					id.Scopes = append(id.Scopes, s)
+				}
+			}
+		case "claims":
+			v, ok := d.yr.Value(e.Value)
+			if m, isMap := v.(map[string]any); ok && isMap {
+				id.Claims = m
+			} else if ok {
+				d.errorf(e.Value, CodeBadValue, "principal.claims must be a mapping of the token's claims")
+			}
+		}
+	}
+	if id.Subject == "" {
+		d.errorf(n, CodeBadValue, "principal needs sub: the subject of the caller's token")
+	}
+	return id
 }
 
 // settings decodes the vars or secrets of a file or case: a mapping of

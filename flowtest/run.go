@@ -547,12 +547,21 @@ func runCase(ctx context.Context, engine *flow.Engine, p *flow.Program, c *Case,
 	}
 	client := flow.Client{Name: c.Client.Name, Version: c.Client.Version, Protocol: c.Client.Protocol,
 		Form: c.Client.Form, URL: c.Client.URL, Sampling: c.Client.Sampling, Roots: c.Client.Roots}
+	sub := ""
+	if c.Principal != nil {
+		sub = c.Principal.Subject
+	}
 	inTask, detach, refused := taskStart(p, c)
+	if err := scopeRefusal(p, c); err != nil {
+		inTask, refused = false, err
+	}
 	if inTask {
 		o.status(statusWorking)
 	}
-	req := &flow.Request{Arguments: c.Args, Client: client, Mock: mock, Detach: detach}
-	stopped := refused != nil
+	req := &flow.Request{Arguments: c.Args, Client: client, Principal: sub, Identity: c.Principal, Mock: mock, Detach: detach}
+	// stopped is set once a failure is reported; a call refused before
+	// any round (refused) runs none, and is checked like any outcome.
+	stopped := false
 	o.err = refused
 	// next returns the case's next answer to the question id asked with
 	// message, or records why there is none and returns false.
@@ -582,7 +591,7 @@ func runCase(ctx context.Context, engine *flow.Engine, p *flow.Program, c *Case,
 	}
 	approvals := map[string]int{} // approvals asked, by ask id
 rounds:
-	for !stopped {
+	for !stopped && refused == nil {
 		if o.rounds >= maxRounds {
 			fail(c.Pos, Failure{Message: fmt.Sprintf("the call did not end after %d rounds", maxRounds)})
 			stopped = true
@@ -643,13 +652,13 @@ rounds:
 			} else {
 				ans.Response, ans.By = a.Raw, cmp.Or(a.By, DefaultBy)
 			}
-			req = &flow.Request{Arguments: c.Args, State: ap.State, Client: client, Mock: mock, Approval: ans}
+			req = &flow.Request{Arguments: c.Args, State: ap.State, Client: client, Principal: sub, Identity: c.Principal, Mock: mock, Approval: ans}
 			continue
 		}
 		if d := res.Detached; d != nil && req.Approval != nil {
 			// The approval's answer is journaled: the run goes on from
 			// the state it gives, as the call or task it was.
-			req = &flow.Request{Arguments: c.Args, State: d.State, Client: client, Mock: mock, Detach: detach}
+			req = &flow.Request{Arguments: c.Args, State: d.State, Client: client, Principal: sub, Identity: c.Principal, Mock: mock, Detach: detach}
 			continue
 		}
 		if d := res.Detached; d != nil {
@@ -658,7 +667,7 @@ rounds:
 			inTask, detach = true, nil
 			if d.Input == nil {
 				o.status(statusWorking)
-				req = &flow.Request{Arguments: c.Args, State: d.State, Client: client, Mock: mock}
+				req = &flow.Request{Arguments: c.Args, State: d.State, Client: client, Principal: sub, Identity: c.Principal, Mock: mock}
 				continue
 			}
 			res.Input = d.Input
@@ -683,7 +692,7 @@ rounds:
 			}
 			responses[id] = a.Raw
 		}
-		req = &flow.Request{Arguments: c.Args, State: res.Input.State, Responses: responses, Client: client, Mock: mock, Detach: detach}
+		req = &flow.Request{Arguments: c.Args, State: res.Input.State, Responses: responses, Client: client, Principal: sub, Identity: c.Principal, Mock: mock, Detach: detach}
 	}
 	cr.Rounds = o.rounds
 	cr.Path = namedOnly(o.trace)

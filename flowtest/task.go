@@ -2,6 +2,8 @@ package flowtest
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/flowserve/flowserve/flow"
@@ -27,6 +29,27 @@ func taskStart(p *flow.Program, c *Case) (inTask bool, detach *flow.Detach, err 
 		return true, nil, nil
 	}
 	return false, detach, nil
+}
+
+// scopeRefusal is why a server checking OAuth tokens would refuse the
+// case's call before any round: its principal lacks some of the flow's
+// scopes. A case without a principal models a server without OAuth, which
+// checks none.
+func scopeRefusal(p *flow.Program, c *Case) error {
+	if c.Principal == nil {
+		return nil
+	}
+	var missing []string
+	for _, s := range p.Scopes() {
+		if !slices.Contains(c.Principal.Scopes, s) {
+			missing = append(missing, s)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("HTTP 403 insufficient_scope: the %s tool needs the scopes %s; the caller's token lacks %s",
+		p.Name(), strings.Join(p.Scopes(), " "), strings.Join(missing, " "))
 }
 
 // The task statuses a case reports (expect.statuses), as tasks/get does.
