@@ -63,26 +63,6 @@ func (o *oauthServer) token(t *testing.T, sub string, scopes ...string) string {
 	return o.as.Token(t, oauthtest.TokenRequest{Subject: sub, Scopes: scopes, Claims: map[string]any{"email": sub + "@example.com"}})
 }
 
-// post sends a raw 2026-07-28 request and returns the response.
-func (o *oauthServer) post(t *testing.T, header http.Header, body string) *http.Response {
-	t.Helper()
-	req, err := http.NewRequestWithContext(testCtx(t), http.MethodPost, o.endpoint, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for k, vs := range header {
-		req.Header[k] = vs
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	return resp
-}
-
 func TestOAuthMetadata(t *testing.T) {
 	o := startOAuth(t, false)
 	for _, path := range []string{oauth.MetadataPath, oauth.MetadataPath + serve.EndpointPath} {
@@ -144,9 +124,9 @@ func TestOAuthChallenges(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resp := o.post(t, tt.header, tt.body)
-			if resp.StatusCode != tt.status || resp.Header.Get("WWW-Authenticate") != tt.want {
-				t.Errorf("%d %s\nwant %d %s", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), tt.status, tt.want)
+			status, header, _ := rawPost(t, testCtx(t), o.endpoint, tt.header, []byte(tt.body))
+			if status != tt.status || header.Get("WWW-Authenticate") != tt.want {
+				t.Errorf("%d %s\nwant %d %s", status, header.Get("WWW-Authenticate"), tt.status, tt.want)
 			}
 		})
 	}
