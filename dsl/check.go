@@ -85,6 +85,7 @@ func Check(f *File, reg *actions.Registry) Diagnostics {
 		}
 	}
 	c.checkGraph()
+	c.checkMore()
 	ds := c.diags
 	ds.Sort()
 	ds = slices.Compact(ds)

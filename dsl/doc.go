@@ -56,7 +56,7 @@
 //	multiple-documents   the file holds more than one YAML document
 //	name-collision       a set name is also the id of an ask or step node
 //	no-nodes             the node list is empty
-//	reserved-name        an id or set name is input, run, client, error, vars or secrets
+//	reserved-name        an id or set name is input, run, client, principal, error, vars or secrets
 //	secret-outside-with  an expression outside a step's with values reads secrets (they would reach the client or the journal)
 //	two-kinds            a node has more than one kind key
 //	unknown-key          a key that no node kind or mapping accepts, with a suggestion when one is close
