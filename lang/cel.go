@@ -370,16 +370,11 @@ func celErrors(src string, iss *cel.Issues, word func(int64) (celWording, bool))
 	}
 	var out []Error
 	for _, e := range iss.Errors() {
-		off := celOffset(e.Location, lineStarts)
-		msg := e.Message
+		err := Error{Offset: celOffset(e.Location, lineStarts), Message: e.Message}
 		if w, ok := celWord(word, e.ExprID); ok {
-			msg = w.msg
-			if w.field != "" {
-				// CEL places the error on the dot; point at the field.
-				off = fieldOffset(src, off, w.field)
-			}
+			err = w.at(src, err.Offset)
 		}
-		out = append(out, Error{Offset: off, Message: msg})
+		out = append(out, err)
 	}
 	return out
 }

@@ -73,13 +73,6 @@ func (e *celEnv) compileFacts(src string) *celFacts {
 	return newCELFacts(e, checked)
 }
 
-// celWording is an error worded from facts; field is set when the error
-// is about that field, which it then points at.
-type celWording struct {
-	msg   string
-	field string
-}
-
 func (f *celFacts) typeOf(id int64) *types.Type {
 	if t, ok := f.ast.TypeMap()[id]; ok {
 		return t
@@ -112,7 +105,7 @@ func (f *celFacts) compileMessage(id int64) (celWording, bool) {
 	switch n.Kind() {
 	case celast.IdentKind:
 		if n.Type().Kind() == types.ErrorKind {
-			return celWording{msg: unknownName(n.AsIdent(), f.env.scope.names)}, true
+			return unknownName(n.AsIdent(), f.env.scope.names), true
 		}
 	case celast.SelectKind:
 		sel := n.AsSelect()
@@ -191,7 +184,7 @@ func (f *celFacts) selectMessage(operandExpr celast.Expr, field string, test boo
 			return celWording{}, false
 		}
 		names, _ := f.env.prov.FindStructFieldNames(t.TypeName())
-		return celWording{msg: undefinedField(field, names), field: field}, true
+		return undefinedField(field, names), true
 	case t.Kind() == types.MapKind || isDynLike(t):
 		return celWording{}, false
 	}
@@ -215,7 +208,7 @@ func (f *celFacts) callMessage(n celast.NavigableExpr) (celWording, bool) {
 	}
 	decl := f.env.env.Functions()[fn]
 	if decl == nil {
-		return celWording{msg: unknownFunction(fn, celFunctionNames())}, true
+		return unknownFunction(fn, celFunctionNames()), true
 	}
 	exprs := call.Args()
 	if call.IsMemberFunction() {

@@ -205,19 +205,15 @@ func exprError(src string, err error, f *exprFacts) Error {
 	}
 	n := len([]rune(src))
 	off := min(max(fe.From, 0), n)
-	msg := fe.Message
-	if strings.HasSuffix(msg, "token EOF") {
+	if strings.HasSuffix(fe.Message, "token EOF") {
 		off = n // the end of the expression, as CEL reports it
 	}
 	if f != nil {
 		if w, ok := f.compileMessage(fe.Location); ok {
-			msg = w.msg
-			if w.field != "" {
-				off = fieldOffset(src, off, w.field)
-			}
+			return w.at(src, off)
 		}
 	}
-	return Error{Offset: off, Message: msg}
+	return Error{Offset: off, Message: fe.Message}
 }
 
 type exprProgram struct {

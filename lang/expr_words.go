@@ -199,9 +199,9 @@ func (f *exprFacts) nodeMessage(n ast.Node) (celWording, bool) {
 			return celWording{}, false
 		}
 		if c, ok := f.parents[n].(*ast.CallNode); ok && c.Callee == n {
-			return celWording{msg: f.unknownFunction(n.Value)}, true
+			return f.unknownFunction(n.Value), true
 		}
-		return celWording{msg: unknownName(n.Value, f.env.scope.names)}, true
+		return unknownName(n.Value, f.env.scope.names), true
 	case *ast.BinaryNode:
 		k, ok := exprBinaryOps[n.Operator]
 		l, r := n.Left.Nature(), n.Right.Nature()
@@ -266,9 +266,9 @@ func (f *exprFacts) unknown(name string) bool {
 	return !v && !fn && !b && name != "$env"
 }
 
-func (f *exprFacts) unknownFunction(name string) string {
+func (f *exprFacts) unknownFunction(name string) celWording {
 	if f.cfg.Disabled[name] {
-		return fmt.Sprintf("undefined function '%s': expressions are deterministic and have no clock (use a step, or run.started)", name)
+		return celWording{msg: fmt.Sprintf("undefined function '%s': expressions are deterministic and have no clock (use a step, or run.started)", name), name: name}
 	}
 	var names []string
 	for n := range f.cfg.Builtins {
@@ -306,7 +306,7 @@ func (f *exprFacts) memberMessage(m *ast.MemberNode) (celWording, bool) {
 		for n := range base.Fields {
 			names = append(names, n)
 		}
-		return celWording{msg: undefinedField(field.Value, names), field: field.Value}, true
+		return undefinedField(field.Value, names), true
 	case base.Kind == reflect.Slice || base.Kind == reflect.Array:
 		if exprUnknown(prop) || prop.Kind == reflect.Int || prop.Kind == reflect.Int64 {
 			return celWording{}, false

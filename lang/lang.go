@@ -8,8 +8,16 @@ import (
 // Error is a problem in an expression's source. Offset counts runes from
 // the start of the expression, so callers can map it into the flow file.
 type Error struct {
-	Offset  int
+	Offset int
+	// Length is how many runes from Offset the problem's text takes (an
+	// undefined name, field or function), or 0 when the language does not
+	// say.
+	Length  int
 	Message string
+	// Suggestion is what the Length runes at Offset most likely misspell
+	// (the did-you-mean the message gives too), or "". It is set only with
+	// a Length, so that replacing that text with it is a mechanical fix.
+	Suggestion string
 }
 
 // Error returns the message with its offset.

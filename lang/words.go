@@ -374,30 +374,75 @@ func zeroOf(t *types.Type) string {
 	return ""
 }
 
-// didYouMean returns ` (did you mean "x"?)` with the option that name most
-// likely misspells, or "".
-func didYouMean(name string, options []string) string {
-	if s := Suggest(name, options); s != "" {
-		return fmt.Sprintf(" (did you mean %q?)", s)
+// celWording is an error worded from a checker's facts, in either
+// language. field is set when the error is about that field, which it then
+// points at (CEL places such errors on the dot). name is set when the
+// error is about that text (an undefined name, field or function), which
+// the Error then spans, and suggestion is the option name most likely
+// misspells.
+type celWording struct {
+	msg        string
+	field      string
+	name       string
+	suggestion string
+}
+
+// at returns the Error of w at rune offset off of src: at the field when
+// w has one, and spanning name, with the suggestion, when src has it there
+// (or just before: CEL places a call on its parenthesis).
+func (w celWording) at(src string, off int) Error {
+	if w.field != "" {
+		off = fieldOffset(src, off, w.field)
 	}
-	return ""
+	e := Error{Offset: off, Message: w.msg}
+	if w.name == "" || off < 0 {
+		return e
+	}
+	rs := []rune(src)
+	n := len([]rune(w.name))
+	if w.field == "" && !spells(rs, off, w.name) && spells(rs, off-n, w.name) {
+		e.Offset = off - n // CEL places a call on its parenthesis
+	}
+	if spells(rs, e.Offset, w.name) {
+		e.Length = n
+		e.Suggestion = w.suggestion
+	}
+	return e
+}
+
+// spells reports whether rs holds name at offset off.
+func spells(rs []rune, off int, name string) bool {
+	n := len([]rune(name))
+	return off >= 0 && off+n <= len(rs) && string(rs[off:off+n]) == name
+}
+
+// didYouMean returns ` (did you mean "x"?)` with the option that name most
+// likely misspells, and the option; "" and "" when none is close.
+func didYouMean(name string, options []string) (hint, suggestion string) {
+	if s := Suggest(name, options); s != "" {
+		return fmt.Sprintf(" (did you mean %q?)", s), s
+	}
+	return "", ""
 }
 
 // unknownName words a name that is not in scope.
-func unknownName(name string, options []string) string {
-	return fmt.Sprintf("undefined name '%s'%s", name, didYouMean(name, options))
+func unknownName(name string, options []string) celWording {
+	hint, s := didYouMean(name, options)
+	return celWording{msg: fmt.Sprintf("undefined name '%s'%s", name, hint), name: name, suggestion: s}
 }
 
 // unknownFunction words a call of a function the language does not have.
-func unknownFunction(name string, options []string) string {
-	return fmt.Sprintf("undefined function '%s'%s", name, didYouMean(name, options))
+func unknownFunction(name string, options []string) celWording {
+	hint, s := didYouMean(name, options)
+	return celWording{msg: fmt.Sprintf("undefined function '%s'%s", name, hint), name: name, suggestion: s}
 }
 
 // undefinedField words a field an object does not declare.
-func undefinedField(field string, fields []string) string {
+func undefinedField(field string, fields []string) celWording {
 	fs := append([]string(nil), fields...)
 	sort.Strings(fs)
-	return fmt.Sprintf("undefined field '%s'%s", field, didYouMean(field, fs))
+	hint, s := didYouMean(field, fs)
+	return celWording{msg: fmt.Sprintf("undefined field '%s'%s", field, hint), field: field, name: field, suggestion: s}
 }
 
 // noFields words selecting a field of a value that has none; test is set

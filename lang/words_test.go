@@ -70,9 +70,9 @@ var compileWordings = []wordCase{
 	{"expr", `len(input.n)`, false, `cannot call len() with an integer (input.n)`, 0},
 
 	// Functions, conversions and names.
-	{"cel", `sise(input.tags)`, false, `undefined function 'sise' (did you mean "size"?)`, 4},
-	{"cel", `input.tags.sise()`, false, `undefined function 'sise' (did you mean "size"?)`, 15},
-	{"cel", `'x'.upperAsci()`, false, `undefined function 'upperAsci' (did you mean "upperAscii"?)`, 13},
+	{"cel", `sise(input.tags)`, false, `undefined function 'sise' (did you mean "size"?)`, 0},
+	{"cel", `input.tags.sise()`, false, `undefined function 'sise' (did you mean "size"?)`, 11},
+	{"cel", `'x'.upperAsci()`, false, `undefined function 'upperAsci' (did you mean "upperAscii"?)`, 4},
 	{"expr", `lenn(input.tags)`, false, `undefined function 'lenn' (did you mean "len"?)`, 0},
 	{"expr", `upper(input.n)`, false, `cannot call upper() with an integer (input.n): it takes a string`, 12},
 	{"cel", `int(input.tags)`, false, `cannot convert a list of strings (input.tags) to an integer`, 3},
@@ -347,6 +347,45 @@ func TestTextOnlyErrorsKeepTheirWording(t *testing.T) {
 		_, errs := envs[tc.lang].Compile(tc.src, false)
 		if len(errs) == 0 || !strings.HasPrefix(errs[0].Message, tc.want) || errs[0].Offset != tc.offset {
 			t.Errorf("%s %q: got %v, want %q at %d", tc.lang, tc.src, errs, tc.want, tc.offset)
+		}
+	}
+}
+
+// TestCompileErrorSpan checks the Length and Suggestion of the errors
+// about a misspelt name, field or function: the text the error spans, and
+// what a mechanical fix replaces it with.
+func TestCompileErrorSpan(t *testing.T) {
+	envs := testEnvs(t)
+	for _, tc := range []struct {
+		lang, src          string
+		offset, length     int
+		suggestion, spells string
+	}{
+		{"cel", `confrm.accepted`, 0, 6, "confirm", "confrm"},
+		{"expr", `confrm.accepted`, 0, 6, "confirm", "confrm"},
+		{"cel", `input.adress.city`, 6, 6, "address", "adress"},
+		{"expr", `input.adress.city`, 6, 6, "address", "adress"},
+		{"cel", "input.address.\n  cty", 17, 3, "city", "cty"},
+		{"expr", "input.address.\n  cty", 17, 3, "city", "cty"},
+		{"cel", `input.?adress`, 7, 6, "address", "adress"},
+		{"cel", `1 + sise(input.tags)`, 4, 4, "size", "sise"},
+		{"cel", `input.tags.sise()`, 11, 4, "size", "sise"},
+		{"expr", `lenn(input.tags)`, 0, 4, "len", "lenn"},
+		{"cel", `input.qqqqqqqq`, 6, 8, "", "qqqqqqqq"},
+		{"cel", `input.n.x`, 7, 0, "", ""}, // not a misspelling: no span
+	} {
+		_, errs := envs[tc.lang].Compile(tc.src, false)
+		if len(errs) != 1 {
+			t.Errorf("%s %q: got %v, want one error", tc.lang, tc.src, errs)
+			continue
+		}
+		e := errs[0]
+		if e.Offset != tc.offset || e.Length != tc.length || e.Suggestion != tc.suggestion {
+			t.Errorf("%s %q: offset %d, length %d, suggestion %q; want %d, %d, %q",
+				tc.lang, tc.src, e.Offset, e.Length, e.Suggestion, tc.offset, tc.length, tc.suggestion)
+		}
+		if rs := []rune(tc.src); e.Length > 0 && string(rs[e.Offset:e.Offset+e.Length]) != tc.spells {
+			t.Errorf("%s %q: spans %q, want %q", tc.lang, tc.src, string(rs[e.Offset:e.Offset+e.Length]), tc.spells)
 		}
 	}
 }
