@@ -1,0 +1,45 @@
+// Package lsp is flowserve's language server: `flowserve lsp` serves it
+// over standard input and output to an editor, for flow files.
+//
+// # Features
+//
+//   - Diagnostics as you type: exactly flowserve lint's, from the same
+//     pipeline (project.Load) run over the open document's text (not the
+//     file on disk) together with the other flow files and resource
+//     declarations of its directory, so that checks across files
+//     (duplicate-tool) see them; published on didOpen and, debounced
+//     (Options.Debounce, 200 ms by default), after didChange; a run that a
+//     newer change made stale publishes nothing; cleared on didClose.
+//     Ranges are converted from flowserve's positions (1-based lines as
+//     YAML counts them, 1-based columns in runes) to the protocol's
+//     (0-based lines, UTF-16 code units) through byte offsets.
+//   - Completion: node ids after next, then, else, unavailable, on_error
+//     and on_timeout; action names after step (summaries as detail); a
+//     step's with keys from its action's input schema; inside expressions
+//     (in {{ }}, if and rule), the names in scope and the fields of a path
+//     from its type (flow.Scope: input's schema, a form's properties under
+//     an ask's content, a step's output, vars and secrets); top-level and
+//     node keys from the flow schema.
+//   - Hover: the type of the path or expression under the cursor
+//     ("confirm.content.plan: string, one of free, team"), an action's
+//     summary and schemas on a step's action, a node's kind on its id.
+//   - Go to definition and rename of node ids: the id, every reference
+//     to it, and every expression that reads it, at the positions the
+//     parsed file gives; prepareRename.
+//   - Code actions: the fixes of the diagnostics (did-you-mean
+//     replacements) as quickfixes.
+//
+// # Library
+//
+// The server speaks JSON-RPC 2.0 through the go-sdk's jsonrpc package
+// (github.com/modelcontextprotocol/go-sdk/jsonrpc, already a dependency
+// for MCP: message encoding, decoding and error codes), with the base
+// protocol's Content-Length framing (wire.go) and the few protocol types
+// it uses (protocol.go) written here. The LSP libraries were weighed and
+// left: github.com/tliron/glsp (v0.2.2, its last release in March 2024)
+// brings protocol 3.16 types with a logging framework and a websocket
+// stack as dependencies; go.lsp.dev/protocol had its last release,
+// v0.12.0, in March 2022; gopls keeps its protocol types internal. Thirty
+// types and a framing reader cost less than a dependency that lags the
+// protocol, and they add nothing to go.mod.
+package lsp
