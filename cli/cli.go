@@ -41,6 +41,7 @@ func commands() map[string]command {
 		"diff":    {"compare two versions of flows: compatible, new-calls-only or breaking", runDiff},
 		"graph":   {"draw a flow as a Mermaid or Graphviz diagram", runGraph},
 		"lint":    {"check flow files and print diagnostics", runLint},
+		"lsp":     {"serve the Language Server Protocol over stdio, for editors", runLsp},
 		"run":     {"run a flow in the terminal, answering its questions", runRun},
 		"schema":  {"print the JSON Schema of flow files, for editors", runSchema},
 		"serve":   {"serve flows as MCP tools over Streamable HTTP or stdio", runServe},

@@ -1,0 +1,237 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf16"
+)
+
+// frames returns LSP messages framed as the base protocol frames them.
+func frames(msgs ...string) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		fmt.Fprintf(&b, "Content-Length: %d\r\n\r\n%s", len(m), m)
+	}
+	return b.String()
+}
+
+const (
+	lspInit     = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"capabilities":{}}}`
+	lspShutdown = `{"jsonrpc":"2.0","id":2,"method":"shutdown"}`
+	lspExit     = `{"jsonrpc":"2.0","method":"exit"}`
+)
+
+// TestLspCommand runs flowserve lsp on scripted input: its flags, and the
+// exit status the protocol gives a client that did or did not shut the
+// server down first.
+func TestLspCommand(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		stdin  string
+		code   int
+		stdout string // a substring
+		stderr string // a substring
+	}{
+		{"help", []string{"-h"}, "", exitOK, "", "usage: flowserve lsp"},
+		{"an argument", []string{"flows"}, "", exitUsage, "", `unexpected argument "flows"`},
+		{"a bad flag", []string{"--tcp"}, "", exitUsage, "", "flag provided but not defined"},
+		{"shutdown then exit", []string{"--stdio"}, frames(lspInit, lspShutdown, lspExit), exitOK, `"serverInfo":{"name":"flowserve"`, ""},
+		{"exit without shutdown", nil, frames(lspInit, lspExit), exitFail, `"id":1`, ""},
+		{"input ends", nil, frames(lspInit), exitFail, `"id":1`, ""},
+		{"a broken header", nil, "Content-Length: x\r\n\r\n", exitFail, "", "bad message header"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := Run(context.Background(), append([]string{"lsp"}, tt.args...), strings.NewReader(tt.stdin), &stdout, &stderr)
+			if code != tt.code || !strings.Contains(stdout.String(), tt.stdout) || !strings.Contains(stderr.String(), tt.stderr) {
+				t.Fatalf("exit %d (want %d)\nstdout: %s\nstderr: %s", code, tt.code, stdout.String(), stderr.String())
+			}
+		})
+	}
+}
+
+// nvimInstall says how to get Neovim; test failures quote it.
+const nvimInstall = "install it with `apt-get install -y neovim` (Debian, Ubuntu; as root; .ci/run does), or set NVIM to the path of a Neovim binary"
+
+// nvimPath returns the Neovim the editor test drives: $NVIM or nvim on
+// the PATH. Without one the test fails: CI installs it.
+func nvimPath(t testing.TB) string {
+	t.Helper()
+	if p := os.Getenv("NVIM"); p != "" {
+		return p
+	}
+	p, err := exec.LookPath("nvim")
+	if err != nil {
+		t.Fatalf("Neovim is not installed; the editor test needs it: %s", nvimInstall)
+	}
+	return p
+}
+
+// nvimScript drives Neovim's built-in LSP client: it opens FLOW_FILE,
+// starts `flowserve lsp` on it (vim.lsp.start from Neovim 0.8, else
+// vim.lsp.start_client and buf_attach_client, as Debian 12's 0.7 has),
+// waits for diagnostics, asks for completion and hover at COMPLETE_AT and
+// HOVER_AT ("line:character"), edits line FIX_LINE to FIX_TEXT, waits
+// for the diagnostics of the new text, stops the client and writes what
+// it saw to OUT_FILE as JSON.
+const nvimScript = `
+local env = function(k) return os.getenv(k) end
+local results = {}
+local function pos(s)
+  local l, c = s:match("(%d+):(%d+)")
+  return {line = tonumber(l), character = tonumber(c)}
+end
+local ok, err = pcall(function()
+  vim.cmd("edit " .. vim.fn.fnameescape(env("FLOW_FILE")))
+  local buf = vim.api.nvim_get_current_buf()
+  local published = {}
+  local config = {
+    name = "flowserve",
+    cmd = {env("FLOWSERVE_BIN"), "lsp"},
+    root_dir = vim.fn.fnamemodify(env("FLOW_FILE"), ":h"),
+    handlers = {
+      ["textDocument/publishDiagnostics"] = function(_, result) table.insert(published, result) end,
+    },
+  }
+  local id
+  if vim.lsp.start then
+    id = vim.lsp.start(config)
+  else
+    id = vim.lsp.start_client(config)
+    vim.lsp.buf_attach_client(buf, id)
+  end
+  results.nvim = tostring(vim.version().major) .. "." .. tostring(vim.version().minor)
+  if not vim.wait(15000, function() return #published > 0 end, 20) then error("no diagnostics were published") end
+  results.first = published[#published].diagnostics
+  local uri = vim.uri_from_bufnr(buf)
+  local function request(method, at)
+    local resp = vim.lsp.buf_request_sync(buf, method, {textDocument = {uri = uri}, position = pos(at)}, 10000)
+    if not resp or not resp[id] then error(method .. ": no response") end
+    if resp[id].err then error(method .. ": " .. vim.inspect(resp[id].err)) end
+    return resp[id].result
+  end
+  local items = request("textDocument/completion", env("COMPLETE_AT"))
+  results.completion = {}
+  for _, it in ipairs(items.items or items) do table.insert(results.completion, it.label) end
+  results.hover = request("textDocument/hover", env("HOVER_AT")).contents.value
+  local n = #published
+  local line = tonumber(env("FIX_LINE"))
+  vim.api.nvim_buf_set_lines(buf, line, line + 1, false, {env("FIX_TEXT")})
+  if not vim.wait(15000, function() return #published > n end, 20) then error("no diagnostics after the edit") end
+  results.second = published[#published].diagnostics
+  vim.lsp.stop_client(id)
+  vim.wait(5000, function() return vim.lsp.get_client_by_id(id) == nil end, 20)
+end)
+results.ok = ok
+if not ok then results.err = tostring(err) end
+vim.fn.writefile({vim.fn.json_encode(results)}, env("OUT_FILE"))
+vim.cmd("qa!")
+`
+
+// nvimFlow has a misspelt field after non-ASCII text.
+const nvimFlow = `name: nvim_demo
+description: Démo 🎉 flow.
+nodes:
+  - id: confirm
+    ask: "Délété 🎉?"
+    form:
+      plan: {type: string, enum: [free, team]}
+    required: [plan]
+  - return: "🎉 {{ confirm.content.plann }} {{ confirm.content.plan }}"
+`
+
+// TestLspNeovim is the language server in a real editor: headless Neovim
+// and its built-in LSP client start the flowserve binary, get lint's
+// diagnostics at the right UTF-16 range, complete a form's fields,
+// hover, send an incremental change and get the diagnostics cleared.
+func TestLspNeovim(t *testing.T) {
+	nvim := nvimPath(t)
+	bin := binary(t)
+	dir := t.TempDir()
+	flowPath := filepath.Join(dir, "nvim_demo.yaml")
+	out := filepath.Join(dir, "out.json")
+	if err := os.WriteFile(flowPath, []byte(nvimFlow), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "drive.lua")
+	if err := os.WriteFile(script, []byte(nvimScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(nvimFlow, "\n")
+	fixLine := len(lines) - 2
+	at := func(marker string, shift int) string {
+		p := utf16Pos(nvimFlow, marker, shift)
+		return fmt.Sprintf("%d:%d", p[0], p[1])
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", "luafile "+script)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "FLOWSERVE_BIN="+bin, "FLOW_FILE="+flowPath, "OUT_FILE="+out,
+		"COMPLETE_AT="+at("plann", 0), "HOVER_AT="+at("plan }}", 1),
+		fmt.Sprintf("FIX_LINE=%d", fixLine), "FIX_TEXT="+strings.Replace(lines[fixLine], "plann", "plan", 1),
+		"XDG_STATE_HOME="+dir, "XDG_DATA_HOME="+dir, "XDG_CONFIG_HOME="+dir)
+	output, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("nvim: %v\n%s", err, output)
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("nvim wrote no results: %v\n%s", err, output)
+	}
+	var res struct {
+		OK               bool
+		Err, Nvim, Hover string
+		First, Second    []lspDiag
+		Completion       []string
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatalf("results %s: %v", raw, err)
+	}
+	if !res.OK {
+		t.Fatalf("the script failed in Neovim %s: %s", res.Nvim, res.Err)
+	}
+	t.Logf("Neovim %s", res.Nvim)
+	start := utf16Pos(nvimFlow, "plann", 0)
+	if len(res.First) != 1 || res.First[0].Code != "bad-expression" || res.First[0].Range.Start.Line != start[0] ||
+		res.First[0].Range.Start.Character != start[1] || res.First[0].Range.End.Character != start[1]+5 {
+		t.Fatalf("diagnostics %+v, want one bad-expression at %v", res.First, start)
+	}
+	if !slices.Contains(res.Completion, "plan") {
+		t.Fatalf("completion %v, want plan", res.Completion)
+	}
+	if !strings.Contains(res.Hover, "confirm.content.plan: string, one of free, team") {
+		t.Fatalf("hover %q", res.Hover)
+	}
+	if len(res.Second) != 0 {
+		t.Fatalf("after the edit: %+v", res.Second)
+	}
+}
+
+// lspDiag is a diagnostic as the Neovim script writes it.
+type lspDiag struct {
+	Code  string
+	Range struct {
+		Start, End struct{ Line, Character int }
+	}
+}
+
+// utf16Pos returns the 0-based line and UTF-16 character of the first
+// marker in src, plus shift.
+func utf16Pos(src, marker string, shift int) [2]int {
+	at := strings.Index(src, marker)
+	before := src[:at]
+	col := before[strings.LastIndex(before, "\n")+1:]
+	return [2]int{strings.Count(before, "\n"), len(utf16.Encode([]rune(col))) + shift}
+}
