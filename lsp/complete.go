@@ -172,10 +172,11 @@ func (c completer) withKeys(action, partial string, have []string) []CompletionI
 		if slices.Contains(have, name) {
 			continue
 		}
-		detail := describe(fs[name])
+		var notes []string
 		if required[name] {
-			detail += ", required"
+			notes = append(notes, "required")
 		}
+		detail := describe(fs[name], notes...)
 		out = append(out, c.item(name, KindProperty, detail, schemaDoc(fs[name]), partial, name+": "))
 	}
 	return out

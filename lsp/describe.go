@@ -133,8 +133,9 @@ func fields(s map[string]any) map[string]map[string]any {
 
 // describe names a schema's type for the editor: "string, one of free,
 // team", "integer, 1 to 10", "list of strings", "object with fields a, b",
-// "any value".
-func describe(s map[string]any) string {
+// "any value". The notes, such as "required", come after the type and
+// before its rules.
+func describe(s map[string]any, notes ...string) string {
 	base := actions.SchemaType(withoutChoices(s))
 	if base == "any JSON value" {
 		switch t := lang.TypeName(s); {
@@ -151,7 +152,7 @@ func describe(s map[string]any) string {
 			base = "object with fields " + strings.Join(names, ", ")
 		}
 	}
-	parts := []string{base}
+	parts := append([]string{base}, notes...)
 	if e, ok := s["enum"].([]any); ok {
 		parts = append(parts, "one of "+choiceList(e))
 	}
@@ -220,11 +221,11 @@ func schemaDoc(s map[string]any) string {
 func fieldList(s map[string]any) string {
 	var b strings.Builder
 	for _, f := range actions.SchemaFields(s) {
-		req := ""
+		var notes []string
 		if f.Required {
-			req = ", required"
+			notes = append(notes, "required")
 		}
-		fmt.Fprintf(&b, "- `%s` %s%s", f.Path, describe(f.Schema), req)
+		fmt.Fprintf(&b, "- `%s` %s", f.Path, describe(f.Schema, notes...))
 		if d, ok := f.Schema["description"].(string); ok && d != "" {
 			fmt.Fprintf(&b, " — %s", d)
 		}

@@ -1,0 +1,112 @@
+package lsp
+
+import (
+	"testing"
+
+	"github.com/flowserve/flowserve/dsl"
+)
+
+// TestPositions converts flowserve positions (1-based lines as YAML
+// splits them, 1-based rune columns) to protocol ones (0-based lines
+// split at LF, CR LF and CR; UTF-16 units) and back.
+func TestPositions(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		pos  dsl.Pos  // a position in src
+		want Position // its protocol position
+	}{
+		{"ASCII", "a: 1\nbb: x\n", dsl.Pos{Line: 2, Col: 5}, Position{Line: 1, Character: 4}},
+		{"accents are one unit", "é: ü\nx: é\n", dsl.Pos{Line: 1, Col: 4}, Position{Line: 0, Character: 3}},
+		{"an emoji is two units", "a: 🎉 x\n", dsl.Pos{Line: 1, Col: 6}, Position{Line: 0, Character: 6}},
+		{"CJK is one unit each", "日本: 語x\n", dsl.Pos{Line: 1, Col: 6}, Position{Line: 0, Character: 5}},
+		{"CR LF", "a: 1\r\nb: 🎉x\r\n", dsl.Pos{Line: 2, Col: 5}, Position{Line: 1, Character: 5}},
+		{"CR alone", "a: 1\rb: x\r", dsl.Pos{Line: 2, Col: 4}, Position{Line: 1, Character: 3}},
+		{"a byte order mark", "\ufeffa: x\n", dsl.Pos{Line: 1, Col: 4}, Position{Line: 0, Character: 4}},
+		{"LS breaks YAML lines, not LSP ones", "a: x\u2028y: 🎉z\n", dsl.Pos{Line: 2, Col: 5}, Position{Line: 0, Character: 10}},
+		{"NEL likewise", "a: x\u0085y: z\n", dsl.Pos{Line: 2, Col: 4}, Position{Line: 0, Character: 8}},
+		{"invalid UTF-8 is one unit a byte", "a: \xff\xfex\n", dsl.Pos{Line: 1, Col: 6}, Position{Line: 0, Character: 5}},
+		{"a column past the line's end", "ab\ncd\n", dsl.Pos{Line: 1, Col: 9}, Position{Line: 0, Character: 2}},
+		{"a line past the end", "ab\n", dsl.Pos{Line: 7, Col: 1}, Position{Line: 1, Character: 0}},
+		{"no position", "ab\n", dsl.Pos{}, Position{Line: 0, Character: 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tx := newText([]byte(tt.src))
+			off := tx.offsetOfPos(tt.pos)
+			if got := tx.position(off); got != tt.want {
+				t.Fatalf("position of %v = %+v, want %+v", tt.pos, got, tt.want)
+			}
+			if back := tx.offset(tt.want); back != off {
+				t.Fatalf("offset of %+v = %d, want %d", tt.want, back, off)
+			}
+			if tt.pos.Line >= 1 && tt.pos.Line <= len(tx.yaml) && tx.offsetOfPos(tx.posOfOffset(off)) != off {
+				t.Fatalf("posOfOffset(%d) = %v, which is not back at %d", off, tx.posOfOffset(off), off)
+			}
+		})
+	}
+}
+
+// TestOffsetClamps reads protocol positions outside the text, or inside a
+// surrogate pair, as the nearest offset, and never panics.
+func TestOffsetClamps(t *testing.T) {
+	tx := newText([]byte("a🎉b\r\nc"))
+	tests := []struct {
+		p    Position
+		want int
+	}{
+		{Position{Line: 0, Character: 0}, 0},
+		{Position{Line: 0, Character: 2}, 1}, // inside 🎉: its start
+		{Position{Line: 0, Character: 3}, 5},
+		{Position{Line: 0, Character: 99}, 6}, // before the CR LF
+		{Position{Line: 1, Character: 1}, 9},
+		{Position{Line: 5, Character: 0}, 9},
+		{Position{Line: -1, Character: -1}, 0},
+	}
+	for _, tt := range tests {
+		if got := tx.offset(tt.p); got != tt.want {
+			t.Errorf("offset(%+v) = %d, want %d", tt.p, got, tt.want)
+		}
+	}
+}
+
+// TestApplyChange applies incremental changes with UTF-16 ranges.
+func TestApplyChange(t *testing.T) {
+	tests := []struct {
+		name, src string
+		change    TextDocumentContentChangeEvent
+		want      string
+		err       bool
+	}{
+		{"whole text", "abc", TextDocumentContentChangeEvent{Text: "xyz"}, "xyz", false},
+		{"after an emoji", "🎉ab\n", TextDocumentContentChangeEvent{Range: &Range{Position{0, 2}, Position{0, 3}}, Text: "X"}, "🎉Xb\n", false},
+		{"an insertion on the next line", "a\r\nb", TextDocumentContentChangeEvent{Range: &Range{Position{1, 0}, Position{1, 0}}, Text: "é"}, "a\r\néb", false},
+		{"across lines", "ab\ncd\n", TextDocumentContentChangeEvent{Range: &Range{Position{0, 1}, Position{1, 1}}, Text: ""}, "ad\n", false},
+		{"a range that ends before it starts", "abc", TextDocumentContentChangeEvent{Range: &Range{Position{0, 2}, Position{0, 1}}}, "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := applyChange([]byte(tt.src), tt.change)
+			if (err != nil) != tt.err || (err == nil && string(got) != tt.want) {
+				t.Fatalf("got %q, %v; want %q (error %v)", got, err, tt.want, tt.err)
+			}
+		})
+	}
+}
+
+// TestURIs maps document URIs to paths and back.
+func TestURIs(t *testing.T) {
+	tests := []struct{ uri, path string }{
+		{"file:///work/flows/a.yaml", "/work/flows/a.yaml"},
+		{"file:///work/my%20flows/%C3%A9.yaml", "/work/my flows/é.yaml"},
+		{"untitled:Untitled-1", "untitled:Untitled-1"},
+	}
+	for _, tt := range tests {
+		if got := uriPath(tt.uri); got != tt.path {
+			t.Errorf("uriPath(%q) = %q, want %q", tt.uri, got, tt.path)
+		}
+		if tt.uri[:5] == "file:" && uriPath(pathURI(tt.path)) != tt.path {
+			t.Errorf("pathURI(%q) = %q does not map back", tt.path, pathURI(tt.path))
+		}
+	}
+}
