@@ -88,7 +88,7 @@ func Check(f *File, reg *actions.Registry) Diagnostics {
 	c.checkMore()
 	ds := c.diags
 	ds.Sort()
-	ds = slices.Compact(ds)
+	ds = ds.Compact()
 	if len(ds) == 0 {
 		ds = nil
 	}
@@ -341,7 +341,7 @@ func (c *checker) checkStep(n *Node) {
 		for _, a := range c.reg.Actions() {
 			names = append(names, a.Name)
 		}
-		c.errorf(s.Action.Pos, CodeUnknownAction, "unknown action %q%s", s.Action.Value, didYouMean(s.Action.Value, names))
+		c.unknownf(s.Action.Pos, s.Action.Value, names, CodeUnknownAction, "unknown action %q%s", s.Action.Value)
 		return
 	}
 	// What with lacks is reported at its key, or at the step's when it
@@ -354,7 +354,7 @@ func (c *checker) checkStep(n *Node) {
 	vc.check(with, act.Input, "with", holder, true)
 	for _, is := range vc.issues {
 		code := map[valueProblem]string{problemMissing: CodeWithMissing, problemUnknown: CodeWithUnknown, problemValue: CodeWithValue}[is.problem]
-		c.errorf(is.pos, code, "%s", is.msg)
+		c.issue(is, code)
 	}
 }
 
@@ -387,7 +387,7 @@ func (c *checker) checkReturn(n *Node) {
 		vc.check(r.Structured, c.f.Output.Value, "structured", c.ix.keyPos(r.Pos, "structured"), true)
 		for _, is := range vc.issues {
 			code := map[valueProblem]string{problemMissing: CodeStructuredMissing, problemUnknown: CodeStructuredUnknown, problemValue: CodeStructuredValue}[is.problem]
-			c.errorf(is.pos, code, "%s", is.msg)
+			c.issue(is, code)
 		}
 	case r.Structured == nil && c.f.Output != nil:
 		c.warnf(r.Pos, CodeMissingStructured, "the flow declares an output schema, so MCP requires structured content in every result: add structured to this return")
@@ -470,7 +470,7 @@ func (c *checker) checkContent(b *Value, path string) {
 	vc := &valueChecker{ix: c.ix, sc: c.sc, by: article2(typ) + " " + typ + " block"}
 	vc.check(b, schema, path, b.Pos, true)
 	for _, is := range vc.issues {
-		c.errorf(is.pos, CodeBadContent, "%s", is.msg)
+		c.issue(is, CodeBadContent)
 	}
 	// Media data is base64; a resource has text or a base64 blob.
 	for k, key := range b.Keys {

@@ -59,7 +59,20 @@ func (pc *propChecker) at(path ...any) (key, val Pos) {
 }
 
 func (pc *propChecker) errorf(pos Pos, code, format string, args ...any) {
-	pc.c.errorf(pos, code, "form property %q: %s", pc.prop.Name, fmt.Sprintf(format, args...))
+	pc.errorSpan(pos, span{}, code, format, args...)
+}
+
+// errorSpan records an error about the property, about the text from pos
+// to sp.end, with sp's fixes.
+func (pc *propChecker) errorSpan(pos Pos, sp span, code, format string, args ...any) {
+	pc.c.errorSpan(pos, sp, code, "form property %q: %s", pc.prop.Name, fmt.Sprintf(format, args...))
+}
+
+// unknownf records an error about name, spelt at pos, that is not one of
+// options, as parser.unknownf does.
+func (pc *propChecker) unknownf(pos Pos, name string, options []string, code, format string, args ...any) {
+	hint, sug := didYouMean(name, options)
+	pc.errorSpan(pos, pc.c.misspelt(pos, name, sug), code, format, append(args, hint)...)
 }
 
 // keys returns the keys of the property's schema in file order.
@@ -117,11 +130,12 @@ func (pc *propChecker) check() {
 		pc.errorf(typePos, CodeFormKind, "form properties are flat: an object cannot be asked for; make each of its fields a property of the form")
 		return
 	case !slices.Contains(formTypes(), t):
-		hint := didYouMean(t, formTypes())
+		hint, sug := didYouMean(t, formTypes())
 		if a, ok := formTypeAliases[t]; ok {
-			hint = `; did you mean "` + a + `"?`
+			hint, sug = `; did you mean "`+a+`"?`, a
 		}
-		pc.errorf(typePos, CodeFormKind, "type %q is not one MCP forms allow (%s)%s", t, strings.Join(formTypes(), ", "), hint)
+		pc.errorSpan(typePos, pc.c.misspelt(typePos, t, sug), CodeFormKind,
+			"type %q is not one MCP forms allow (%s)%s", t, strings.Join(formTypes(), ", "), hint)
 		return
 	}
 	pc.checkKeywords(t)
@@ -171,8 +185,8 @@ func (pc *propChecker) checkKeywords(t string) {
 		case k == "enum" || k == "oneOf" || k == "enumNames":
 			pc.errorf(keyPos, CodeFormKeyword, "%s is not allowed on %s property: choices are strings (or an array of them)", k, articleType(t))
 		default:
-			pc.errorf(keyPos, CodeFormKeyword, "%s is not allowed on %s property (it takes %s)%s",
-				k, articleType(t), strings.Join(allowed[1:], ", "), didYouMean(k, allowed))
+			pc.unknownf(keyPos, k, allowed, CodeFormKeyword, "%s is not allowed on %s property (it takes %s)%s",
+				k, articleType(t), strings.Join(allowed[1:], ", "))
 		}
 	}
 }
@@ -189,7 +203,7 @@ func (pc *propChecker) checkString() {
 		case !isStr:
 			pc.errorf(pos, CodeFormFormat, "format must be one of %s, not %s", strings.Join(formFormats(), ", "), articleType(jsonType(f)))
 		case !slices.Contains(formFormats(), fs):
-			pc.errorf(pos, CodeFormFormat, "format %q is not one MCP forms allow (%s)%s", fs, strings.Join(formFormats(), ", "), didYouMean(fs, formFormats()))
+			pc.unknownf(pos, fs, formFormats(), CodeFormFormat, "format %q is not one MCP forms allow (%s)%s", fs, strings.Join(formFormats(), ", "))
 		}
 	}
 	enum, hasEnum := s["enum"]
@@ -260,7 +274,7 @@ func (pc *propChecker) checkArray() {
 		if k == "type" || k == "enum" || k == "anyOf" || pc.nullKeys[pos] {
 			continue
 		}
-		pc.errorf(pos, CodeFormKeyword, "items take only type, and enum or anyOf, not %s%s", k, didYouMean(k, []string{"type", "enum", "anyOf"}))
+		pc.unknownf(pos, k, []string{"type", "enum", "anyOf"}, CodeFormKeyword, "items take only type, and enum or anyOf, not %s%s", k)
 	}
 	enum, hasEnum := im["enum"]
 	anyOf, hasAnyOf := im["anyOf"]
@@ -350,7 +364,7 @@ func (pc *propChecker) titled(list any, path []any) []string {
 		for _, k := range keys {
 			kpos, _ := pc.at(append(slices.Clone(ep), k)...)
 			if k != "const" && k != "title" && !pc.nullKeys[kpos] {
-				pc.errorf(kpos, CodeFormEnum, "a choice has only const and title, not %s%s", k, didYouMean(k, []string{"const", "title"}))
+				pc.unknownf(kpos, k, []string{"const", "title"}, CodeFormEnum, "a choice has only const and title, not %s%s", k)
 			}
 		}
 		c, hasConst := m["const"]

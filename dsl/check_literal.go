@@ -142,9 +142,16 @@ func scalarKeywords(s map[string]any) map[string]any {
 // enumHint returns a did-you-mean for a string that is not one of the
 // string values of an enum or of a oneOf or anyOf of consts, or "".
 func enumHint(lit any, s map[string]any) string {
+	hint, _ := enumSuggestion(lit, s)
+	return hint
+}
+
+// enumSuggestion returns the did-you-mean of enumHint and the value it
+// suggests; "" and "" when there is none.
+func enumSuggestion(lit any, s map[string]any) (hint, suggestion string) {
 	str, ok := lit.(string)
 	if !ok {
-		return ""
+		return "", ""
 	}
 	var opts []string
 	for _, e := range listOf(s["enum"]) {

@@ -24,7 +24,7 @@ nodes:
 	g, _ := Parse("f.yaml", src)
 	g.Source = nil
 	got := Check(g, nil)
-	if !slices.Equal(got, want) {
+	if !slices.EqualFunc(got, want, Diagnostic.equal) {
 		t.Errorf("without the source:\n%v\nwith it:\n%v", got, want)
 	}
 	found := false

@@ -19,11 +19,14 @@ const (
 	problemValue                           // a literal of the wrong type, or outside the schema's bounds
 )
 
-// valueIssue is a problem found by valueChecker.
+// valueIssue is a problem found by valueChecker. name is set when the
+// problem is about that text at pos (a key, a string literal), which
+// suggestion, when set, most likely should be.
 type valueIssue struct {
-	problem valueProblem
-	pos     Pos
-	msg     string
+	problem          valueProblem
+	pos              Pos
+	msg              string
+	name, suggestion string
 }
 
 // valueChecker checks a Value against a JSON Schema as far as it can be
@@ -54,6 +57,14 @@ func (vc *valueChecker) report(problem valueProblem, pos Pos, format string, arg
 func (vc *valueChecker) reportAll(problem valueProblem, pos Pos, path string, vs []schemas.Violation, hint string) {
 	for _, v := range vs {
 		vc.report(problem, pos, "%s %s%s", joinField(path, v.Field), v.Reason, hint)
+	}
+}
+
+// misspelt marks the issues from the first to the last as being about
+// name, spelt at their position, which suggestion most likely should be.
+func (vc *valueChecker) misspelt(first int, name, suggestion string) {
+	for i := first; i < len(vc.issues); i++ {
+		vc.issues[i].name, vc.issues[i].suggestion = name, suggestion
 	}
 }
 
@@ -94,7 +105,12 @@ func (vc *valueChecker) check(v *Value, schema any, path string, holder Pos, top
 	case !simple:
 	case known:
 		vs := vc.sc.validate(scalarKeywords(s), lit)
-		vc.reportAll(problemValue, v.Pos, path, vs, enumHint(lit, s))
+		hint, sug := enumSuggestion(lit, s)
+		first := len(vc.issues)
+		vc.reportAll(problemValue, v.Pos, path, vs, hint)
+		if str, ok := lit.(string); ok {
+			vc.misspelt(first, str, sug)
+		}
 	case v.Kind == ValueMap:
 		vc.checkMap(v, s, path, holder, top)
 	case v.Kind == ValueList:
@@ -232,8 +248,11 @@ func (vc *valueChecker) checkClosed(v *Value, keys map[string]any, props map[str
 	for _, is := range vc.sc.validate(closed, keys) {
 		steps, _ := fieldSteps(is.Field)
 		key, _ := firstKey(steps)
+		hint, sug := didYouMean(key, names)
+		first := len(vc.issues)
 		vc.report(problemUnknown, vc.ix.keyPos(v.Pos, key), "%s %s by %s%s%s",
-			joinField(path, is.Field), is.Reason, vc.by, allowedText(names), didYouMean(key, names))
+			joinField(path, is.Field), is.Reason, vc.by, allowedText(names), hint)
+		vc.misspelt(first, key, sug)
 	}
 }
 

@@ -242,9 +242,10 @@ func (p *parser) checkSecrets(f *File) {
 			continue
 		}
 		off := errs[0].Offset
-		p.errorf(u.expr.PosAt(off), CodeSecretOutsideWith,
+		sel := selection(u.expr.Src, off)
+		p.errorSpan(u.expr.PosAt(off), exprSpan(u.expr, off, sel), CodeSecretOutsideWith,
 			"%s is read in %s; secrets may only be read in a step's with values, which go to the step's action alone",
-			selection(u.expr.Src, off), u.place)
+			sel, u.place)
 	}
 }
 

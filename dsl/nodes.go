@@ -390,7 +390,7 @@ func (p *parser) required(e pair, fm *Form) []String {
 			continue
 		}
 		if !slices.Contains(names, c.Value) {
-			p.errorf(p.pos(c), CodeUnknownProperty, "required names %q, which is not a property of the form%s", c.Value, didYouMean(c.Value, names))
+			p.unknownf(p.pos(c), c.Value, names, CodeUnknownProperty, "required names %q, which is not a property of the form%s", c.Value)
 		}
 		out = append(out, String{Value: c.Value, Pos: p.pos(c)})
 	}
@@ -687,8 +687,8 @@ func (p *parser) content(e pair) []*Value {
 			hasType = true
 			t, ok := p.str(ce)
 			if ok && !slices.Contains(contentTypes(), t.Value) {
-				p.errorf(t.Pos, CodeBadValue, "content block type %q must be one of %s%s",
-					t.Value, strings.Join(contentTypes(), ", "), didYouMean(t.Value, contentTypes()))
+				p.unknownf(t.Pos, t.Value, contentTypes(), CodeBadValue, "content block type %q must be one of %s%s",
+					t.Value, strings.Join(contentTypes(), ", "))
 			}
 		}
 		if !hasType {
@@ -835,7 +835,7 @@ func (p *parser) messages(e pair) []*Message {
 				hasRole = true
 				if r, ok := p.str(ce); ok {
 					if !slices.Contains(roles(), r.Value) {
-						p.errorf(r.Pos, CodeBadValue, "role must be user or assistant, not %q%s", r.Value, didYouMean(r.Value, roles()))
+						p.unknownf(r.Pos, r.Value, roles(), CodeBadValue, "role must be user or assistant, not %q%s", r.Value)
 					}
 					m.Role = r
 				}

@@ -79,7 +79,7 @@ func Parse(path string, src []byte) (*File, Diagnostics) {
 func (p *parser) finish() Diagnostics {
 	ds := p.diags
 	ds.Sort()
-	ds = slices.Compact(ds)
+	ds = ds.Compact()
 	if len(ds) == 0 {
 		return nil
 	}
@@ -231,8 +231,8 @@ func (p *parser) expressions(f *File, e pair) {
 	}
 	p.lang = nil
 	names := lang.Names()
-	p.errorf(s.Pos, CodeUnknownLanguage, "unknown expression language %q (supported: %s)%s",
-		s.Value, strings.Join(names, ", "), didYouMean(s.Value, names))
+	p.unknownf(s.Pos, s.Value, names, CodeUnknownLanguage, "unknown expression language %q (supported: %s)%s",
+		s.Value, strings.Join(names, ", "))
 }
 
 // flowKinds returns the values of the top-level kind key.
@@ -245,8 +245,8 @@ func (p *parser) flowKind(f *File, e pair) {
 		return
 	}
 	if !slices.Contains(flowKinds(), s.Value) {
-		p.errorf(s.Pos, CodeBadValue, "kind must be %s, not %q%s",
-			strings.Join(flowKinds(), " or "), s.Value, didYouMean(s.Value, flowKinds()))
+		p.unknownf(s.Pos, s.Value, flowKinds(), CodeBadValue, "kind must be %s, not %q%s",
+			strings.Join(flowKinds(), " or "), s.Value)
 		return
 	}
 	f.Kind = s
@@ -260,8 +260,7 @@ func (p *parser) taskMode(f *File, e pair) {
 		return
 	}
 	if !slices.Contains(taskModes(), s.Value) {
-		p.errorf(s.Pos, CodeBadValue, "task must be never, auto or required, not %q%s",
-			s.Value, didYouMean(s.Value, taskModes()))
+		p.unknownf(s.Pos, s.Value, taskModes(), CodeBadValue, "task must be never, auto or required, not %q%s", s.Value)
 		return
 	}
 	f.Task = s
@@ -341,23 +340,14 @@ func (p *parser) link(f *File) {
 			continue
 		}
 		r.Target = -1
-		p.errorf(r.Pos, CodeUnknownTarget, "no node has id %q%s", r.ID, didYouMean(r.ID, ids))
+		p.unknownf(r.Pos, r.ID, ids, CodeUnknownTarget, "no node has id %q%s", r.ID)
 	}
-}
-
-// didYouMean returns "; did you mean "x"?" for the option closest to name,
-// or "" when none is close.
-func didYouMean(name string, options []string) string {
-	if s := Suggest(name, options); s != "" {
-		return `; did you mean "` + s + `"?`
-	}
-	return ""
 }
 
 // unknownKey reports a key that is not one of known; where says where
 // the key is (" in retry").
 func (p *parser) unknownKey(e pair, where string, known []string) {
-	p.errorf(p.pos(e.key), CodeUnknownKey, "unknown key %q%s%s", e.name, where, didYouMean(e.name, known))
+	p.unknownf(p.pos(e.key), e.name, known, CodeUnknownKey, "unknown key %q%s%s", e.name, where)
 }
 
 // str reads a string scalar.

@@ -33,19 +33,38 @@ func (p *parser) at(line, col int) Pos {
 
 // errorf records an error diagnostic.
 func (p *parser) errorf(pos Pos, code, format string, args ...any) {
+	p.errorSpan(pos, span{}, code, format, args...)
+}
+
+// errorSpan records an error diagnostic about the text from pos to
+// sp.end, with sp's fixes.
+func (p *parser) errorSpan(pos Pos, sp span, code, format string, args ...any) {
 	if pos.Line < 1 {
 		pos.Line, pos.Col = 1, 1
+		sp = span{}
 	}
 	if pos.Col < 1 {
 		pos.Col = 1
+		sp = span{}
 	}
 	pos.File = p.path
 	p.diags = append(p.diags, Diagnostic{
 		Pos:      pos,
+		End:      sp.end,
 		Severity: Error,
 		Code:     code,
 		Message:  fmt.Sprintf(format, args...),
+		Fixes:    sp.fixes,
 	})
+}
+
+// unknownf records an error about name, spelt at pos, that is not one of
+// options: format's last verb takes the did-you-mean ("; did you mean
+// "x"?" or ""), and the diagnostic spans name, with the fix replacing it
+// with the suggestion.
+func (p *parser) unknownf(pos Pos, name string, options []string, code, format string, args ...any) {
+	hint, sug := didYouMean(name, options)
+	p.errorSpan(pos, p.source().misspelt(pos, name, sug), code, format, append(args, hint)...)
 }
 
 // reader returns the shared YAML reader, reporting to p's diagnostics.

@@ -171,7 +171,7 @@ func (r *CompatReport) Diagnostics() dsl.Diagnostics {
 		ds = append(ds, dsl.Diagnostic{Pos: x.NewPos, Severity: dsl.Warning, Code: dsl.CodeBreaksRuns, Message: msg})
 	}
 	ds.Sort()
-	return slices.Compact(ds)
+	return ds.Compact()
 }
 
 // CompatAll compares two sets of programs tool by tool, matching them by

@@ -128,7 +128,7 @@ func (c *compiler) expr(e *dsl.Expr, wantBool bool) *cexpr {
 	prg, errs := c.env.Compile(e.Src, wantBool)
 	c.principal = c.principal || strings.Contains(e.Src, varPrincipal)
 	for _, le := range errs {
-		c.errorf(e.PosAt(le.Offset), dsl.CodeBadExpression, "%s", le.Message)
+		c.diags = append(c.diags, dsl.ExprDiagnostic(e, le))
 	}
 	return &cexpr{src: e, prg: prg}
 }

@@ -680,7 +680,7 @@ func (d *decoder) problem(pr yamlx.Problem) {
 // (<<) into several others is read more than once.
 func (d *decoder) finish() dsl.Diagnostics {
 	d.diags.Sort()
-	return slices.Compact(d.diags)
+	return d.diags.Compact()
 }
 
 func (d *decoder) pos(n *yaml.Node) dsl.Pos {

@@ -13,7 +13,6 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
-	"slices"
 	"strings"
 
 	"github.com/flowserve/flowserve/actions"
@@ -104,6 +103,7 @@ func Load(paths []string, opts Options) (*Set, dsl.Diagnostics) {
 		f, p, ds := loadFlow(fsys, path, env)
 		if f != nil && opts.Values != nil {
 			if missing := missingValues(f, opts.Values); len(missing) > 0 {
+				missing.SetEnds(f.Path, f.Source)
 				ds, p = append(ds, missing...), nil
 			}
 		}
@@ -122,7 +122,7 @@ func Load(paths []string, opts Options) (*Set, dsl.Diagnostics) {
 		set.Resources = rs
 	}
 	diags.Sort()
-	return set, slices.Compact(diags)
+	return set, diags.Compact()
 }
 
 // LoadFile loads one flow file: Load of the file alone, giving its
@@ -145,16 +145,20 @@ func loadFlow(fsys fs.FS, path string, env flow.Env) (*dsl.File, *flow.Program, 
 	}
 	f, diags := dsl.Parse(path, src)
 	if f == nil {
+		diags.SetEnds(path, src)
 		return nil, nil, diags
 	}
 	checks := dsl.Check(f, env.Actions)
 	diags = append(diags, checks...)
 	if f.Partial() {
 		// Compile needs a complete file; Check has said what it could.
+		diags.SetEnds(path, src)
 		return f, nil, diags
 	}
 	p, cds := flow.Compile(f, env)
-	return f, p, append(diags, cds...)
+	diags = append(diags, cds...)
+	diags.SetEnds(path, src)
+	return f, p, diags
 }
 
 // loadResources parses resource declaration files and checks them
@@ -163,6 +167,7 @@ func loadResources(fsys fs.FS, files []string) ([]*resources.Resource, dsl.Diagn
 	var (
 		all   []*resources.Resource
 		diags dsl.Diagnostics
+		srcs  = map[string][]byte{}
 	)
 	for _, path := range files {
 		src, err := fs.ReadFile(fsys, path)
@@ -170,11 +175,16 @@ func loadResources(fsys fs.FS, files []string) ([]*resources.Resource, dsl.Diagn
 			diags = append(diags, fileError(path, dsl.CodeUnreadable, err.Error()))
 			continue
 		}
+		srcs[path] = src
 		rs, ds := resources.Parse(path, src)
 		all = append(all, rs...)
 		diags = append(diags, ds...)
 	}
-	return all, append(diags, resources.Check(all)...)
+	diags = append(diags, resources.Check(all)...)
+	for path, src := range srcs {
+		diags.SetEnds(path, src)
+	}
+	return all, diags
 }
 
 // duplicateNames reports each file whose name an earlier file (in file
@@ -193,6 +203,7 @@ func duplicateNames(files []*dsl.File) dsl.Diagnostics {
 			}
 			out = append(out, dsl.Diagnostic{Pos: f.Name.Pos, Severity: dsl.Error, Code: dsl.CodeDuplicateTool,
 				Message: fmt.Sprintf("%s %q is also defined in %s", kind, f.Name.Value, prev)})
+			out[len(out)-1:].SetEnds(f.Path, f.Source)
 			continue
 		}
 		first[f.Name.Value] = f.Path
@@ -222,6 +233,7 @@ func LoadSource(path string, src []byte, opts Options) (*flow.Program, dsl.Diagn
 		if missing := missingValues(f, opts.Values); len(missing) > 0 {
 			diags, p = append(diags, missing...), nil
 		}
+		diags.SetEnds(path, f.Source)
 	}
 	diags.Sort()
 	if diags.HasErrors() {

@@ -54,7 +54,7 @@ func Parse(path string, src []byte) ([]*Resource, dsl.Diagnostics) {
 	rs := p.file()
 	// A mapping merged (<<) into several others is read more than once.
 	p.diags.Sort()
-	p.diags = slices.Compact(p.diags)
+	p.diags = p.diags.Compact()
 	return rs, p.diags
 }
 
