@@ -1,5 +1,7 @@
 package dsl
 
 // checkMore runs the checks of keys and values that the node-by-node
-// checks above do not cover.
-func (c *checker) checkMore() {}
+// checks above do not cover: the rules of the input and output schemas.
+func (c *checker) checkMore() {
+	c.checkSchemaRules()
+}

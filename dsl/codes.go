@@ -31,7 +31,9 @@ const (
 	CodeBadType = yamlx.CodeBadType
 	// CodeBadValue means a value has the right type but is invalid: a
 	// negative retries, a malformed duration, an unknown content type,
-	// kind or role, an infinite number, an empty to.
+	// kind or role, an infinite number, an empty to; Check reports it
+	// too, for an input or output schema whose bounds leave no value
+	// (minimum above maximum) or whose default breaks its own rules.
 	CodeBadValue = yamlx.CodeBadValue
 	// CodeBadYAML means the file is not valid YAML, or uses an unsupported
 	// tag.
@@ -43,7 +45,7 @@ const (
 	// CodeDuplicateID means two nodes have the same id.
 	CodeDuplicateID = "duplicate-id"
 	// CodeDuplicateKey means a mapping has the same key twice, or required
-	// lists a name twice.
+	// lists a name twice (Check: in an input or output schema).
 	CodeDuplicateKey = yamlx.CodeDuplicateKey
 	// CodeEmptyFile means the file has no content.
 	CodeEmptyFile = "empty-file"
@@ -80,7 +82,8 @@ const (
 	// supported; flow.Compile reports it too.
 	CodeUnknownLanguage = "unknown-language"
 	// CodeUnknownProperty means required names a property the form does
-	// not have.
+	// not have (Check: that an input or output schema whose properties
+	// list them all does not have).
 	CodeUnknownProperty = "unknown-property"
 	// CodeUnknownTarget means a next, then, else, unavailable, on_error
 	// or on_timeout names no node.

@@ -44,11 +44,11 @@
 //	bad-name             an id or set name does not match ^[a-z_][a-z0-9_]*$
 //	bad-template         a template has a {{ without }}, or an empty {{ }}
 //	bad-type             a value has the wrong YAML type ("retries must be an integer, not a string")
-//	bad-value            a value has the right type but is invalid (negative retries, malformed duration, unknown content type, kind or role, infinite number, empty to)
+//	bad-value            a value has the right type but is invalid (negative retries, malformed duration, unknown content type, kind or role, infinite number, empty to; Check: input or output schema bounds no value fits, a schema default that breaks its own rules)
 //	bad-yaml             the file is not valid YAML, or uses an unsupported tag
 //	conflicting-keys     keys that exclude each other (form and url, required with url, to with url, if and else, a message's text and content)
 //	duplicate-id         two nodes have the same id
-//	duplicate-key        a mapping has the same key twice, or required lists a name twice
+//	duplicate-key        a mapping has the same key twice, or required lists a name twice (Check: in an input or output schema)
 //	empty-file           the file has no content
 //	misplaced-key        a key that belongs to another node kind, or next on a branch, return or fail
 //	missing-key          a required key is missing (nodes, an ask or step id, form or url, rule, then, attempts, the to of notify, timeout and on_timeout, a timeout's on_timeout…)
@@ -61,7 +61,7 @@
 //	two-kinds            a node has more than one kind key
 //	unknown-key          a key that no node kind or mapping accepts, with a suggestion when one is close
 //	unknown-language     expressions names a language that is not supported
-//	unknown-property     required names a property the form does not have
+//	unknown-property     required names a property the form does not have (Check: or an input or output schema listing its properties)
 //	unknown-target       a next, then, else, unavailable, on_error or on_timeout names no node
 //
 // Check reports what needs more than the file's structure: the registered
