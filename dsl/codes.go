@@ -153,6 +153,11 @@ const (
 	// CodeMissingStructured means the flow declares an output schema and a
 	// return has no structured (a warning).
 	CodeMissingStructured = "missing-structured"
+	// CodeNoUnavailable means a sample or roots question has no
+	// unavailable (the all node holding it has none): sampling and roots
+	// are deprecated (SEP-2577), and a client without them fails the call
+	// (a warning).
+	CodeNoUnavailable = "no-unavailable"
 	// CodePromptArgument means a prompt flow's input property is not of
 	// type string, as MCP prompt arguments are strings.
 	CodePromptArgument = "prompt-argument"

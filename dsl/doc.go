@@ -85,6 +85,7 @@
 //	long-no-task         a step is long: true in a flow that says task: never, or in a prompt flow, so it never runs as a task (warning)
 //	missing-description  the flow has no description, which MCP clients show to the model
 //	missing-structured   the flow declares an output schema and a return has no structured (warning)
+//	no-unavailable       a sample or roots question (or the all node holding one) has no unavailable: deprecated by SEP-2577, a client without it fails the call (warning)
 //	prompt-argument      a prompt flow's input property is not of type string (MCP prompt arguments are strings)
 //	prompt-only          a tool flow's return has description or messages, which only prompt flows return
 //	schema-not-object    the input or output schema is not of type object
