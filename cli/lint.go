@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
@@ -38,7 +39,17 @@ import (
 //     message.
 //   - Text output: one diagnostic per line on stdout, then a summary line
 //     on stderr ("2 errors, 1 warning in 3 files"). JSON output: one array
-//     of {file, line, col, severity, code, message} on stdout, no summary.
+//     of {file, line, col, severity, code, message, end, fixes} on stdout,
+//     no summary (end is {line, col}, exclusive, left out when unknown;
+//     fixes are {title, start, end, new_text}). SARIF output (--format
+//     sarif): a SARIF 2.1.0 log of one run, for code-scanning UIs (see
+//     writeSARIF). Columns count runes everywhere.
+//   - With --fix, the first fix of each diagnostic (a did-you-mean
+//     replacement) is applied to its file, fixes that overlap an earlier
+//     one left out; each change is said on stderr, then the paths are
+//     linted again, and fixed again while that changes something (at most
+//     10 passes: a file that parses now can show more), and reported and
+//     exited on as without --fix.
 //   - With --against OLD (a flow file or directory, loaded the same way),
 //     each flow that has a previous version in OLD (by tool name) is
 //     compared with it (flow.Compat, as flowserve diff does), and each
@@ -51,22 +62,24 @@ import (
 func runLint(ctx context.Context, env *Env) int {
 	fs := flag.NewFlagSet("flowserve lint", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
-	format := fs.String("format", "text", "output format: text or json")
+	format := fs.String("format", "text", "output format: text, json or sarif")
 	against := fs.String("against", "", "the previous version (a flow file or directory): also warn where runs in flight on it cannot go on under this one")
+	fix := fs.Bool("fix", false, "apply the first fix of each diagnostic (the did-you-mean replacements) to the files, say what changed on standard error, then lint again")
 	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, "usage: flowserve lint [--format text|json] [--against OLD] [PATH...]")
+		fmt.Fprintln(env.Stderr, "usage: flowserve lint [--format text|json|sarif] [--against OLD] [--fix] [PATH...]")
 		fmt.Fprintln(env.Stderr, "\nChecks flow files and resource declarations (directories recursively; default:")
 		fmt.Fprintln(env.Stderr, "flows/) and prints one diagnostic per line, file:line:col: error|warning:")
 		fmt.Fprintln(env.Stderr, "message [code]. With --against OLD, also a breaks-runs warning at each change")
-		fmt.Fprintln(env.Stderr, "that runs in flight on OLD cannot replay (see flowserve diff).")
+		fmt.Fprintln(env.Stderr, "that runs in flight on OLD cannot replay (see flowserve diff). --fix applies")
+		fmt.Fprintln(env.Stderr, "the mechanical fixes (did-you-mean replacements) to the files first.")
 		fmt.Fprintln(env.Stderr, "Exits 1 when there are errors, 2 on usage errors.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(env.Args); err != nil {
 		return exitUsage
 	}
-	if *format != "text" && *format != "json" {
-		fmt.Fprintf(env.Stderr, "flowserve lint: --format must be text or json, not %q\n", *format)
+	if !slices.Contains([]string{"text", "json", "sarif"}, *format) {
+		fmt.Fprintf(env.Stderr, "flowserve lint: --format must be text or json (or sarif, for code scanning), not %q\n", *format)
 		return exitUsage
 	}
 	paths := fs.Args()
@@ -78,40 +91,75 @@ func runLint(ctx context.Context, env *Env) int {
 		}
 		paths = []string{"flows"}
 	}
-	set, diags := project.Load(paths, project.Options{})
-	if msg, ok := usageError(diags); ok {
-		fmt.Fprintf(env.Stderr, "flowserve lint: %s\n", msg)
-		fs.Usage()
-		return exitUsage
+	set, diags, code := lint(env, paths, *against, fs.Usage)
+	if code >= 0 {
+		return code
 	}
-	if *against != "" {
-		old, odiags := project.Load([]string{*against}, project.Options{})
-		if msg, ok := usageError(odiags); ok {
-			fmt.Fprintf(env.Stderr, "flowserve lint: --against %s\n", msg)
-			return exitUsage
+	// A fix can let lint see further (a file that parses is compiled), so
+	// --fix goes on while it changes something, as ESLint's does.
+	for pass := 0; *fix && pass < maxFixPasses && applyFixes(env, diags); pass++ {
+		if set, diags, code = lint(env, paths, *against, fs.Usage); code >= 0 {
+			return code
 		}
-		if odiags.HasErrors() {
-			printDiagnostics(env.Stderr, errorsOf(odiags))
-			fmt.Fprintf(env.Stderr, "flowserve lint: --against %s: %s have errors\n", *against, failedParts(odiags))
-			return exitUsage
-		}
-		diags = append(diags, againstDiagnostics(old.Programs, set.Programs)...)
-		diags.Sort()
 	}
-	switch *format {
-	case "json":
-		if err := writeDiagnosticsJSON(env.Stdout, diags); err != nil {
-			fmt.Fprintf(env.Stderr, "flowserve lint: %v\n", err)
-			return exitFail
-		}
-	default:
-		printDiagnostics(env.Stdout, diags)
-		fmt.Fprintln(env.Stderr, summary(diags, len(set.Files.Flows)+len(set.Files.Resources)))
+	if err := writeLint(env, *format, diags, len(set.Files.Flows)+len(set.Files.Resources)); err != nil {
+		fmt.Fprintf(env.Stderr, "flowserve lint: %v\n", err)
+		return exitFail
 	}
 	if diags.HasErrors() {
 		return exitFail
 	}
 	return exitOK
+}
+
+// maxFixPasses bounds the passes of lint --fix.
+const maxFixPasses = 10
+
+// lint loads paths and, with against, compares them with it, and returns
+// the diagnostics with their ends; on a usage error it says so (with
+// usage) and returns the exit code, else code is -1.
+func lint(env *Env, paths []string, against string, usage func()) (set *project.Set, diags dsl.Diagnostics, code int) {
+	set, diags = project.Load(paths, project.Options{})
+	if msg, ok := usageError(diags); ok {
+		fmt.Fprintf(env.Stderr, "flowserve lint: %s\n", msg)
+		usage()
+		return set, diags, exitUsage
+	}
+	if against == "" {
+		return set, diags, -1
+	}
+	old, odiags := project.Load([]string{against}, project.Options{})
+	if msg, ok := usageError(odiags); ok {
+		fmt.Fprintf(env.Stderr, "flowserve lint: --against %s\n", msg)
+		return set, diags, exitUsage
+	}
+	if odiags.HasErrors() {
+		printDiagnostics(env.Stderr, errorsOf(odiags))
+		fmt.Fprintf(env.Stderr, "flowserve lint: --against %s: %s have errors\n", against, failedParts(odiags))
+		return set, diags, exitUsage
+	}
+	breaks := againstDiagnostics(old.Programs, set.Programs)
+	for _, f := range set.Parsed {
+		breaks.SetEnds(f.Path, f.Source)
+	}
+	diags = append(diags, breaks...)
+	diags.Sort()
+	return set, diags, -1
+}
+
+// writeLint writes diags in format: text (with the summary of a lint of
+// files files on standard error), json or sarif.
+func writeLint(env *Env, format string, diags dsl.Diagnostics, files int) error {
+	switch format {
+	case "json":
+		return writeDiagnosticsJSON(env.Stdout, diags)
+	case "sarif":
+		wd, _ := os.Getwd()
+		return writeSARIF(env.Stdout, diags, sarifOptions{version: Version, dir: wd})
+	}
+	printDiagnostics(env.Stdout, diags)
+	fmt.Fprintln(env.Stderr, summary(diags, files))
+	return nil
 }
 
 // againstDiagnostics returns the breaks-runs warnings for the programs of
@@ -147,7 +195,8 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// diagnosticJSON is a diagnostic in lint's JSON output.
+// diagnosticJSON is the first fields of a diagnostic in lint's JSON
+// output, the ones it has always had.
 type diagnosticJSON struct {
 	File     string `json:"file"`
 	Line     int    `json:"line"`
@@ -157,14 +206,53 @@ type diagnosticJSON struct {
 	Message  string `json:"message"`
 }
 
+// lintJSON is a diagnostic in lint's JSON output: diagnosticJSON, where
+// its text ends (exclusive; omitted when unknown) and its fixes.
+type lintJSON struct {
+	diagnosticJSON
+	End   *lintPosJSON `json:"end,omitempty"`
+	Fixes []fixJSON    `json:"fixes"`
+}
+
+// lintPosJSON is a position in lint's JSON output: a 1-based line and a
+// 1-based column counted in runes (Unicode code points).
+type lintPosJSON struct {
+	Line int `json:"line"`
+	Col  int `json:"col"`
+}
+
+// fixJSON is a fix in lint's JSON output: replace the text from start to
+// end (exclusive) with new_text.
+type fixJSON struct {
+	Title   string      `json:"title"`
+	Start   lintPosJSON `json:"start"`
+	End     lintPosJSON `json:"end"`
+	NewText string      `json:"new_text"`
+}
+
 // writeDiagnosticsJSON writes diags as a JSON array.
 func writeDiagnosticsJSON(w io.Writer, diags dsl.Diagnostics) error {
-	out := make([]diagnosticJSON, 0, len(diags))
+	out := make([]lintJSON, 0, len(diags))
 	for _, d := range diags {
-		out = append(out, diagnosticJSON{
-			File: d.Pos.File, Line: d.Pos.Line, Col: d.Pos.Col,
-			Severity: d.Severity.String(), Code: d.Code, Message: d.Message,
-		})
+		j := lintJSON{
+			diagnosticJSON: diagnosticJSON{
+				File: d.Pos.File, Line: d.Pos.Line, Col: d.Pos.Col,
+				Severity: d.Severity.String(), Code: d.Code, Message: d.Message,
+			},
+			Fixes: []fixJSON{},
+		}
+		if d.End.IsValid() {
+			j.End = &lintPosJSON{Line: d.End.Line, Col: d.End.Col}
+		}
+		for _, f := range d.Fixes {
+			j.Fixes = append(j.Fixes, fixJSON{
+				Title:   f.Title,
+				Start:   lintPosJSON{Line: f.Pos.Line, Col: f.Pos.Col},
+				End:     lintPosJSON{Line: f.End.Line, Col: f.End.Col},
+				NewText: f.NewText,
+			})
+		}
+		out = append(out, j)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
