@@ -154,41 +154,52 @@ func TestDefinition(t *testing.T) {
 	}
 }
 
-// TestFixes works out the fixes of did-you-mean diagnostics, and none
-// where the file does not hold the misspelt name at the position.
+// TestFixes lints flows with did-you-mean mistakes and applies the code
+// actions of their diagnostics: each comes out as the flow without the
+// mistake.
 func TestFixes(t *testing.T) {
-	src := "nodes:\n  - id: a\n    nxt: b\n    ask: \"é {{ input.pathh }}\"\n    unavailable: \"donee\"\n"
+	const good = `name: fixes
+description: Fixes 🎉.
+input:
+  type: object
+  properties:
+    path: {type: string}
+nodes:
+  - id: ask
+    ask: "é {{ input.path }}"
+    form: {ok: {type: boolean}}
+    next: done
+    unavailable: "done"
+  - id: done
+    return: ok
+`
 	tests := []struct {
-		name string
-		d    dsl.Diagnostic
-		want string // the fixed text; "" for no fix
+		name, typo string // the mistake, in place of its fix
+		fixed      string
 	}{
-		{"a key", dsl.Diagnostic{Pos: dsl.Pos{Line: 3, Col: 5}, Message: `unknown key "nxt" in an ask node; did you mean "next"?`},
-			strings.Replace(src, "nxt", "next", 1)},
-		{"a field after non-ASCII text", dsl.Diagnostic{Pos: dsl.Pos{Line: 4, Col: 22}, Message: `undefined field 'pathh' (did you mean "path"?)`},
-			strings.Replace(src, "pathh", "path", 1)},
-		{"a quoted reference", dsl.Diagnostic{Pos: dsl.Pos{Line: 5, Col: 18}, Message: `no node has id "donee"; did you mean "done"?`},
-			strings.Replace(src, "donee", "done", 1)},
-		{"no suggestion", dsl.Diagnostic{Pos: dsl.Pos{Line: 3, Col: 5}, Message: `unknown key "nxt" in an ask node`}, ""},
-		{"the name is elsewhere", dsl.Diagnostic{Pos: dsl.Pos{Line: 2, Col: 5}, Message: `unknown key "nxt"; did you mean "next"?`}, ""},
+		{"a key", "    nxt: done", "    next: done"},
+		{"a field after non-ASCII text", "{{ input.pathh }}", "{{ input.path }}"},
+		{"a quoted reference", `unavailable: "donee"`, `unavailable: "done"`},
 	}
-	tx := newText([]byte(src))
+	s := New(Options{})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fixes := diagFixes(tt.d, tx)
-			if tt.want == "" {
-				if len(fixes) != 0 {
-					t.Fatalf("fixes %+v, want none", fixes)
-				}
-				return
+			src := strings.Replace(good, tt.fixed, tt.typo, 1)
+			if src == good {
+				t.Fatalf("the flow has no %q", tt.fixed)
 			}
-			if len(fixes) != 1 {
-				t.Fatalf("fixes %+v, want one", fixes)
+			path := "/nonexistent/flows/fixes.yaml"
+			s.docs = map[string]*document{"u": {uri: "u", path: path, src: []byte(src), snap: snap(t, "", src)}}
+			acts, err := s.codeAction(&CodeActionParams{TextDocument: TextDocumentIdentifier{URI: "u"},
+				Range: Range{End: Position{Line: 99}}})
+			if err != nil {
+				t.Fatal(err)
 			}
-			f := fixes[0]
-			got := applyEdits(t, src, []TextEdit{{Range: tx.posRange(f.Pos, f.End), NewText: f.NewText}})
-			if got != tt.want {
-				t.Fatalf("fixed:\n%s\nwant:\n%s", got, tt.want)
+			if len(acts) != 1 || acts[0].Kind != "quickfix" || len(acts[0].Diagnostics) != 1 {
+				t.Fatalf("code actions %+v, want one quickfix", acts)
+			}
+			if got := applyEdits(t, src, acts[0].Edit.Changes["u"]); got != good {
+				t.Fatalf("fixed:\n%s", got)
 			}
 		})
 	}
