@@ -117,6 +117,10 @@ const (
 	CodeBusyLoop = "busy-loop"
 	// CodeEndlessLoop means a loop that no node leads out of.
 	CodeEndlessLoop = "endless-loop"
+	// CodeEnumCompare means an expression compares a field whose schema
+	// lists its values (an enum, a const, a oneOf of consts) with a
+	// literal that is not one of them, so == is never true and != always.
+	CodeEnumCompare = "enum-compare"
 	// CodeFallsOffEnd means a path runs past the last node, which is not a
 	// return or fail (a warning).
 	CodeFallsOffEnd = "falls-off-end"

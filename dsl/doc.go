@@ -74,6 +74,7 @@
 //	bad-url              a url ask's url is not an absolute http(s) URL, or carries credentials
 //	busy-loop            a loop neither asks nor runs a step, so only a branch on set names can end it (warning)
 //	endless-loop         a loop that no node leads out of
+//	enum-compare         an expression compares a field whose schema lists its values (enum, const, oneOf of consts) with a literal not among them: == never true, != always
 //	falls-off-end        a path runs past the last node, which is not a return or fail (warning)
 //	form-default         a form property's default breaks the property's own schema (type, choices, bounds, format), or its template has a {{ without }} (flow.Compile: or an expression of another type)
 //	form-enum            a choice property's enum, oneOf, enumNames or items are not one of the MCP enum shapes
