@@ -79,7 +79,7 @@ func runLint(ctx context.Context, env *Env) int {
 		return exitUsage
 	}
 	if !slices.Contains([]string{"text", "json", "sarif"}, *format) {
-		fmt.Fprintf(env.Stderr, "flowserve lint: --format must be text or json (or sarif, for code scanning), not %q\n", *format)
+		fmt.Fprintf(env.Stderr, "flowserve lint: --format must be text, json or sarif, not %q\n", *format)
 		return exitUsage
 	}
 	paths := fs.Args()

@@ -261,7 +261,7 @@ func TestLintUsage(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"lint", "--format", "xml", dir}, 2, "--format must be text or json"},
+		{[]string{"lint", "--format", "xml", dir}, 2, "--format must be text, json or sarif"},
 		{[]string{"lint", "--bogus"}, 2, "flag provided but not defined"},
 		{[]string{"lint", filepath.Join(dir, "missing.yaml")}, 2, "missing.yaml: no such file or directory"},
 		{[]string{"lint", filepath.Join(dir, "empty")}, 2, "no flow files"},
