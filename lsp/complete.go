@@ -119,10 +119,35 @@ func (c completer) fields(receiver, partial string) []CompletionItem {
 		return nil
 	}
 	fs := fields(s)
+	settings := c.settings(receiver)
 	var out []CompletionItem
 	for _, name := range slices.Sorted(maps.Keys(fs)) {
 		f := fs[name]
-		out = append(out, c.item(name, KindField, describe(f), schemaDoc(f), partial, name))
+		doc := schemaDoc(f)
+		if d, ok := settings[name]; ok {
+			doc = d
+		}
+		out = append(out, c.item(name, KindField, describe(f), doc, partial, name))
+	}
+	return out
+}
+
+// settings returns the descriptions of the names the flow declares under
+// vars or secrets, when receiver is one of them.
+func (c completer) settings(receiver string) map[string]string {
+	if c.a.good == nil {
+		return nil
+	}
+	var decls []*dsl.Setting
+	switch receiver {
+	case "vars":
+		decls = c.a.good.Vars
+	case "secrets":
+		decls = c.a.good.Secrets
+	}
+	out := map[string]string{}
+	for _, d := range decls {
+		out[d.Name] = d.Description.Value
 	}
 	return out
 }

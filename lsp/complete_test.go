@@ -88,7 +88,7 @@ func TestCompletion(t *testing.T) {
 			[]string{"size", "shots"}, nil, map[string]string{"size": "one of small, large"}},
 		{"a step's output", `    return: "ok {{ confirm.content.milk }} {{ stat.bytes }}"`,
 			`    return: "{{ stat.| }}"`, []string{"bytes"}, []string{"sugars"}, nil},
-		{"vars", `    ask: "Order ☕ {{ input.size }}?"`, `    ask: "Order {{ vars.| }}"`, []string{"shop"}, nil, nil},
+		{"vars", `    ask: "Order ☕ {{ input.size }}?"`, `    ask: "Order {{ vars.| }}"`, []string{"shop"}, nil, map[string]string{"shop": "string"}},
 		{"secrets", `    with: {path: "{{ input.size }}"}`, `    with: {path: "{{ secrets.| }}"}`, []string{"token"}, nil, nil},
 		{"names in scope", `      - if: confirm.accepted`, `      - if: co|`,
 			[]string{"confirm", "input", "stat", "client", "vars"}, nil, map[string]string{"confirm": "ask confirm"}},

@@ -77,6 +77,8 @@ func New(opts Options) *Server {
 // without asking for shutdown, or the error that ended the connection.
 func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	s.out = &writer{w: w}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // the reader stops handing on messages
 	defer s.closeAll()
 	msgs := make(chan []byte)
 	errc := make(chan error, 1)
