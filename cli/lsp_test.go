@@ -293,3 +293,60 @@ func utf16Pos(src, marker string, shift int) [2]int {
 	col := before[strings.LastIndex(before, "\n")+1:]
 	return [2]int{strings.Count(before, "\n"), len(utf16.Encode([]rune(col))) + shift}
 }
+
+// TestEditorsVSCode checks the VS Code extension docs/editors.md shows:
+// its package.json is JSON naming extension.js and an engine the client
+// library accepts, and extension.js is JavaScript node can read, that
+// starts `flowserve lsp` for YAML files under flows/.
+func TestEditorsVSCode(t *testing.T) {
+	doc, err := os.ReadFile("../docs/editors.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := func(lang string) string {
+		_, rest, ok := strings.Cut(string(doc), "```"+lang+"\n")
+		if !ok {
+			t.Fatalf("docs/editors.md has no %s block", lang)
+		}
+		var b strings.Builder
+		for _, line := range strings.Split(rest, "\n") {
+			line = strings.TrimPrefix(line, "   ") // inside a list item
+			if line == "```" {
+				return b.String()
+			}
+			b.WriteString(line + "\n")
+		}
+		t.Fatalf("docs/editors.md: the %s block does not end", lang)
+		return ""
+	}
+	var pkg struct {
+		Main             string
+		Engines          struct{ VSCode string }
+		ActivationEvents []string
+		Dependencies     map[string]string
+	}
+	if err := json.Unmarshal([]byte(block("json")), &pkg); err != nil {
+		t.Fatalf("package.json: %v", err)
+	}
+	if pkg.Main != "./extension.js" || pkg.Engines.VSCode != "^1.91.0" || pkg.Dependencies["vscode-languageclient"] != "^11.0.0" ||
+		!slices.Contains(pkg.ActivationEvents, "onLanguage:yaml") {
+		t.Fatalf("package.json %+v", pkg)
+	}
+	js := block("js")
+	for _, want := range []string{"require('vscode-languageclient/node')", "args: ['lsp']", "pattern: '**/flows/**/*.{yaml,yml}'"} {
+		if !strings.Contains(js, want) {
+			t.Errorf("extension.js lacks %s", want)
+		}
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("node is not installed; install it with `apt-get install -y nodejs` (.ci/run does)")
+	}
+	path := filepath.Join(t.TempDir(), "extension.js")
+	if err := os.WriteFile(path, []byte(js), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(node, "--check", path).CombinedOutput(); err != nil {
+		t.Fatalf("node --check extension.js: %v\n%s", err, out)
+	}
+}
