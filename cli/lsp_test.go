@@ -248,13 +248,20 @@ func TestLspNeovim(t *testing.T) {
 	if !res.OK {
 		t.Fatalf("the script failed in Neovim %s: %s", res.Nvim, res.Err)
 	}
-	t.Logf("Neovim %s, set up as docs/editors.md says", res.Nvim)
+	checkNeovim(t, res.Nvim, res.First, res.Second, res.Completion, res.Hover)
+}
+
+// checkNeovim checks what the Neovim script saw: the diagnostics before
+// and after the edit, the completion labels and the hover.
+func checkNeovim(t *testing.T, nvim string, first, second []lspDiag, completion []string, hover string) {
+	t.Helper()
+	t.Logf("Neovim %s, set up as docs/editors.md says", nvim)
 	start := utf16Pos(nvimFlow, "plann", 0)
-	byteCol := strings.Index(lines[start[0]], "plann")
-	if len(res.First) != 1 {
-		t.Fatalf("diagnostics %+v, want one", res.First)
+	byteCol := strings.Index(strings.Split(nvimFlow, "\n")[start[0]], "plann")
+	if len(first) != 1 {
+		t.Fatalf("diagnostics %+v, want one", first)
 	}
-	d := res.First[0]
+	d := first[0]
 	if d.Code != "bad-expression" || d.Source != "flowserve" {
 		t.Fatalf("diagnostic %+v, want bad-expression from flowserve", d)
 	}
@@ -264,14 +271,14 @@ func TestLspNeovim(t *testing.T) {
 	if d.Lnum != start[0] || d.Col != byteCol || d.EndCol != byteCol+5 {
 		t.Fatalf("Neovim placed the diagnostic at line %d, bytes %d-%d; want %d, %d-%d", d.Lnum, d.Col, d.EndCol, start[0], byteCol, byteCol+5)
 	}
-	if !slices.Contains(res.Completion, "plan") {
-		t.Fatalf("completion %v, want plan", res.Completion)
+	if !slices.Contains(completion, "plan") {
+		t.Fatalf("completion %v, want plan", completion)
 	}
-	if !strings.Contains(res.Hover, "confirm.content.plan: string, one of free, team") {
-		t.Fatalf("hover %q", res.Hover)
+	if !strings.Contains(hover, "confirm.content.plan: string, one of free, team") {
+		t.Fatalf("hover %q", hover)
 	}
-	if len(res.Second) != 0 {
-		t.Fatalf("after the edit: %+v", res.Second)
+	if len(second) != 0 {
+		t.Fatalf("after the edit: %+v", second)
 	}
 }
 

@@ -85,8 +85,32 @@ func TestSession(t *testing.T) {
 	if pub := c.waitDiagnostics(uri); len(pub.Diagnostics) != 0 || pub.Version == nil || *pub.Version != 2 {
 		t.Fatalf("after the fix: %+v", pub)
 	}
-	fixed := strings.Replace(demoFlow, "pathh", "path", 1)
 
+	sessionFeatures(t, c, uri, strings.Replace(demoFlow, "pathh", "path", 1))
+
+	// Shutdown, then exit: Serve returns nil.
+	if msg := c.call("shutdown", nil, nil); msg != "" {
+		t.Fatalf("shutdown: %s", msg)
+	}
+	if msg := c.call("textDocument/hover", TextDocumentPositionParams{TextDocument: TextDocumentIdentifier{URI: uri}}, nil); msg == "" {
+		t.Fatal("a request after shutdown was answered")
+	}
+	c.notify("exit", nil)
+	select {
+	case err := <-c.done:
+		if err != nil {
+			t.Fatalf("Serve: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Serve did not return after exit")
+	}
+}
+
+// sessionFeatures asks the server of c for completion, hover,
+// definition, prepareRename and rename on the document uri, whose text is
+// fixed.
+func sessionFeatures(t *testing.T, c *testClient, uri, fixed string) {
+	t.Helper()
 	// Completion of a form's fields inside an expression.
 	var list CompletionList
 	c.call("textDocument/completion", CompletionParams{TextDocumentPositionParams{TextDocument: TextDocumentIdentifier{URI: uri},
@@ -125,23 +149,6 @@ func TestSession(t *testing.T) {
 	}
 	if got := applyEdits(t, fixed, we.Changes[uri]); got != strings.ReplaceAll(fixed, "confirm", "approve") {
 		t.Fatalf("renamed text:\n%s", got)
-	}
-
-	// Shutdown, then exit: Serve returns nil.
-	if msg := c.call("shutdown", nil, nil); msg != "" {
-		t.Fatalf("shutdown: %s", msg)
-	}
-	if msg := c.call("textDocument/hover", TextDocumentPositionParams{TextDocument: TextDocumentIdentifier{URI: uri}}, nil); msg == "" {
-		t.Fatal("a request after shutdown was answered")
-	}
-	c.notify("exit", nil)
-	select {
-	case err := <-c.done:
-		if err != nil {
-			t.Fatalf("Serve: %v", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Serve did not return after exit")
 	}
 }
 
