@@ -7,9 +7,11 @@
 //     pipeline (project.Load) run over the open document's text (not the
 //     file on disk) together with the other flow files and resource
 //     declarations of its directory, so that checks across files
-//     (duplicate-tool) see them; published on didOpen and, debounced
-//     (Options.Debounce, 200 ms by default), after didChange; a run that a
-//     newer change made stale publishes nothing; cleared on didClose.
+//     (duplicate-tool) see them; published on didOpen at once and,
+//     debounced (Options.Debounce, 200 ms by default), after didChange; a
+//     run that a newer change made stale (project.Load cannot be
+//     interrupted) publishes nothing, and one that has not started yet
+//     never starts; cleared on didClose.
 //     Ranges are converted from flowserve's positions (1-based lines as
 //     YAML counts them, 1-based columns in runes) to the protocol's
 //     (0-based lines, UTF-16 code units) through byte offsets.

@@ -91,16 +91,16 @@ func toProtocol(diags dsl.Diagnostics, t *text) []published {
 	return out
 }
 
-// scheduleLint asks for a lint run of doc after the debounce delay;
-// a change before then asks again, and the earlier run never starts.
-// The caller holds s.mu.
-func (s *Server) scheduleLint(doc *document) {
+// scheduleLint asks for a lint run of doc after delay (the debounce
+// delay after a change, none on open); a change before then asks again,
+// and the earlier run never starts. The caller holds s.mu.
+func (s *Server) scheduleLint(doc *document, delay time.Duration) {
 	doc.lint++
 	gen, uri := doc.lint, doc.uri
 	if doc.timer != nil {
 		doc.timer.Stop()
 	}
-	doc.timer = time.AfterFunc(s.opts.Debounce, func() { s.lintNow(uri, gen) })
+	doc.timer = time.AfterFunc(delay, func() { s.lintNow(uri, gen) })
 }
 
 // lintNow lints the document uri, unless a newer run was asked for

@@ -80,6 +80,9 @@ func TestDiagnosticsDebounced(t *testing.T) {
 	c := initialized(t, 150*time.Millisecond)
 	path := filepath.Join(t.TempDir(), "typing.yaml")
 	uri := open(t, c, path, "name: typing\n")
+	if pub := c.waitDiagnostics(uri); pub.Version == nil || *pub.Version != 1 {
+		t.Fatalf("didOpen published %+v", pub) // at once, without the debounce
+	}
 	text := "name: typing\ndescription: Types.\ninput: {type: object, properties: {a: {type: string}}}\nnodes:\n  - return: \"{{ input.x"
 	for v := 2; v <= 8; v++ {
 		text += "x"

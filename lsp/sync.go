@@ -4,7 +4,7 @@ import (
 	"fmt"
 )
 
-// didOpen starts tracking a document and lints it.
+// didOpen starts tracking a document and lints it at once.
 func (s *Server) didOpen(p *DidOpenTextDocumentParams) error {
 	item := p.TextDocument
 	if item.URI == "" {
@@ -19,7 +19,7 @@ func (s *Server) didOpen(p *DidOpenTextDocumentParams) error {
 	}
 	doc.version = item.Version
 	s.setText(doc, []byte(item.Text))
-	s.scheduleLint(doc)
+	s.scheduleLint(doc, 0)
 	return nil
 }
 
@@ -41,7 +41,7 @@ func (s *Server) didChange(p *DidChangeTextDocumentParams) error {
 	}
 	doc.version = p.TextDocument.Version
 	s.setText(doc, src)
-	s.scheduleLint(doc)
+	s.scheduleLint(doc, s.opts.Debounce)
 	return nil
 }
 
@@ -71,7 +71,7 @@ func (s *Server) relintAll() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, d := range s.docs {
-		s.scheduleLint(d)
+		s.scheduleLint(d, s.opts.Debounce)
 	}
 }
 
