@@ -40,6 +40,7 @@ input:
   properties:
     size: {type: string, enum: [small, large], description: The cup}
     shots: {type: integer}
+    items: {type: array, items: {type: object, properties: {sku: {type: string}, qty: {type: integer}}}}
 vars:
   shop: {description: The shop's name}
 secrets:
@@ -61,6 +62,8 @@ nodes:
       - if: confirm.accepted
         then: done
       - else: cannot
+  - set:
+      order: {size: "{{ input.size }}", count: 2}
   - id: done
     return: "ok {{ confirm.content.milk }} {{ stat.bytes }}"
   - id: cannot
@@ -88,6 +91,11 @@ func TestCompletion(t *testing.T) {
 			[]string{"size", "shots"}, nil, map[string]string{"size": "one of small, large"}},
 		{"a step's output", `    return: "ok {{ confirm.content.milk }} {{ stat.bytes }}"`,
 			`    return: "{{ stat.| }}"`, []string{"bytes"}, []string{"sugars"}, nil},
+		{"an item of a list", `    return: "ok {{ confirm.content.milk }} {{ stat.bytes }}"`,
+			`    return: "{{ input.items[0].| }}"`, []string{"sku", "qty"}, nil, nil},
+		{"a set name", `    return: "ok {{ confirm.content.milk }} {{ stat.bytes }}"`,
+			`    return: "{{ order.| }}"`, []string{"size", "count"}, nil, map[string]string{"count": "integer"}},
+		{"expr's optional chaining", `      - if: confirm.accepted`, `      - if: confirm?.|`, []string{"accepted"}, nil, nil},
 		{"vars", `    ask: "Order ☕ {{ input.size }}?"`, `    ask: "Order {{ vars.| }}"`, []string{"shop"}, nil, map[string]string{"shop": "string"}},
 		{"secrets", `    with: {path: "{{ input.size }}"}`, `    with: {path: "{{ secrets.| }}"}`, []string{"token"}, nil, nil},
 		{"names in scope", `      - if: confirm.accepted`, `      - if: co|`,
