@@ -191,12 +191,16 @@ func (c *checker) checkComparison(e *Expr, cmp lang.Comparison, roots map[string
 // zero span when the literal is not in the file as written in e (escapes,
 // folded lines).
 func literalSpan(e *Expr, cmp lang.Comparison, suggestion string) span {
+	src := []rune(e.Src)
+	if cmp.Offset < 0 || cmp.End <= cmp.Offset || cmp.End > len(src) {
+		return span{}
+	}
 	end, ok := exprEnd(e, cmp.Offset, cmp.End-cmp.Offset)
-	if !ok || cmp.End <= cmp.Offset {
+	if !ok {
 		return span{}
 	}
 	sp := span{end: end}
-	old := []rune(e.Src)[cmp.Offset:cmp.End]
+	old := src[cmp.Offset:cmp.End]
 	q := old[0]
 	quoted := len(old) >= 2 && (q == '\'' || q == '"') && old[len(old)-1] == q && !strings.HasPrefix(string(old), string([]rune{q, q, q}))
 	if suggestion != "" && quoted && !strings.ContainsAny(suggestion, string(q)+"\\\n") {
