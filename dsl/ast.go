@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/flowserve/flowserve/lang"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -454,6 +455,10 @@ func (t *Template) Whole() *Expr {
 type Expr struct {
 	Src string
 	Pos Pos // position of Src's first rune
+
+	// reads is what the expression reads, when Parse worked it out with
+	// its syntax check (nil otherwise: checkReads works it out).
+	reads *lang.Reads
 
 	// lines holds, for each line of Src after the first, the position of
 	// its first rune (block scalars and multi-line strings).

@@ -111,6 +111,8 @@ func (c *checker) checkGraph() {
 			c.warnf(first.Pos, CodeBusyLoop, "the loop through %s neither asks nor runs a step: only a branch on set names can end it", listText(names))
 		}
 	}
+	c.checkReads()
+	c.checkRounds()
 }
 
 // count returns how many of bs are true.

@@ -354,7 +354,7 @@ func TestCheckGraph(t *testing.T) {
 		{"straight", "  - set: {a: 1}\n  - return: ok\n", nil},
 		{"fall off after set", "  - set: {a: 1}\n", []string{CodeFallsOffEnd}},
 		{"branch with else", "  - branch:\n      - if: \"true\"\n        then: a\n      - else: a\n  - id: a\n    return: ok\n", nil},
-		{"loop with ask", "  - id: q\n    ask: Again?\n    form: {ok: {type: boolean}}\n  - branch:\n      - if: q.content.ok\n        then: q\n  - return: ok\n", nil},
+		{"loop with ask", "  - id: q\n    ask: Again?\n    form: {ok: {type: boolean}}\n  - branch:\n      - if: q.content.ok\n        then: q\n  - return: ok\n", []string{CodeUnboundedLoop}},
 		{"self loop", "  - id: a\n    set: {x: 1}\n    next: a\n", []string{CodeEndlessLoop}},
 		{"busy loop", "  - id: a\n    set: {x: 1}\n  - branch:\n      - if: x < 3\n        then: a\n  - return: ok\n", []string{CodeBusyLoop}},
 		{"on_error exits a loop", "  - id: s\n    step: text.shout\n    with: {text: x}\n    on_error: out\n    next: s\n  - id: out\n    fail: no\n", nil},

@@ -151,6 +151,11 @@ const (
 	// `task: never`, or in a prompt flow, so it never runs as a task (a
 	// warning).
 	CodeLongNoTask = "long-no-task"
+	// CodeMaybeUnbound means an expression reads an ask, step, sample or
+	// roots id, or a set name, where some path from the first node
+	// reaches without having bound it, unguarded by has() (or x != nil in
+	// expr): the read fails at run time.
+	CodeMaybeUnbound = "maybe-unbound"
 	// CodeMissingDescription means the flow has no description, which MCP
 	// clients show to the model.
 	CodeMissingDescription = "missing-description"
@@ -168,6 +173,9 @@ const (
 	// CodePromptOnly means a tool flow's return has description or
 	// messages, which only prompt flows return.
 	CodePromptOnly = "prompt-only"
+	// CodeRoundBudget means a path from the first node asks the client
+	// more rounds of questions than the round budget (a warning).
+	CodeRoundBudget = "round-budget"
 	// CodeSchemaNotObject means the input or output schema is not of type
 	// object.
 	CodeSchemaNotObject = "schema-not-object"
@@ -198,6 +206,9 @@ const (
 	// CodeUnknownAction means a step names an action that is not
 	// registered.
 	CodeUnknownAction = "unknown-action"
+	// CodeUnboundedLoop means a loop asks questions and no counter bounds
+	// it, so it can ask forever (a warning).
+	CodeUnboundedLoop = "unbounded-loop"
 	// CodeUnreachableNode means no path from the first node leads to a
 	// node (a warning, one per unreachable region).
 	CodeUnreachableNode = "unreachable-node"

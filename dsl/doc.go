@@ -84,11 +84,13 @@
 //	form-value           a form property's title, description or bound has the wrong type, or a lower bound exceeds the upper
 //	insecure-url         a url ask's url uses http:// for a host other than localhost (warning)
 //	long-no-task         a step is long: true in a flow that says task: never, or in a prompt flow, so it never runs as a task (warning)
+//	maybe-unbound        an expression reads an ask, step, sample or roots id or a set name that some path reaches without having run it, unguarded by has() (expr: x != nil, x?.): it fails at run time; the message names such a path
 //	missing-description  the flow has no description, which MCP clients show to the model
 //	missing-structured   the flow declares an output schema and a return has no structured (warning)
 //	no-unavailable       a sample or roots question (or the all node holding one) has no unavailable: deprecated by SEP-2577, a client without it fails the call (warning)
 //	prompt-argument      a prompt flow's input property is not of type string (MCP prompt arguments are strings)
 //	prompt-only          a tool flow's return has description or messages, which only prompt flows return
+//	round-budget         a path asks more rounds of questions than the round budget (DefaultRoundBudget, 9; lint --max-rounds), at the question that passes it; not for task: required flows (warning)
 //	schema-not-object    the input or output schema is not of type object
 //	schema-null-key      a schema has a key that is not a JSON Schema keyword and has no value, as when a comma in an unquoted flow-mapping value splits it (warning)
 //	sensitive-form       a form-mode ask asks for a password, secret, token, API key, card number, CVV, PIN, SSN or one-time code
@@ -98,6 +100,7 @@
 //	tool-only            a prompt flow declares output or task: required, has an ask with to, or a return of it has structured or content
 //	tool-name-slash      the tool name has a '/', which the conformance suite allows but the MCP spec does not list (warning)
 //	unknown-action       a step names an action that is not registered, with a suggestion when one is close
+//	unbounded-loop       a loop asks questions with no counter bounding it (a set stepping a name by a constant, compared with a constant by a branch case), so it can ask forever (warning)
 //	unreachable-node     no path from the first node leads to a node (warning; one per unreachable region)
 //	validate-on-url      a url ask has validate rules, though it has no answers to check
 //	with-missing         a step's with lacks a field the action's input schema requires (and gives no default for)
@@ -123,7 +126,8 @@
 // bad-url.
 //
 // BuildCFG gives a flow's control flow, the one graph Check's graph codes
-// (unreachable-node, falls-off-end, busy-loop, endless-loop), flowserve
+// (unreachable-node, falls-off-end, busy-loop, endless-loop, maybe-unbound,
+// round-budget, unbounded-loop), flowserve
 // graph and the engine are worked out from.
 //
 // Templates that are one whole expression ("{{ x }}") can have any type and

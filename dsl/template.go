@@ -8,6 +8,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/flowserve/flowserve/internal/yamlx"
+	"github.com/flowserve/flowserve/lang"
 )
 
 // templateOf reads the template value of a key, which must be a string.
@@ -164,7 +165,8 @@ func (p *parser) checkSyntax(e *Expr) {
 	}
 	errs, ok := p.syntax[e.Src]
 	if !ok {
-		errs = p.lang.Syntax(e.Src)
+		// One parse tells the errors and, for checkReads, the reads.
+		errs, e.reads = lang.SyntaxAndReads(p.lang, e.Src)
 		p.syntax[e.Src] = errs
 	}
 	for _, err := range errs {

@@ -2,6 +2,8 @@ package flow
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 )
@@ -55,5 +57,44 @@ func TestPrincipalNotBoundWhenUnread(t *testing.T) {
 		testOptions{Codec: testCodec(t, clk), Now: clk.now})
 	if p.principal {
 		t.Error("a flow that never reads principal binds it")
+	}
+}
+
+// guardedFlow reads an ask that one path skips, guarded: has() must be
+// false there at run time, in CEL and in expr.
+const guardedFlow = `name: guarded
+description: d
+input:
+  type: object
+  properties:
+    quick: {type: boolean}
+nodes:
+  - branch:
+      - if: input.quick
+        then: done
+  - id: confirm
+    ask: Sure?
+    form:
+      ok: {type: boolean}
+  - id: done
+    return: "{{ has(confirm.content) ? 'asked' : 'skipped' }}"
+`
+
+func TestGuardedReadOfASkippedAsk(t *testing.T) {
+	clk := &clock{t: time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)}
+	for name, src := range map[string]string{
+		"cel":  guardedFlow,
+		"expr": strings.Replace(strings.Replace(guardedFlow, "has(confirm.content) ? 'asked' : 'skipped'", "confirm != nil ? 'asked' : 'skipped'", 1), "nodes:", "expressions: expr\nnodes:", 1),
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := compile(t, "guarded.yaml", src, testOptions{Codec: testCodec(t, clk), Now: clk.now})
+			res, err := p.Run(context.Background(), &Request{Arguments: json.RawMessage(`{"quick": true}`)})
+			if err != nil || res.Complete == nil {
+				t.Fatalf("Run: %v %+v", err, res)
+			}
+			if got := res.Complete.Content[0]["text"]; got != "skipped" {
+				t.Errorf("text %q, want skipped", got)
+			}
+		})
 	}
 }

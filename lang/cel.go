@@ -9,11 +9,13 @@ import (
 	"cel.dev/cel-go/cel"
 	"cel.dev/cel-go/checker"
 	"cel.dev/cel-go/common"
+	celast "cel.dev/cel-go/common/ast"
 	"cel.dev/cel-go/common/cost"
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
 	"cel.dev/cel-go/common/types/traits"
 	"cel.dev/cel-go/ext"
+	"cel.dev/cel-go/interpreter"
 )
 
 // celLanguage is the CEL implementation of Language, on cel-go.
@@ -285,7 +287,7 @@ func (e *celEnv) Compile(src string, wantBool bool) (Program, []Error) {
 	if err != nil {
 		return nil, []Error{{Message: err.Error()}}
 	}
-	return &celProgram{prg: prg, wantBool: wantBool, out: out, env: e, ast: ast, src: src}, nil
+	return &celProgram{prg: prg, wantBool: wantBool, out: out, env: e, ast: ast, src: src, tested: celTested(ast.NativeRep())}, nil
 }
 
 // cheapShare is how small a share of the cost limit an expression's
@@ -323,6 +325,10 @@ type celProgram struct {
 	env      *celEnv
 	ast      *cel.Ast
 	src      string
+	// tested are the variables the expression tests with has(): when one
+	// is not bound, it evaluates as an empty object, so that has() is
+	// false instead of an error.
+	tested []string
 
 	trackOnce sync.Once // builds track, for wording evaluation errors
 	track     cel.Program
@@ -336,7 +342,11 @@ func (p *celProgram) Schema() map[string]any {
 }
 
 func (p *celProgram) Eval(vars map[string]any) (any, error) {
-	out, _, err := p.prg.Eval(vars)
+	var in any = vars
+	if absent := p.absent(vars); absent != nil {
+		in = absentAsEmpty{vars: vars, absent: absent}
+	}
+	out, _, err := p.prg.Eval(in)
 	if err != nil {
 		return nil, p.evalError(vars, err)
 	}
@@ -352,6 +362,53 @@ func (p *celProgram) Eval(vars map[string]any) (any, error) {
 	}
 	return v, nil
 }
+
+// celTested returns the variables a compiled expression tests with
+// has(), each once.
+func celTested(native *celast.AST) []string {
+	r := celReadsOf(native)
+	var out []string
+	for _, ref := range r.Refs {
+		if ref.Guarded && !contains(out, ref.Name) {
+			out = append(out, ref.Name)
+		}
+	}
+	return out
+}
+
+// absent returns the tested variables vars does not bind, or nil.
+func (p *celProgram) absent(vars map[string]any) []string {
+	var out []string
+	for _, name := range p.tested {
+		if _, ok := vars[name]; !ok {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// absentAsEmpty is the activation of an evaluation in which some variable
+// the expression tests with has() is not bound (the node that binds it
+// has not run): it is an empty object there.
+type absentAsEmpty struct {
+	vars   map[string]any
+	absent []string
+}
+
+// ResolveName returns the variable's value, an empty object for an
+// absent tested one.
+func (a absentAsEmpty) ResolveName(name string) (any, bool) {
+	if v, ok := a.vars[name]; ok {
+		return v, true
+	}
+	if contains(a.absent, name) {
+		return map[string]any{}, true
+	}
+	return nil, false
+}
+
+// Parent returns nil: the activation has no parent.
+func (absentAsEmpty) Parent() interpreter.Activation { return nil }
 
 // celErrors converts cel-go issues into Errors with rune offsets into
 // src. word, when set, words the error at an expression id from the
