@@ -19,6 +19,9 @@ func (s *Server) completion(p *CompletionParams) (CompletionList, error) {
 		return CompletionList{}, err
 	}
 	items := complete(snap, p.Position)
+	if p.Context != nil && p.Context.TriggerCharacter == " " && !afterKey(snap.text, p.Position) {
+		items = nil // a space typed elsewhere than after a key: no list pops up
+	}
 	if items == nil {
 		items = []CompletionItem{}
 	}
@@ -55,6 +58,13 @@ func complete(snap *snapshot, pos Position) []CompletionItem {
 		return c.keys(pos.Line, len(m[1]), m[2])
 	}
 	return nil
+}
+
+// afterKey reports whether the cursor at pos follows "key: " or an
+// expression's opening, where a typed space asks for completion.
+func afterKey(t *text, pos Position) bool {
+	line := strings.TrimRight(t.linePrefix(t.offset(pos)), " ")
+	return strings.HasSuffix(line, ":") || strings.HasSuffix(line, "{{") || strings.HasSuffix(line, "{") || strings.HasSuffix(line, ",")
 }
 
 // completer makes the items of one completion request.

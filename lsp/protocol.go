@@ -103,6 +103,13 @@ type PublishDiagnosticsParams struct {
 // CompletionParams are the parameters of textDocument/completion.
 type CompletionParams struct {
 	TextDocumentPositionParams
+	Context *CompletionContext `json:"context,omitempty"`
+}
+
+// CompletionContext says how completion was triggered.
+type CompletionContext struct {
+	TriggerKind      int    `json:"triggerKind"` // 1 invoked, 2 a trigger character, 3 incomplete
+	TriggerCharacter string `json:"triggerCharacter,omitempty"`
 }
 
 // CompletionItemKind is the kind of a completion item.

@@ -113,10 +113,23 @@ func sessionFeatures(t *testing.T, c *testClient, uri, fixed string) {
 	t.Helper()
 	// Completion of a form's fields inside an expression.
 	var list CompletionList
-	c.call("textDocument/completion", CompletionParams{TextDocumentPositionParams{TextDocument: TextDocumentIdentifier{URI: uri},
+	c.call("textDocument/completion", CompletionParams{TextDocumentPositionParams: TextDocumentPositionParams{TextDocument: TextDocumentIdentifier{URI: uri},
 		Position: posOf(t, fixed, "content.plan ==", 0, len("content."))}}, &list)
 	if labels := labelsOf(list.Items); !slices.Contains(labels, "plan") {
 		t.Fatalf("completion after confirm.content.: %v", labels)
+	}
+	// A typed space asks for completion after a key, not in indentation.
+	space := &CompletionContext{TriggerKind: 2, TriggerCharacter: " "}
+	for _, tt := range []struct {
+		marker string
+		shift  int
+		want   bool
+	}{{"next: check", len("next: "), true}, {"    required", 4, false}} {
+		c.call("textDocument/completion", CompletionParams{TextDocumentPositionParams: TextDocumentPositionParams{TextDocument: TextDocumentIdentifier{URI: uri},
+			Position: posOf(t, fixed, tt.marker, 0, tt.shift)}, Context: space}, &list)
+		if got := slices.Contains(labelsOf(list.Items), "check") || slices.Contains(labelsOf(list.Items), "form"); got != tt.want {
+			t.Fatalf("completion on a space at %q: %v", tt.marker, labelsOf(list.Items))
+		}
 	}
 
 	// Hover on the field.
