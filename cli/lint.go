@@ -64,9 +64,10 @@ func runLint(ctx context.Context, env *Env) int {
 	fs.SetOutput(env.Stderr)
 	format := fs.String("format", "text", "output format: text, json or sarif")
 	against := fs.String("against", "", "the previous version (a flow file or directory): also warn where runs in flight on it cannot go on under this one")
+	maxRounds := fs.Int("max-rounds", dsl.DefaultRoundBudget, "the round budget: warn (round-budget) where a path asks more rounds of questions than this")
 	fix := fs.Bool("fix", false, "apply the first fix of each diagnostic (the did-you-mean replacements) to the files, say what changed on standard error, then lint again")
 	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, "usage: flowserve lint [--format text|json|sarif] [--against OLD] [--fix] [PATH...]")
+		fmt.Fprintln(env.Stderr, "usage: flowserve lint [--format text|json|sarif] [--against OLD] [--max-rounds N] [--fix] [PATH...]")
 		fmt.Fprintln(env.Stderr, "\nChecks flow files and resource declarations (directories recursively; default:")
 		fmt.Fprintln(env.Stderr, "flows/) and prints one diagnostic per line, file:line:col: error|warning:")
 		fmt.Fprintln(env.Stderr, "message [code]. With --against OLD, also a breaks-runs warning at each change")
@@ -82,6 +83,10 @@ func runLint(ctx context.Context, env *Env) int {
 		fmt.Fprintf(env.Stderr, "flowserve lint: --format must be text, json or sarif, not %q\n", *format)
 		return exitUsage
 	}
+	if *maxRounds < 1 {
+		fmt.Fprintf(env.Stderr, "flowserve lint: --max-rounds must be at least 1, not %d\n", *maxRounds)
+		return exitUsage
+	}
 	paths := fs.Args()
 	if len(paths) == 0 {
 		if info, err := os.Stat("flows"); err != nil || !info.IsDir() {
@@ -95,12 +100,14 @@ func runLint(ctx context.Context, env *Env) int {
 	if code >= 0 {
 		return code
 	}
+	diags = withBudget(set, diags, *maxRounds)
 	// A fix can let lint see further (a file that parses is compiled), so
 	// --fix goes on while it changes something, as ESLint's does.
 	for pass := 0; *fix && pass < maxFixPasses && applyFixes(env, diags); pass++ {
 		if set, diags, code = lint(env, paths, *against, fs.Usage); code >= 0 {
 			return code
 		}
+		diags = withBudget(set, diags, *maxRounds)
 	}
 	if err := writeLint(env, *format, diags, len(set.Files.Flows)+len(set.Files.Resources)); err != nil {
 		fmt.Fprintf(env.Stderr, "flowserve lint: %v\n", err)
@@ -110,6 +117,27 @@ func runLint(ctx context.Context, env *Env) int {
 		return exitFail
 	}
 	return exitOK
+}
+
+// withBudget returns diags with the round-budget warnings worked out for
+// budget instead of the default one Check uses.
+func withBudget(set *project.Set, diags dsl.Diagnostics, budget int) dsl.Diagnostics {
+	if budget == dsl.DefaultRoundBudget {
+		return diags
+	}
+	out := slices.DeleteFunc(diags, func(d dsl.Diagnostic) bool { return d.Code == dsl.CodeRoundBudget })
+	for _, f := range set.Parsed {
+		var ds dsl.Diagnostics
+		for _, d := range dsl.RoundDiagnostics(f, budget) {
+			if d.Code == dsl.CodeRoundBudget {
+				ds = append(ds, d)
+			}
+		}
+		ds.SetEnds(f.Path, f.Source)
+		out = append(out, ds...)
+	}
+	out.Sort()
+	return out
 }
 
 // maxFixPasses bounds the passes of lint --fix.
