@@ -39,9 +39,10 @@
 // protocol's Content-Length framing (wire.go) and the few protocol types
 // it uses (protocol.go) written here. The LSP libraries were weighed and
 // left: github.com/tliron/glsp (v0.2.2, its last release in March 2024)
-// brings protocol 3.16 types with a logging framework and a websocket
-// stack as dependencies; go.lsp.dev/protocol had its last release,
-// v0.12.0, in March 2022; gopls keeps its protocol types internal. Thirty
-// types and a framing reader cost less than a dependency that lags the
-// protocol, and they add nothing to go.mod.
+// has the protocol 3.16 types (3.17's only in part) and brings its own
+// logging framework, a websocket stack, msgpack and a deadlock detector
+// as dependencies; go.lsp.dev/protocol had its last release, v0.12.0, in
+// March 2022; gopls keeps its protocol types internal. The few dozen
+// types the server needs and a framing reader cost less than a
+// dependency that lags the protocol, and they add nothing to go.mod.
 package lsp
