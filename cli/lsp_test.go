@@ -114,7 +114,14 @@ local ok, err = pcall(function()
     end
     return out
   end
-  if not vim.wait(15000, function() return #vim.diagnostic.get(buf) > 0 end, 20) then
+  local function typos()
+    local n = 0
+    for _, d in ipairs(vim.diagnostic.get(buf)) do
+      if d.message:find("plann", 1, true) then n = n + 1 end
+    end
+    return n
+  end
+  if not vim.wait(15000, function() return typos() > 0 end, 20) then
     error("no diagnostics (" .. vim.bo[buf].filetype .. " buffer, " .. (client() and "a client attached" or "no client attached") .. ")")
   end
   results.first = diags()
@@ -132,7 +139,7 @@ local ok, err = pcall(function()
   results.hover = request("textDocument/hover", env("HOVER_AT")).contents.value
   local line = tonumber(env("FIX_LINE"))
   vim.api.nvim_buf_set_lines(buf, line, line + 1, false, {env("FIX_TEXT")})
-  if not vim.wait(15000, function() return #vim.diagnostic.get(buf) == 0 end, 20) then error("the diagnostics stayed after the edit") end
+  if not vim.wait(15000, function() return typos() == 0 end, 20) then error("the diagnostic stayed after the edit") end
   results.second = diags()
   vim.lsp.stop_client(id)
   vim.wait(5000, function() return vim.lsp.get_client_by_id(id) == nil end, 20)
@@ -258,10 +265,12 @@ func checkNeovim(t *testing.T, nvim string, first, second []lspDiag, completion 
 	t.Logf("Neovim %s, set up as docs/editors.md says", nvim)
 	start := utf16Pos(nvimFlow, "plann", 0)
 	byteCol := strings.Index(strings.Split(nvimFlow, "\n")[start[0]], "plann")
-	if len(first) != 1 {
-		t.Fatalf("diagnostics %+v, want one", first)
+	var d lspDiag
+	for _, x := range first {
+		if x.Code == "bad-expression" {
+			d = x
+		}
 	}
-	d := first[0]
 	if d.Code != "bad-expression" || d.Source != "flowserve" {
 		t.Fatalf("diagnostic %+v, want bad-expression from flowserve", d)
 	}
@@ -277,8 +286,10 @@ func checkNeovim(t *testing.T, nvim string, first, second []lspDiag, completion 
 	if !strings.Contains(hover, "confirm.content.plan: string, one of free, team") {
 		t.Fatalf("hover %q", hover)
 	}
-	if len(second) != 0 {
-		t.Fatalf("after the edit: %+v", second)
+	for _, x := range second {
+		if x.Code == "bad-expression" {
+			t.Fatalf("after the edit: %+v", second)
+		}
 	}
 }
 
