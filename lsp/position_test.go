@@ -1,7 +1,11 @@
 package lsp
 
 import (
+	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/flowserve/flowserve/dsl"
 )
@@ -109,4 +113,92 @@ func TestURIs(t *testing.T) {
 			t.Errorf("pathURI(%q) = %q does not map back", tt.path, pathURI(tt.path))
 		}
 	}
+}
+
+// TestApplyChangeSequence applies random incremental changes to a text of
+// accents, CJK, emoji and mixed line breaks, and compares each result with
+// the same edit made on the text as UTF-16 units split into lines: the
+// way a client sees its buffer.
+func TestApplyChangeSequence(t *testing.T) {
+	pieces := []string{"a", "é", "日", "🎉", " ", "\n", "\r\n", "{{", "x."}
+	r := rand.New(rand.NewPCG(1, 2))
+	src := []byte("start 🎉\nline é\r\nend")
+	for i := 0; i < 500; i++ {
+		lines := utf16Lines(string(src))
+		pos := func() Position {
+			l := r.IntN(len(lines))
+			c := r.IntN(len(lines[l]) + 1)
+			if c > 0 && c < len(lines[l]) && utf16.IsSurrogate(rune(lines[l][c])) && !isHighSurrogate(lines[l][c]) {
+				c-- // not inside a pair: clients never send such a position
+			}
+			return Position{Line: l, Character: c}
+		}
+		a, b := pos(), pos()
+		if before(b, a) {
+			a, b = b, a
+		}
+		var ins strings.Builder
+		for range r.IntN(4) {
+			ins.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		got, err := applyChange(src, TextDocumentContentChangeEvent{Range: &Range{a, b}, Text: ins.String()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := utf16Edit(string(src), a, b, ins.String())
+		if string(got) != want {
+			t.Fatalf("edit %d, %+v-%+v with %q of %q:\ngot  %q\nwant %q", i, a, b, ins.String(), src, got, want)
+		}
+		src = got
+	}
+}
+
+func isHighSurrogate(u uint16) bool { return u >= 0xD800 && u < 0xDC00 }
+
+// utf16Lines splits s into lines at LF, CR LF and CR, each as UTF-16 units
+// without its break.
+func utf16Lines(s string) [][]uint16 {
+	var out [][]uint16
+	for {
+		i := strings.IndexAny(s, "\r\n")
+		if i < 0 {
+			return append(out, utf16.Encode([]rune(s)))
+		}
+		out = append(out, utf16.Encode([]rune(s[:i])))
+		if strings.HasPrefix(s[i:], "\r\n") {
+			i++
+		}
+		s = s[i+1:]
+	}
+}
+
+// utf16Edit replaces the range [a, b) of s, in UTF-16 positions, with
+// ins, working on units rather than bytes.
+func utf16Edit(s string, a, b Position, ins string) string {
+	offset := func(p Position) int { // in units of the whole text
+		units, line := 0, 0
+		rs := []rune(s)
+		for i := 0; i < len(rs); i++ {
+			if line == p.Line {
+				col := 0
+				for ; i < len(rs) && rs[i] != '\n' && rs[i] != '\r' && col < p.Character; i++ {
+					col += len(utf16.Encode([]rune{rs[i]}))
+				}
+				return units + col
+			}
+			units += len(utf16.Encode([]rune{rs[i]}))
+			if rs[i] == '\r' && i+1 < len(rs) && rs[i+1] == '\n' {
+				i++
+				units++
+			}
+			if rs[i] == '\n' || rs[i] == '\r' {
+				line++
+			}
+		}
+		return units
+	}
+	all := utf16.Encode([]rune(s))
+	i, j := offset(a), offset(b)
+	out := append(append(slices.Clone(all[:i]), utf16.Encode([]rune(ins))...), all[j:]...)
+	return string(utf16.Decode(out))
 }
