@@ -3,7 +3,6 @@ package lsp
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/url"
 	"os"
@@ -113,6 +112,7 @@ type memFile struct {
 	size int64
 }
 
+// Stat, Read and Close make a memFile an fs.File.
 func (f *memFile) Stat() (fs.FileInfo, error) {
 	return memInfo{name: filepath.Base(f.name), size: f.size}, nil
 }
@@ -125,11 +125,10 @@ type memInfo struct {
 	size int64
 }
 
+// Name, Size, Mode, ModTime, IsDir and Sys make a memInfo an fs.FileInfo.
 func (i memInfo) Name() string       { return i.name }
 func (i memInfo) Size() int64        { return i.size }
 func (i memInfo) Mode() fs.FileMode  { return 0o644 }
 func (i memInfo) ModTime() time.Time { return time.Time{} }
 func (i memInfo) IsDir() bool        { return false }
 func (i memInfo) Sys() any           { return nil }
-
-var _ io.Reader = (*memFile)(nil)
