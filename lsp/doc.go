@@ -25,9 +25,10 @@
 //   - Hover: the type of the path or expression under the cursor
 //     ("confirm.content.plan: string, one of free, team"), an action's
 //     summary and schemas on a step's action, a node's kind on its id.
-//   - Go to definition and rename of node ids: the id, every reference
-//     to it, and every expression that reads it, at the positions the
-//     parsed file gives; prepareRename.
+//   - Go to definition of node ids (also of set names and of vars and
+//     secrets read in expressions), and rename of node ids: the id, every
+//     reference to it, and every expression that reads it, at the
+//     positions the parsed file gives; prepareRename.
 //   - Code actions: the fixes of the diagnostics (did-you-mean
 //     replacements) as quickfixes.
 //

@@ -76,6 +76,9 @@ func exprHover(a *analysis, t *text, e *dsl.Expr, i int) *Hover {
 		if d := schemaDoc(schema); d != "" {
 			doc += "\n\n" + d
 		}
+		if d := settingDoc(a, path); d != "" {
+			doc += "\n\n" + d
+		}
 		if n := a.good.ByID[path]; n != nil {
 			doc += "\n\n" + nodeSummary(n)
 		}
@@ -92,6 +95,24 @@ func exprHover(a *analysis, t *text, e *dsl.Expr, i int) *Hover {
 	}
 	r := t.rangeOf(offs[0], offs[len(rs)])
 	return &Hover{Contents: markdown("```\n" + e.Src + ": " + describe(prg.Schema()) + "\n```"), Range: &r}
+}
+
+// settingDoc returns the description of the declaration path names when
+// it is vars.NAME or secrets.NAME.
+func settingDoc(a *analysis, path string) string {
+	var decls []*dsl.Setting
+	name, ok := strings.CutPrefix(path, "vars.")
+	if ok {
+		decls = a.good.Vars
+	} else if name, ok = strings.CutPrefix(path, "secrets."); ok {
+		decls = a.good.Secrets
+	}
+	for _, d := range decls {
+		if d.Name == name {
+			return d.Description.Value
+		}
+	}
+	return ""
 }
 
 // markdown wraps text as markdown content.

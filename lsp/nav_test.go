@@ -16,6 +16,8 @@ input:
   type: object
   properties:
     who: {type: string, description: Who asks}
+vars:
+  shop: {description: The shop}
 nodes:
   - id: confirm
     ask: "Go 🎉 {{ input.who }}?"
@@ -32,8 +34,10 @@ nodes:
     step: fs.read
     with: {path: "{{ confirm.content.plan }}"}
     on_error: fallback
+  - set:
+      total: "{{ size(fetch.text) }}"
   - id: done
-    return: "{{ size(confirm.content.plan) }} {{ fetch.text }}"
+    return: "{{ size(confirm.content.plan) }} {{ fetch.text }} {{ total }} {{ vars.shop }}"
   - id: fallback
     return: "confirm was not asked"
 `
@@ -51,7 +55,9 @@ func TestHover(t *testing.T) {
 		{"an ask id in an expression", "confirm.accepted", 1, []string{"confirm: object with fields", "ask node `confirm`"}},
 		{"an input field", "who }}", 0, []string{"input.who: string", "Who asks"}},
 		{"a step's output field", "text }}", 1, []string{"fetch.text: string"}},
-		{"a function: the whole expression", "size(", 1, []string{"size(confirm.content.plan): integer"}},
+		{"a var with its description", "shop }}", 1, []string{"vars.shop: string", "The shop"}},
+		{"a set name", "total }}", 1, []string{"total: integer"}},
+		{"a function: the whole expression", "size(confirm", 1, []string{"size(confirm.content.plan): integer"}},
 		{"an action", "fs.read", 3, []string{"**fs.read** — Reads a text file", "`path` string, required", "**output**", "`text` string"}},
 		{"a reference", `fallback"`, 2, []string{"return node `fallback`"}},
 		{"an id", "check\n", 0, []string{"branch node `check`"}},
@@ -128,10 +134,12 @@ func TestDefinition(t *testing.T) {
 	}{
 		{"a then", "done\n      - else", 1, "done\n    return"},
 		{"a quoted unavailable", `fallback"`, 0, "fallback\n    return"},
-		{"an on_error", "fallback\n  - id: done", 3, "fallback\n    return"},
+		{"an on_error", "fallback\n  - set:", 3, "fallback\n    return"},
 		{"an expression", "fetch.text", 2, "fetch\n    step"},
 		{"the id itself", "check\n", 0, "check\n"},
 		{"a string that mentions an id", `"confirm"`, 2, ""},
+		{"a set name", "total }}", 1, "total:"},
+		{"a var", "shop }}", 1, "shop: {"},
 	}
 	s := &Server{docs: map[string]*document{"u": {uri: "u", snap: snap(t, "", navFlow)}}}
 	for _, tt := range tests {

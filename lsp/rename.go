@@ -9,23 +9,73 @@ import (
 
 // definition answers textDocument/definition: on a node id (a reference
 // such as next: or then:, an identifier in an expression, or the id
-// itself), the node's id; nil elsewhere.
+// itself), the node's id; on a set name in an expression, its first
+// binding; on vars.NAME or secrets.NAME, the declaration. Elsewhere the
+// result is empty.
 func (s *Server) definition(p *TextDocumentPositionParams) ([]Location, error) {
 	snap, err := s.docSnapshot(p.TextDocument.URI)
 	if err != nil {
 		return nil, err
 	}
 	a, t := snap.analysis(), snap.text
-	o, ok := a.occurrenceAt(t.offset(p.Position))
-	if !ok {
+	off := t.offset(p.Position)
+	at := func(start, end int) ([]Location, error) {
+		return []Location{{URI: p.TextDocument.URI, Range: t.rangeOf(start, end)}}, nil
+	}
+	if o, ok := a.occurrenceAt(off); ok {
+		for _, d := range a.occs {
+			if d.kind == occDef && d.id == o.id {
+				return at(d.start, d.end)
+			}
+		}
 		return []Location{}, nil
 	}
-	for _, d := range a.occs {
-		if d.kind == occDef && d.id == o.id {
-			return []Location{{URI: p.TextDocument.URI, Range: t.rangeOf(d.start, d.end)}}, nil
+	if name, pos, ok := a.declarationAt(t, off); ok {
+		if start, ok := t.nameAt(t.offsetOfPos(pos), name); ok {
+			return at(start, start+len(name))
 		}
 	}
 	return []Location{}, nil
+}
+
+// declarationAt returns the name the expression under off reads that a
+// flow declares elsewhere than as a node id, and where: a set name (its
+// first binding), or the NAME of vars.NAME or secrets.NAME (its
+// declaration).
+func (a *analysis) declarationAt(t *text, off int) (string, dsl.Pos, bool) {
+	e, i, ok := exprAt(a, t, off)
+	if !ok {
+		return "", dsl.Pos{}, false
+	}
+	ids := idents(e.Src)
+	for k, id := range ids {
+		if i < id.Start || i > id.End {
+			continue
+		}
+		if id.Root {
+			for n := range a.file.Walk() {
+				if n.Set == nil {
+					continue
+				}
+				for _, b := range n.Set.Bindings {
+					if b.Name == id.Name {
+						return b.Name, b.Pos, true
+					}
+				}
+			}
+			return "", dsl.Pos{}, false
+		}
+		if k == 0 || !ids[k-1].Root {
+			return "", dsl.Pos{}, false
+		}
+		decls := map[string][]*dsl.Setting{"vars": a.file.Vars, "secrets": a.file.Secrets}[ids[k-1].Name]
+		for _, d := range decls {
+			if d.Name == id.Name {
+				return d.Name, d.Pos, true
+			}
+		}
+	}
+	return "", dsl.Pos{}, false
 }
 
 // prepareRename answers textDocument/prepareRename: the node id under
