@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"time"
 
 	"github.com/flowserve/flowserve/actions"
@@ -198,6 +199,7 @@ func Compile(f *dsl.File, env Env) (*Program, dsl.Diagnostics) {
 		c.diags = append(c.diags, checks...)
 	}
 	c.flagged = flaggedForms(f, checks)
+	flaggedSchemas(f, checks, c.flagged)
 	p, err := c.compile(reg, env)
 	if err != nil {
 		c.errorf(dsl.Pos{File: f.Path, Line: 1, Col: 1}, dsl.CodeCompile, "%v", err)
@@ -277,6 +279,53 @@ func flaggedForms(f *dsl.File, checks dsl.Diagnostics) map[dsl.Pos]bool {
 	return flagged
 }
 
+// flaggedSchemas adds to flagged the positions of the input and output
+// schemas in which Check found an error of the schema's own (a repeated
+// or unknown required entry, bounds no value fits, a default that breaks
+// the schema): Check says what is wrong there, at the keyword, so Compile
+// does not report the whole schema again as one that does not compile.
+func flaggedSchemas(f *dsl.File, checks dsl.Diagnostics, flagged map[dsl.Pos]bool) {
+	var starts []dsl.Pos // where the file's top-level values begin
+	for _, p := range []dsl.Pos{f.Name.Pos, f.Title.Pos, f.Description.Pos, f.Expressions.Pos, f.Kind.Pos, f.Task.Pos} {
+		starts = append(starts, p)
+	}
+	for _, sc := range []*dsl.Schema{f.Input, f.Output} {
+		if sc != nil {
+			starts = append(starts, sc.Pos)
+		}
+	}
+	if f.Auth != nil {
+		starts = append(starts, f.Auth.Pos)
+	}
+	for _, v := range slices.Concat(f.Vars, f.Secrets) {
+		starts = append(starts, v.Pos)
+	}
+	if len(f.Nodes) > 0 {
+		starts = append(starts, f.Nodes[0].Pos)
+	}
+	before := func(a, b dsl.Pos) bool { return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col }
+	for _, sc := range []*dsl.Schema{f.Input, f.Output} {
+		if sc == nil {
+			continue
+		}
+		var end dsl.Pos
+		for _, p := range starts {
+			if p.IsValid() && before(sc.Pos, p) && (!end.IsValid() || before(p, end)) {
+				end = p
+			}
+		}
+		for _, d := range checks {
+			if d.Severity != dsl.Error || before(d.Pos, sc.Pos) || end.IsValid() && !before(d.Pos, end) {
+				continue
+			}
+			switch d.Code {
+			case dsl.CodeDuplicateKey, dsl.CodeBadValue, dsl.CodeUnknownProperty:
+				flagged[sc.Pos] = true
+			}
+		}
+	}
+}
+
 // isFormCode reports whether code is one of Check's findings in a form's
 // properties.
 func isFormCode(code string) bool {
@@ -289,7 +338,7 @@ func isFormCode(code string) bool {
 
 func (c *compiler) schema(doc map[string]any, pos dsl.Pos, what string) *schemas.Schema {
 	s, err := schemas.Compile(doc)
-	if err != nil && !(what == "form" && c.flagged[pos]) {
+	if err != nil && !c.flagged[pos] {
 		c.errorf(pos, dsl.CodeBadSchema, "%s schema: %s", what, schemas.ErrorText(err))
 	}
 	return s

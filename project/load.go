@@ -13,7 +13,10 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/flowserve/flowserve/actions"
 	"github.com/flowserve/flowserve/dsl"
@@ -99,8 +102,8 @@ func Load(paths []string, opts Options) (*Set, dsl.Diagnostics) {
 			Message: fmt.Sprintf("no flow files (*.yaml, *.yml) or resource declarations in %s", strings.Join(paths, ", "))}}
 	}
 	env := opts.env()
-	for _, path := range files.Flows {
-		f, p, ds := loadFlow(fsys, path, env)
+	for _, r := range loadFlows(fsys, files.Flows, env) {
+		f, p, ds := r.f, r.p, r.diags
 		if f != nil && opts.Values != nil {
 			if missing := missingValues(f, opts.Values); len(missing) > 0 {
 				missing.SetEnds(f.Path, f.Source)
@@ -133,6 +136,37 @@ func LoadFile(path string, opts Options) (*flow.Program, dsl.Diagnostics) {
 		return nil, diags
 	}
 	return set.Programs[0], diags
+}
+
+// loaded is what loadFlow made of one file.
+type loaded struct {
+	f     *dsl.File
+	p     *flow.Program
+	diags dsl.Diagnostics
+}
+
+// loadFlows loads the flow files at paths, on as many goroutines as the
+// process may run at once: each file is parsed, checked and compiled on
+// its own. The results are in the order of paths.
+func loadFlows(fsys fs.FS, paths []string, env flow.Env) []loaded {
+	out := make([]loaded, len(paths))
+	workers := min(runtime.GOMAXPROCS(0), len(paths))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(paths) {
+					return
+				}
+				f, p, ds := loadFlow(fsys, paths[i], env)
+				out[i] = loaded{f: f, p: p, diags: ds}
+			}
+		})
+	}
+	wg.Wait()
+	return out
 }
 
 // loadFlow parses, checks and compiles one flow file. The file is nil
