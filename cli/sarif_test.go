@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flowserve/flowserve/internal/golden"
+
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/tools/txtar"
 
@@ -76,24 +78,7 @@ func TestLintFormatsGolden(t *testing.T) {
 // from file; with -update it rewrites the section instead.
 func checkSection(t *testing.T, file string, a *txtar.Archive, name, got string) {
 	t.Helper()
-	i := slices.IndexFunc(a.Files, func(f txtar.File) bool { return f.Name == name })
-	if *update {
-		if i < 0 {
-			a.Files = append(a.Files, txtar.File{Name: name})
-			i = len(a.Files) - 1
-		}
-		a.Files[i].Data = []byte(got)
-		if err := os.WriteFile(file, txtar.Format(a), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if i < 0 {
-		t.Fatalf("%s has no %s section (run with -update)", file, name)
-	}
-	if want := string(a.Files[i].Data); got != want {
-		t.Errorf("%s output differs\n--- got\n%s--- want\n%s", name, got, want)
-	}
+	golden.CheckSection(t, file, a, name, got, *update)
 }
 
 // sarifSchema returns the SARIF 2.1.0 schema FLOWSERVE_SARIF_SCHEMA names,

@@ -25,10 +25,16 @@ const Section = "diagnostics"
 // section when missing) and rewrites file instead.
 func Check(t *testing.T, file string, a *txtar.Archive, got string, update bool) {
 	t.Helper()
-	i := slices.IndexFunc(a.Files, func(f txtar.File) bool { return f.Name == Section })
+	CheckSection(t, file, a, Section, got, update)
+}
+
+// CheckSection is Check for the section called name.
+func CheckSection(t *testing.T, file string, a *txtar.Archive, name, got string, update bool) {
+	t.Helper()
+	i := slices.IndexFunc(a.Files, func(f txtar.File) bool { return f.Name == name })
 	if update {
 		if i < 0 {
-			a.Files = append(a.Files, txtar.File{Name: Section})
+			a.Files = append(a.Files, txtar.File{Name: name})
 			i = len(a.Files) - 1
 		}
 		a.Files[i].Data = []byte(got)
@@ -38,10 +44,10 @@ func Check(t *testing.T, file string, a *txtar.Archive, got string, update bool)
 		return
 	}
 	if i < 0 {
-		t.Fatalf("%s has no %s section", file, Section)
+		t.Fatalf("%s has no %s section (run with -update)", file, name)
 	}
 	if want := string(a.Files[i].Data); got != want {
-		t.Errorf("diagnostics differ\n--- got\n%s--- want\n%s", got, want)
+		t.Errorf("%s differ\n--- got\n%s--- want\n%s", name, got, want)
 	}
 }
 
