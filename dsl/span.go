@@ -259,3 +259,29 @@ func (s *source) spelt(p Pos, name string) (end Pos, quote rune, ok bool) {
 	}
 	return Pos{File: p.File, Line: p.Line, Col: j + 1}, 0, true
 }
+
+// TextBetween returns the text of src from start to end (exclusive), its
+// lines joined with "\n", and false when the positions are not in order
+// or not in src. Columns count runes, as Pos does.
+func TextBetween(src []byte, start, end Pos) (string, bool) {
+	lines := strings.Split(string(src), "\n")
+	if start.Line < 1 || end.Line < start.Line || end.Line > len(lines) {
+		return "", false
+	}
+	var out []string
+	for l := start.Line; l <= end.Line; l++ {
+		rs := []rune(lines[l-1])
+		from, to := 0, len(rs)
+		if l == start.Line {
+			from = start.Col - 1
+		}
+		if l == end.Line {
+			to = end.Col - 1
+		}
+		if from < 0 || to > len(rs) || from > to {
+			return "", false
+		}
+		out = append(out, string(rs[from:to]))
+	}
+	return strings.Join(out, "\n"), true
+}

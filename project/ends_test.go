@@ -13,26 +13,11 @@ import (
 // textOf returns the text of src from a to b (exclusive), lines joined
 // with "\n", or "<bad>" when the positions are not in order in src.
 func textOf(src string, a, b dsl.Pos) string {
-	lines := strings.Split(src, "\n")
-	if a.Line < 1 || b.Line < a.Line || b.Line > len(lines) {
+	text, ok := dsl.TextBetween([]byte(src), a, b)
+	if !ok {
 		return "<bad>"
 	}
-	var out []string
-	for l := a.Line; l <= b.Line; l++ {
-		rs := []rune(lines[l-1])
-		from, to := 0, len(rs)
-		if l == a.Line {
-			from = a.Col - 1
-		}
-		if l == b.Line {
-			to = b.Col - 1
-		}
-		if from < 0 || to > len(rs) || from > to {
-			return "<bad>"
-		}
-		out = append(out, string(rs[from:to]))
-	}
-	return strings.Join(out, "\n")
+	return text
 }
 
 // loadOne loads src as flow.yaml and returns its diagnostics.
