@@ -22,9 +22,9 @@ func compile(t testing.TB, src string) *flow.Program {
 	if diags.HasErrors() || f == nil {
 		t.Fatalf("parse:\n%v", diags)
 	}
-	p, err := flow.Compile(f, flow.Env{})
-	if err != nil {
-		t.Fatalf("compile: %v", err)
+	p, diags := flow.Compile(f, flow.Env{})
+	if p == nil || diags.HasErrors() {
+		t.Fatalf("compile:\n%v", diags)
 	}
 	return p
 }
