@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"slices"
 
 	"github.com/flowserve/flowserve/dsl"
@@ -79,6 +80,9 @@ func runLint(ctx context.Context, env *Env) int {
 	if err := fs.Parse(env.Args); err != nil {
 		return exitUsage
 	}
+	// Lint makes much garbage and keeps little: collecting it half as
+	// often makes checking a thousand flows about a sixth faster.
+	defer debug.SetGCPercent(debug.SetGCPercent(200))
 	if !slices.Contains([]string{"text", "json", "sarif"}, *format) {
 		fmt.Fprintf(env.Stderr, "flowserve lint: --format must be text, json or sarif, not %q\n", *format)
 		return exitUsage
@@ -147,7 +151,8 @@ const maxFixPasses = 10
 // the diagnostics with their ends; on a usage error it says so (with
 // usage) and returns the exit code, else code is -1.
 func lint(env *Env, paths []string, against string, usage func()) (set *project.Set, diags dsl.Diagnostics, code int) {
-	set, diags = project.Load(paths, project.Options{})
+	// The programs are only compared with OLD's.
+	set, diags = project.Load(paths, project.Options{CheckOnly: against == ""})
 	if msg, ok := usageError(diags); ok {
 		fmt.Fprintf(env.Stderr, "flowserve lint: %s\n", msg)
 		usage()

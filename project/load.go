@@ -41,6 +41,10 @@ type Options struct {
 	// at its declaration, and gives that flow no program. Load reads no
 	// environment for them; lint leaves Values nil.
 	Values *Values
+	// CheckOnly makes Load keep no programs: each flow is still compiled,
+	// for its diagnostics, but Set.Programs stays empty, so that checking
+	// many flows (lint, an editor) does not hold them all in memory.
+	CheckOnly bool
 }
 
 // fsys returns the file system of opts.
@@ -102,7 +106,7 @@ func Load(paths []string, opts Options) (*Set, dsl.Diagnostics) {
 			Message: fmt.Sprintf("no flow files (*.yaml, *.yml) or resource declarations in %s", strings.Join(paths, ", "))}}
 	}
 	env := opts.env()
-	for _, r := range loadFlows(fsys, files.Flows, env) {
+	for _, r := range loadFlows(fsys, files.Flows, env, opts.CheckOnly) {
 		f, p, ds := r.f, r.p, r.diags
 		if f != nil && opts.Values != nil {
 			if missing := missingValues(f, opts.Values); len(missing) > 0 {
@@ -147,8 +151,9 @@ type loaded struct {
 
 // loadFlows loads the flow files at paths, on as many goroutines as the
 // process may run at once: each file is parsed, checked and compiled on
-// its own. The results are in the order of paths.
-func loadFlows(fsys fs.FS, paths []string, env flow.Env) []loaded {
+// its own. The results are in the order of paths; with checkOnly they
+// hold no programs.
+func loadFlows(fsys fs.FS, paths []string, env flow.Env, checkOnly bool) []loaded {
 	out := make([]loaded, len(paths))
 	workers := min(runtime.GOMAXPROCS(0), len(paths))
 	var next atomic.Int64
@@ -161,6 +166,9 @@ func loadFlows(fsys fs.FS, paths []string, env flow.Env) []loaded {
 					return
 				}
 				f, p, ds := loadFlow(fsys, paths[i], env)
+				if checkOnly {
+					p = nil
+				}
 				out[i] = loaded{f: f, p: p, diags: ds}
 			}
 		})

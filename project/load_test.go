@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -254,5 +255,26 @@ func TestLoadSource(t *testing.T) {
 	}
 	if p, diags := project.LoadSource("bad.yaml", []byte("name: bad\nnodes: []\n"), project.Options{}); p != nil || !diags.HasErrors() {
 		t.Errorf("a bad source compiled: %v", diags)
+	}
+}
+
+// TestLoadCheckOnly: with CheckOnly, Load reports the same diagnostics, in
+// the same order, for many files loaded at once, and keeps no programs.
+func TestLoadCheckOnly(t *testing.T) {
+	files := fstest.MapFS{}
+	for i := range 40 {
+		src := okFlow
+		if i%3 == 0 {
+			src = "description: Bad.\nnodes:\n  - return: \"{{ nope }}\"\n"
+		}
+		files["flows/f"+strconv.Itoa(i)+".yaml"] = &fstest.MapFile{Data: []byte(src)}
+	}
+	full, fullDiags := project.Load([]string{"flows"}, project.Options{FS: files})
+	checked, checkedDiags := project.Load([]string{"flows"}, project.Options{FS: files, CheckOnly: true})
+	if len(full.Programs) != 26 || len(checked.Programs) != 0 || len(checked.Parsed) != 40 {
+		t.Errorf("programs %d and %d, parsed %d; want 26, 0 and 40", len(full.Programs), len(checked.Programs), len(checked.Parsed))
+	}
+	if a, b := fullDiags.Err(), checkedDiags.Err(); a == nil || b == nil || a.Error() != b.Error() {
+		t.Errorf("diagnostics differ:\n%v\n---\n%v", a, b)
 	}
 }
