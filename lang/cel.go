@@ -3,6 +3,7 @@ package lang
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sync"
 	"time"
 
@@ -369,7 +370,7 @@ func celTested(native *celast.AST) []string {
 	r := celReadsOf(native)
 	var out []string
 	for _, ref := range r.Refs {
-		if ref.Guarded && !contains(out, ref.Name) {
+		if ref.Guarded && !slices.Contains(out, ref.Name) {
 			out = append(out, ref.Name)
 		}
 	}
@@ -401,7 +402,7 @@ func (a absentAsEmpty) ResolveName(name string) (any, bool) {
 	if v, ok := a.vars[name]; ok {
 		return v, true
 	}
-	if contains(a.absent, name) {
+	if slices.Contains(a.absent, name) {
 		return map[string]any{}, true
 	}
 	return nil, false

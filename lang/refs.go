@@ -1,6 +1,8 @@
 package lang
 
 import (
+	"slices"
+
 	celast "cel.dev/cel-go/common/ast"
 	exprast "github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/parser"
@@ -108,7 +110,7 @@ func (w *celWalker) walk(e celast.Expr, guarded []string) {
 		if w.local[name] > 0 {
 			return
 		}
-		w.refs = append(w.refs, Ref{Name: name, Offset: w.offset(e), Guarded: contains(guarded, name)})
+		w.refs = append(w.refs, Ref{Name: name, Offset: w.offset(e), Guarded: slices.Contains(guarded, name)})
 	case celast.SelectKind:
 		s := e.AsSelect()
 		if s.IsTestOnly() {
@@ -257,7 +259,7 @@ func (w *exprWalker) walk(n exprast.Node, guarded []string) {
 	case nil:
 	case *exprast.IdentifierNode:
 		if w.local[n.Value] == 0 {
-			w.refs = append(w.refs, Ref{Name: n.Value, Offset: n.Location().From, Guarded: contains(guarded, n.Value)})
+			w.refs = append(w.refs, Ref{Name: n.Value, Offset: n.Location().From, Guarded: slices.Contains(guarded, n.Value)})
 		}
 	case *exprast.MemberNode:
 		if n.Optional {
@@ -364,13 +366,4 @@ func exprRootIdent(n exprast.Node) string {
 func isStringNode(n exprast.Node) bool {
 	_, ok := n.(*exprast.StringNode)
 	return ok
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -181,7 +182,7 @@ func (in *introspector) check(a *introspection, now time.Time) (*Principal, erro
 		return nil, refused(ReasonInactive)
 	case a.Issuer != "" && a.Issuer != v.issuer:
 		return nil, refused(ReasonIssuer)
-	case !containsString(a.Audience, v.audience):
+	case !slices.Contains(a.Audience, v.audience):
 		return nil, refused(ReasonAudience)
 	case a.Subject == "":
 		return nil, refused(ReasonNoSubject)
@@ -198,12 +199,3 @@ func (in *introspector) check(a *introspection, now time.Time) (*Principal, erro
 }
 
 func unix(f float64) time.Time { return time.Unix(int64(f), 0) }
-
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -75,20 +76,11 @@ type Principal struct {
 func (p *Principal) Missing(need []string) []string {
 	var out []string
 	for _, s := range need {
-		if !p.hasScope(s) {
+		if !slices.Contains(p.Scopes, s) {
 			out = append(out, s)
 		}
 	}
 	return out
-}
-
-func (p *Principal) hasScope(s string) bool {
-	for _, have := range p.Scopes {
-		if have == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Verifier checks access tokens for one issuer and audience. It is safe
