@@ -31,6 +31,12 @@ type File struct {
 	Task String
 	// Auth is what the flow requires of its callers (`auth:`), or nil.
 	Auth *Auth
+	// Private is set by `expose: false`: the flow is not listed or
+	// callable as a tool (or prompt) of its own, only by other flows'
+	// call and link nodes. ExposePos is the position of the expose key;
+	// zero when absent.
+	Private   bool
+	ExposePos Pos
 
 	Input  *Schema // JSON Schema of the tool (or prompt) arguments; nil means {type: object}
 	Output *Schema // JSON Schema of structuredContent; nil when absent
@@ -158,6 +164,8 @@ const (
 	KindSample
 	KindRoots
 	KindAll
+	KindCall
+	KindLink
 )
 
 // String returns the kind's key as written in flow files.
@@ -181,6 +189,10 @@ func (k Kind) String() string {
 		return "roots"
 	case KindAll:
 		return "all"
+	case KindCall:
+		return "call"
+	case KindLink:
+		return "link"
 	}
 	return "unknown"
 }
@@ -192,9 +204,15 @@ func (k Kind) IsQuestion() bool {
 	return k == KindAsk || k == KindSample || k == KindRoots
 }
 
+// IsCall reports whether nodes of kind k run another flow: call (which
+// returns to the caller) and link (which hands the run over). Each such
+// node takes a journal position for the callee's frame.
+func (k Kind) IsCall() bool { return k == KindCall || k == KindLink }
+
 // Node is one entry of a flow's node list, or one question of an all
 // node. Exactly one of Ask (for the kinds ask, sample and roots), Step,
-// Branch, Set, Return, Fail and All is set, matching Kind.
+// Branch, Set, Return, Fail, All and Call (for call and link) is set,
+// matching Kind.
 type Node struct {
 	Index int    // position in File.Nodes; a question of an all node has its group's Index
 	ID    string // "" when the node has no id
@@ -210,6 +228,7 @@ type Node struct {
 	Return *Return
 	Fail   *Template
 	All    *All
+	Call   *Call
 
 	// Group is the all node this node is a question of, or nil.
 	Group *Node
@@ -229,6 +248,22 @@ type Ref struct {
 	ID     string
 	Pos    Pos
 	Target int // index of the node in File.Nodes; -1 when it does not exist
+}
+
+// Call runs another flow of the same project (a sub-flow, DESIGN §2): a
+// call node binds the callee's result to its own id and goes on; a link
+// node hands the run over, so the callee's result is the run's.
+type Call struct {
+	// Flow names the callee: the name of a tool flow loaded with this one.
+	Flow String
+	// With is the callee's arguments, a map of templates checked against
+	// the callee's input schema; nil when absent (the callee gets {}).
+	With *Value
+	// OnError is where a call goes when the callee fails (its fail node,
+	// or a failure of its own); error is then bound to the callee's
+	// message. Nil: the caller fails with that message. Link nodes have
+	// none.
+	OnError *Ref
 }
 
 // Ask asks the client for input. An ask node asks the user, in form mode
@@ -512,4 +547,17 @@ func (e *Expr) PosAt(offset int) Pos {
 	p := e.lines[line-1]
 	p.Col += col
 	return p
+}
+
+// HasCalls reports whether some node of the flow is a call or link.
+func (f *File) HasCalls() bool {
+	if f == nil {
+		return false
+	}
+	for _, n := range f.Nodes {
+		if n.Kind.IsCall() {
+			return true
+		}
+	}
+	return false
 }

@@ -179,6 +179,11 @@ func (g *CFG) nodeEdges(i int, n *Node) {
 		if n.Step != nil {
 			g.ref(i, EdgeOnError, n.Step.OnError)
 		}
+	case KindCall:
+		g.onward(i, n)
+		if n.Call != nil {
+			g.ref(i, EdgeOnError, n.Call.OnError)
+		}
 	case KindBranch:
 		if n.Branch == nil {
 			return
@@ -195,8 +200,8 @@ func (g *CFG) nodeEdges(i int, n *Node) {
 		} else {
 			g.edges = append(g.edges, Edge{From: i, To: i + 1, Kind: EdgeOtherwise, Case: -1})
 		}
-	case KindReturn, KindFail:
-		// They end the run.
+	case KindReturn, KindFail, KindLink:
+		// They end the run (a link with the result of the flow it links to).
 	default: // set, or a node whose kind Parse could not read
 		g.onward(i, n)
 	}

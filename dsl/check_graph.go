@@ -94,7 +94,7 @@ func (c *checker) checkGraph() {
 		for k, i := range scc {
 			n := f.Nodes[i]
 			names[k] = n.Name()
-			if n.Kind.IsQuestion() || n.Kind == KindAll || n.Kind == KindStep {
+			if n.Kind.IsQuestion() || n.Kind == KindAll || n.Kind == KindStep || n.Kind == KindCall {
 				works = true
 			}
 			for _, s := range g.succ[i] {

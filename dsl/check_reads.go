@@ -90,7 +90,7 @@ func (rf *readFacts) collectNames() {
 	}
 	for n := range rf.f.Walk() {
 		switch {
-		case n.Kind.IsQuestion(), n.Kind == KindStep:
+		case n.Kind.IsQuestion(), n.Kind == KindStep, n.Kind == KindCall:
 			add(n.ID)
 		case n.Kind == KindSet && n.Set != nil:
 			for _, b := range n.Set.Bindings {
@@ -275,7 +275,7 @@ func (rf *readFacts) guardHint(name string) string {
 	}
 	field := "action"
 	for n := range rf.f.Walk() {
-		if n.ID == name && n.Kind == KindStep {
+		if n.ID == name && (n.Kind == KindStep || n.Kind == KindCall) {
 			field = "<field>"
 		}
 	}

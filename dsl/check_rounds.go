@@ -41,6 +41,20 @@ type Rounds struct {
 // false when the control flow is not exact (a reference that does not
 // resolve).
 func RoundsOf(f *File, budget int) (Rounds, bool) {
+	return RoundsWith(f, budget, nil)
+}
+
+// RoundsWith is RoundsOf for a flow whose call and link nodes run the
+// flows callees finds: each counts the most rounds its callee's paths
+// ask. A callee callees does not find (nil finds none), or one that is
+// part of a call cycle, counts none.
+func RoundsWith(f *File, budget int, callees Callees) (Rounds, bool) {
+	return roundsWith(f, budget, callees, map[*File]bool{})
+}
+
+// roundsWith is RoundsWith, with the files whose analysis is under way
+// (so that a call cycle counts nothing rather than recursing forever).
+func roundsWith(f *File, budget int, callees Callees, busy map[*File]bool) (Rounds, bool) {
 	if f == nil || len(f.Nodes) == 0 {
 		return Rounds{}, false
 	}
@@ -48,16 +62,28 @@ func RoundsOf(f *File, budget int) (Rounds, bool) {
 	if !ok {
 		return Rounds{}, false
 	}
-	ra := &roundAnalysis{f: f, g: g, cfg: BuildCFG(f), lang: f.Expressions.Value}
+	busy[f] = true
+	defer delete(busy, f)
+	ra := &roundAnalysis{f: f, g: g, cfg: BuildCFG(f), lang: f.Expressions.Value, callees: callees, busy: busy}
 	return ra.run(budget), true
 }
+
+// Callees finds the flow a call or link node names: the parsed file of
+// the flow with that name, or nil when there is none.
+type Callees func(name string) *File
 
 // RoundDiagnostics returns the warnings of the round analysis of f for
 // budget: a path that asks more rounds than budget (none for a task:
 // required flow, whose questions the tasks extension asks), and each loop
 // that asks with no bound.
 func RoundDiagnostics(f *File, budget int) Diagnostics {
-	r, ok := RoundsOf(f, budget)
+	return RoundDiagnosticsWith(f, budget, nil)
+}
+
+// RoundDiagnosticsWith is RoundDiagnostics counting the rounds of the
+// flows f calls (see RoundsWith).
+func RoundDiagnosticsWith(f *File, budget int, callees Callees) Diagnostics {
+	r, ok := RoundsWith(f, budget, callees)
 	if !ok {
 		return nil
 	}
@@ -81,8 +107,12 @@ func RoundDiagnostics(f *File, budget int) Diagnostics {
 }
 
 // checkRounds reports the round analysis's warnings for the default
-// budget.
+// budget. A flow with call or link nodes is left to CheckCalls, which
+// counts its callees' rounds too.
 func (c *checker) checkRounds() {
+	if c.f.HasCalls() {
+		return
+	}
 	c.diags = append(c.diags, RoundDiagnostics(c.f, DefaultRoundBudget)...)
 }
 
@@ -96,6 +126,30 @@ type roundAnalysis struct {
 	comp []int   // the component of each node
 	sccs [][]int // the components' nodes, sorted
 	loop []bool  // whether a component is a loop
+	// callees finds the flows of call and link nodes; busy holds the
+	// files whose analysis is under way.
+	callees Callees
+	busy    map[*File]bool
+}
+
+// weight returns the rounds of questions node n asks: one for a
+// question (see asks), its callee's most for a call or link.
+func (ra *roundAnalysis) weight(n *Node) int {
+	if asks(n) {
+		return 1
+	}
+	if !n.Kind.IsCall() || n.Call == nil || ra.callees == nil {
+		return 0
+	}
+	callee := ra.callees(n.Call.Flow.Value)
+	if callee == nil || ra.busy[callee] {
+		return 0
+	}
+	r, ok := roundsWith(callee, maxIterations, ra.callees, ra.busy)
+	if !ok {
+		return 0
+	}
+	return r.Max
 }
 
 // asks reports whether node n asks the client a round of questions.
@@ -120,9 +174,7 @@ func (ra *roundAnalysis) run(budget int) Rounds {
 	for k, scc := range ra.sccs {
 		q := 0
 		for _, i := range scc {
-			if asks(ra.f.Nodes[i]) {
-				q++
-			}
+			q += ra.weight(ra.f.Nodes[i])
 		}
 		iters[k] = 1
 		if ra.loop[k] && q > 0 {
@@ -204,9 +256,11 @@ func (ra *roundAnalysis) describe(out *Rounds, next, iters []int, budget int) {
 	total := 0
 	for k := ra.comp[0]; k >= 0; k = next[k] {
 		var qs []*Node
+		var ws []int
 		for _, i := range ra.sccs[k] {
-			if asks(ra.f.Nodes[i]) {
+			if w := ra.weight(ra.f.Nodes[i]); w > 0 {
 				qs = append(qs, ra.f.Nodes[i])
+				ws = append(ws, w)
 			}
 		}
 		if len(qs) == 0 {
@@ -215,6 +269,9 @@ func (ra *roundAnalysis) describe(out *Rounds, next, iters []int, budget int) {
 		names := make([]string, len(qs))
 		for j, q := range qs {
 			names[j] = q.Name()
+			if q.Kind.IsCall() {
+				names[j] = fmt.Sprintf("%s (%s %s: %d)", q.Name(), q.Kind, q.Call.Flow.Value, ws[j])
+			}
 		}
 		item := strings.Join(names, ", ")
 		if iters[k] > 1 {
@@ -222,8 +279,8 @@ func (ra *roundAnalysis) describe(out *Rounds, next, iters []int, budget int) {
 		}
 		out.Path = append(out.Path, item)
 		for rep := 0; rep < iters[k] && out.Over == nil; rep++ {
-			for _, q := range qs {
-				total++
+			for j, q := range qs {
+				total += ws[j]
 				if total > budget && out.Over == nil {
 					out.Over = q
 				}

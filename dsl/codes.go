@@ -263,4 +263,14 @@ const (
 	// removed or redefined, a new node ahead of it, a branch that may take
 	// another way (see flow.Compat).
 	CodeBreaksRuns = "breaks-runs"
+	// CodeUnknownFlow means a call or link names no flow loaded with the
+	// caller.
+	CodeUnknownFlow = "unknown-flow"
+	// CodeBadCallee means a call or link names a prompt flow.
+	CodeBadCallee = "bad-callee"
+	// CodeCallCycle means flows call each other in a cycle.
+	CodeCallCycle = "call-cycle"
+	// CodeLinkOutput means a flow with an output schema links to one
+	// without.
+	CodeLinkOutput = "link-output"
 )

@@ -118,7 +118,16 @@
 // unreadable (a file that cannot be read), missing-value (a var or secret
 // a flow declares has no value, when Load is given the values to check),
 // and the usage errors no-such-path (a path that does not exist) and
-// no-flows (paths with neither flows nor resource declarations).
+// no-flows (paths with neither flows nor resource declarations). Its
+// CheckCalls stage, once every file is parsed, checks call and link
+// nodes against their callees: unknown-flow (a call or link names no flow
+// loaded with the caller, with a suggestion when one is close), bad-callee
+// (it names a prompt flow), call-cycle (flows call each other in a
+// cycle), link-output (a flow with an output schema links to one
+// without), with-missing, with-unknown and with-value against the
+// callee's input schema, approval-needs-task for a callee that asks
+// someone else from a flow that never runs as a task, and round-budget
+// and unbounded-loop counting the callees' rounds.
 // flowserve lint --against adds the warning breaks-runs (a change from the
 // version compared with keeps its runs in flight from going on under this
 // one, as flow.Compat works out). Every code is a constant

@@ -12,7 +12,7 @@ import (
 
 // kinds returns the node kinds of DSL v1 in the order of their keys.
 func kinds() []Kind {
-	return []Kind{KindAsk, KindStep, KindBranch, KindSet, KindReturn, KindFail, KindSample, KindRoots, KindAll}
+	return []Kind{KindAsk, KindStep, KindBranch, KindSet, KindReturn, KindFail, KindSample, KindRoots, KindAll, KindCall, KindLink}
 }
 
 // kindKeys returns the keys a node of kind k accepts besides id and next,
@@ -29,6 +29,10 @@ func kindKeys(k Kind) []string {
 		return []string{"roots", "unavailable"}
 	case KindAll:
 		return []string{"all", "unavailable"}
+	case KindCall:
+		return []string{"call", "with", "on_error"}
+	case KindLink:
+		return []string{"link", "with"}
 	case KindBranch, KindSet, KindReturn, KindFail:
 		return []string{k.String()}
 	}
@@ -76,7 +80,7 @@ func accepts(k Kind, key string) bool {
 
 // hasNext reports whether nodes of kind k may say `next`.
 func hasNext(k Kind) bool {
-	return k.IsQuestion() || k == KindStep || k == KindSet || k == KindAll
+	return k.IsQuestion() || k == KindStep || k == KindSet || k == KindAll || k == KindCall
 }
 
 // article returns "an" or "a" for the kind's name.
@@ -105,7 +109,7 @@ func (p *parser) node(index int, y *yaml.Node) *Node {
 		}
 	}
 	if len(kindEntries) == 0 {
-		p.errorf(n.Pos, CodeMissingKind, "a node needs one of the keys ask, step, branch, set, return, fail, sample, roots, all")
+		p.errorf(n.Pos, CodeMissingKind, "a node needs one of the keys ask, step, branch, set, return, fail, sample, roots, all, call, link")
 	} else {
 		n.Kind = kindOf(kindEntries[0].name)
 		for _, e := range kindEntries[1:] {
@@ -134,6 +138,9 @@ func (p *parser) node(index int, y *yaml.Node) *Node {
 				why := "it ends the flow"
 				if n.Kind == KindBranch {
 					why = "its cases choose the next node"
+				}
+				if n.Kind == KindLink {
+					why = "it hands the run over to the flow it links to"
 				}
 				p.errorf(p.pos(e.key), CodeMisplacedKey, "%s %s node has no next: %s", article(n.Kind), n.Kind, why)
 				continue
@@ -178,8 +185,10 @@ func (p *parser) node(index int, y *yaml.Node) *Node {
 	case KindAll:
 		n.All = p.all(n, fields["all"])
 		n.All.Unavailable = p.optRef(fields, "unavailable")
+	case KindCall, KindLink:
+		n.Call = p.call(n.Kind, fields)
 	}
-	if (n.Kind.IsQuestion() || n.Kind == KindStep) && !hasID {
+	if (n.Kind.IsQuestion() || n.Kind == KindStep || n.Kind.IsCall()) && !hasID {
 		p.errorf(n.Pos, CodeMissingKey, "%s %s node needs an id", article(n.Kind), n.Kind)
 	}
 	return n
@@ -438,6 +447,37 @@ func (p *parser) validate(e pair) []*Rule {
 	return rules
 }
 
+// call reads the keys of a call or link node.
+func (p *parser) call(k Kind, f map[string]pair) *Call {
+	c := &Call{}
+	if s, ok := p.str(f[k.String()]); ok {
+		if strings.TrimSpace(s.Value) == "" {
+			p.errorf(s.Pos, CodeBadValue, "%s needs the name of a flow", k)
+		}
+		c.Flow = s
+	}
+	c.With = p.with(f)
+	c.OnError = p.optRef(f, "on_error")
+	return c
+}
+
+// with reads the with mapping of a step, call or link node; nil when
+// absent or empty.
+func (p *parser) with(f map[string]pair) *Value {
+	e, ok := f["with"]
+	if !ok {
+		return nil
+	}
+	switch {
+	case yamlx.IsNull(e.val):
+	case e.val.Kind == yaml.MappingNode:
+		return p.value(e.val)
+	default:
+		p.errorf(p.pos(e.val), CodeBadType, "with must be a mapping, not %s", yamlx.TypeName(e.val))
+	}
+	return nil
+}
+
 // step reads the keys of a step node.
 func (p *parser) step(f map[string]pair) *Step {
 	s := &Step{Timeout: DefaultStepTimeout}
@@ -447,15 +487,7 @@ func (p *parser) step(f map[string]pair) *Step {
 		}
 		s.Action = a
 	}
-	if e, ok := f["with"]; ok {
-		switch {
-		case yamlx.IsNull(e.val):
-		case e.val.Kind == yaml.MappingNode:
-			s.With = p.value(e.val)
-		default:
-			p.errorf(p.pos(e.val), CodeBadType, "with must be a mapping, not %s", yamlx.TypeName(e.val))
-		}
-	}
+	s.With = p.with(f)
 	if e, ok := f["timeout"]; ok {
 		if d, ok := p.duration(e, `"30s"`, `"30s" or "1m30s"`); ok {
 			if d <= 0 {

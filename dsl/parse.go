@@ -154,7 +154,7 @@ func YAMLError(path string, src []byte, err error) Diagnostic {
 
 // topKeys returns the keys of the top-level mapping.
 func topKeys() []string {
-	return []string{"name", "title", "description", "kind", "task", "expressions", "auth", "input", "output", "vars", "secrets", "nodes"}
+	return []string{"name", "title", "description", "kind", "task", "expressions", "auth", "input", "output", "vars", "secrets", "expose", "nodes"}
 }
 
 // top reads the top-level mapping.
@@ -197,6 +197,10 @@ func (p *parser) top(f *File, root *yaml.Node) {
 			p.taskMode(f, e)
 		case "auth":
 			p.auth(f, e)
+		case "expose":
+			if v, ok := p.reader().Bool(e.val, e.name); ok {
+				f.Private, f.ExposePos = !v, p.pos(e.key)
+			}
 		case "input":
 			f.Input = p.schema(e)
 		case "output":
@@ -329,7 +333,7 @@ func (p *parser) link(f *File) {
 			continue
 		}
 		for _, b := range n.Set.Bindings {
-			if other := f.ByID[b.Name]; other != nil && (other.Kind.IsQuestion() || other.Kind == KindStep) {
+			if other := f.ByID[b.Name]; other != nil && (other.Kind.IsQuestion() || other.Kind == KindStep || other.Kind == KindCall) {
 				p.errorf(b.Pos, CodeNameCollision, "set name %q is also the id of the %s node at line %d", b.Name, other.Kind, other.IDPos.Line)
 			}
 		}

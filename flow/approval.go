@@ -62,8 +62,8 @@ func (r *runner) approval(cn *cnode, pos int, pending *state.Pending) (*Result, 
 	if a == nil {
 		return r.awaitApproval(cn, pos, "")
 	}
-	if a.Node != cn.n.ID || pending == nil {
-		return nil, fmt.Errorf("the run does not wait for an answer to %q: it is at %s %q", a.Node, cn.n.Kind, cn.n.ID)
+	if a.Node != r.key(cn) || pending == nil {
+		return nil, fmt.Errorf("the run does not wait for an answer to %q: it is at %s %q", a.Node, cn.n.Kind, r.key(cn))
 	}
 	var rec answerRecord
 	if a.TimedOut {
@@ -86,7 +86,7 @@ func (r *runner) approval(cn *cnode, pos int, pending *state.Pending) (*Result, 
 	if err := r.recordAnswer(cn, rec); err != nil {
 		return nil, err
 	}
-	token, err := r.seal(r.round, nil, r.req.StateTTL)
+	token, err := r.seal(r.number, nil, r.req.StateTTL)
 	if err != nil {
 		return nil, err
 	}
@@ -110,12 +110,12 @@ func (r *runner) awaitApproval(cn *cnode, pos int, reason string) (*Result, erro
 			return nil, fmt.Errorf("notify webhook: %w", err)
 		}
 	}
-	pending := []state.Pending{{Node: cn.n.ID, Position: pos, Fingerprint: cn.fp}}
-	token, err := r.seal(r.round, pending, r.req.StateTTL)
+	pending := []state.Pending{{Node: r.key(cn), Position: pos, Fingerprint: cn.fp}}
+	token, err := r.seal(r.number, pending, r.req.StateTTL)
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Approval: &Approval{Node: cn.n.ID, Run: r.runID, Position: pos, Question: q, To: to, Webhook: hook,
+	return &Result{Approval: &Approval{Node: r.key(cn), Run: r.runID, Position: pos, Question: q, To: to, Webhook: hook,
 		Timeout: cn.approvalTimeout, State: token}}, nil
 }
 

@@ -53,12 +53,11 @@ func (r *runner) ask(cn *cnode) (int, *Result, error) {
 			break
 		}
 	}
-	if pending != nil && (pending.Node != cn.n.ID || pending.Fingerprint != cn.fp || len(r.st.Pending) > 1) {
-		return 0, nil, &MismatchError{Position: pos, Node: pending.Node, Reason: "it asks a different question"}
+	if pending != nil && (pending.Node != r.key(cn) || pending.Fingerprint != cn.fp || len(r.st.Pending) > 1) {
+		return 0, nil, r.mismatch(pos, pending.Node, "it asks a different question")
 	}
 	if r.req.State != "" && pending == nil && len(r.st.Pending) > 0 && first {
-		return 0, nil, &MismatchError{Position: r.st.Pending[0].Position, Node: r.st.Pending[0].Node,
-			Reason: fmt.Sprintf("the run now reaches %s %q at position %d", cn.n.Kind, cn.n.ID, pos)}
+		return 0, nil, r.mismatch(r.st.Pending[0].Position, r.st.Pending[0].Node, fmt.Sprintf("the run now reaches %s %q at position %s", cn.n.Kind, r.key(cn), r.posPath(pos)))
 	}
 
 	if cn.to != nil {
@@ -68,7 +67,7 @@ func (r *runner) ask(cn *cnode) (int, *Result, error) {
 
 	if !r.capable(cn) {
 		if cn.unavailable < 0 {
-			return 0, nil, missing(cn.n.ID, []string{cn.mode})
+			return 0, nil, missing(r.key(cn), []string{cn.mode})
 		}
 		if err := r.recordUnavailable(cn); err != nil {
 			return 0, nil, err
@@ -98,7 +97,7 @@ func (r *runner) ask(cn *cnode) (int, *Result, error) {
 // too many, the round ends with an error result.
 func (r *runner) take(q *asking, answerable bool) (taken bool, res *Result, err error) {
 	cn := q.cn
-	id := cn.n.ID
+	id := r.key(cn)
 	raw, sent := r.req.Responses[id]
 	if !sent || !answerable || r.used[id] {
 		return false, nil, nil
@@ -147,15 +146,15 @@ func (r *runner) all(cn *cnode) (int, *Result, error) {
 	pending := map[string]*state.Pending{}
 	for i := range r.st.Pending {
 		p := &r.st.Pending[i]
-		j := r.member(qs, done, p.Node)
-		if p.Position != r.pos || j < 0 || p.Fingerprint != qs[j].fp {
+		id, here := strings.CutPrefix(p.Node, r.prefix)
+		j := r.member(qs, done, id)
+		if !here || p.Position != r.pos || j < 0 || p.Fingerprint != qs[j].fp {
 			if first && r.req.State != "" {
-				return 0, nil, &MismatchError{Position: p.Position, Node: p.Node,
-					Reason: fmt.Sprintf("the run now reaches all node %s at position %d", cn.n.Name(), r.pos)}
+				return 0, nil, r.mismatch(p.Position, p.Node, fmt.Sprintf("the run now reaches all node %s at position %s", r.prefix+cn.n.Name(), r.posPath(r.pos)))
 			}
 			continue
 		}
-		pending[p.Node] = p
+		pending[id] = p
 	}
 
 	var lacking []string
@@ -166,7 +165,7 @@ func (r *runner) all(cn *cnode) (int, *Result, error) {
 	}
 	if len(lacking) > 0 {
 		if cn.unavailable < 0 {
-			return 0, nil, missing(cn.n.Name(), lacking)
+			return 0, nil, missing(r.prefix+cn.n.Name(), lacking)
 		}
 		for i, q := range qs {
 			if !done[i] {
@@ -215,11 +214,10 @@ func (r *runner) replayAll(cn *cnode) (done []bool, left int, err error) {
 		e := &r.journal[r.pos]
 		i := r.member(qs, done, e.Node)
 		if i < 0 {
-			return nil, 0, &MismatchError{Position: r.pos, Node: e.Node,
-				Reason: fmt.Sprintf("the run now reaches all node %s there", cn.n.Name())}
+			return nil, 0, r.mismatch(r.pos, e.Node, fmt.Sprintf("the run now reaches all node %s there", cn.n.Name()))
 		}
 		if e.Kind != state.EntryAnswer || e.Fingerprint != qs[i].fp {
-			return nil, 0, &MismatchError{Position: r.pos, Node: e.Node, Reason: "it asks a different question"}
+			return nil, 0, r.mismatch(r.pos, e.Node, "it asks a different question")
 		}
 		v, err := r.decodeAnswer(qs[i], e.Value)
 		if err != nil {
@@ -289,7 +287,7 @@ func (r *runner) capable(cn *cnode) bool {
 // question renders the question of cn; reason, when set, says why the
 // last answer was not accepted.
 func (r *runner) question(cn *cnode, pos int, reason string) (*InputRequest, error) {
-	id := sha256.Sum256([]byte(r.runID + "/" + cn.n.ID + "/" + strconv.Itoa(pos)))
+	id := sha256.Sum256([]byte(r.runID + "/" + r.key(cn) + "/" + strconv.Itoa(pos)))
 	q := &InputRequest{Mode: cn.mode, ID: hex.EncodeToString(id[:16])}
 	switch cn.mode {
 	case ModeSampling:
@@ -361,16 +359,17 @@ func (r *runner) suspend(pos int, asks []asking) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		requests[a.cn.n.ID] = q
-		pending = append(pending, state.Pending{Node: a.cn.n.ID, Position: pos, Fingerprint: a.cn.fp, Invalid: a.invalid})
+		key := r.key(a.cn)
+		requests[key] = q
+		pending = append(pending, state.Pending{Node: key, Position: pos, Fingerprint: a.cn.fp, Invalid: a.invalid})
 	}
 	d := r.req.Detach
-	detach := d != nil && d.Rounds > 0 && r.round > d.Rounds
+	detach := d != nil && d.Rounds > 0 && r.number > d.Rounds
 	ttl := r.req.StateTTL
 	if detach {
 		ttl = d.TTL
 	}
-	token, err := r.seal(r.round, pending, ttl)
+	token, err := r.seal(r.number, pending, ttl)
 	if err != nil {
 		return nil, err
 	}
@@ -386,7 +385,7 @@ func (r *runner) suspend(pos int, asks []asking) (*Result, error) {
 func (r *runner) seal(round int, pending []state.Pending, ttl time.Duration) (string, error) {
 	st := *r.st
 	st.Round = round
-	st.FlowHash = r.p.file.Version
+	st.FlowHash = r.root.file.Version
 	st.Journal = r.journal
 	st.Pending = pending
 	token, err := r.e.codec.SealFor(&st, ttl)
@@ -405,19 +404,20 @@ func (r *runner) seal(round int, pending []state.Pending, ttl time.Duration) (st
 // the record to journal, or the reason the answer is not accepted; a
 // response of the wrong shape is a *ResponseError.
 func (r *runner) parse(cn *cnode, raw json.RawMessage) (rec answerRecord, reason string, err error) {
+	key := r.key(cn)
 	v, err := jsonx.Parse(raw)
 	if err != nil {
-		return rec, "", &ResponseError{Key: cn.n.ID, Reason: "it is not valid JSON"}
+		return rec, "", &ResponseError{Key: key, Reason: "it is not valid JSON"}
 	}
 	switch cn.mode {
 	case ModeSampling:
-		res, err := parseSampling(cn.n.ID, v)
+		res, err := parseSampling(key, v)
 		return answerRecord{Action: Accept, Result: res}, "", err
 	case ModeRoots:
-		roots, err := parseRoots(cn.n.ID, v)
+		roots, err := parseRoots(key, v)
 		return answerRecord{Action: Accept, Roots: roots}, "", err
 	}
-	action, content, err := parseElicitResult(cn.n.ID, v)
+	action, content, err := parseElicitResult(key, v)
 	if err != nil {
 		return rec, "", err
 	}

@@ -25,6 +25,12 @@ type Env struct {
 	// CostLimit bounds the cost of one expression evaluation; zero means
 	// lang.DefaultCostLimit.
 	CostLimit uint64
+	// Callees finds the flows that call and link nodes name, so that
+	// their with values are type-checked against the callee's input
+	// schema and their results typed by its output schema; nil finds
+	// none (their results are then of any type). It gives parsed files:
+	// the Programs a run calls are joined to the caller by Link.
+	Callees dsl.Callees
 }
 
 // Program is a compiled flow: pure data, immutable and safe for concurrent
@@ -40,7 +46,8 @@ type Program struct {
 	nodes     []*cnode
 	input     *schemas.Schema
 	output    *schemas.Schema
-	long      bool // some step is `long: true`
+	long      bool // some step is `long: true`, in this flow or one it calls (once linked)
+	calls     bool // some node is a call or link
 }
 
 // HasLongSteps reports whether the flow has a `long: true` step.
@@ -122,6 +129,12 @@ type cnode struct {
 
 	// fail
 	fail *ctemplate
+
+	// call and link: the callee's name, and its program once linked (nil
+	// until then, or when no program has that name); with is as for a step
+	callee     *Program
+	calleeName string
+	resultDoc  map[string]any // the schema of a call's result (dsl.CalleeResult), nil when unknown
 }
 
 // csample is a sample node's request.
@@ -163,6 +176,7 @@ type compiler struct {
 	cfg     *dsl.CFG
 	// principal is set once an expression spells principal.
 	principal bool
+	callees   dsl.Callees // Env.Callees
 }
 
 func (c *compiler) errorf(pos dsl.Pos, code, format string, args ...any) {
@@ -226,7 +240,7 @@ func (c *compiler) compile(reg *actions.Registry, env Env) (*Program, error) {
 		cost = lang.DefaultCostLimit
 	}
 	// Every expression is type-checked against the typed scope.
-	vars, diags := scope(f, reg)
+	vars, diags := scope(f, reg, env.Callees)
 	c.diags = append(c.diags, diags...)
 	lenv, err := l.NewEnv(vars, lang.Options{CostLimit: cost})
 	if err != nil {
@@ -246,10 +260,12 @@ func (c *compiler) compile(reg *actions.Registry, env Env) (*Program, error) {
 	}
 	// Successors come from the one CFG lint and graph use too.
 	c.cfg = dsl.BuildCFG(f)
+	c.callees = env.Callees
 	for i, n := range f.Nodes {
 		cn := c.node(n, i, reg)
 		p.nodes = append(p.nodes, cn)
 		p.long = p.long || cn.long
+		p.calls = p.calls || n.Kind.IsCall()
 	}
 	p.principal = c.principal
 	return p, nil
@@ -433,6 +449,13 @@ func (c *compiler) node(n *dsl.Node, i int, reg *actions.Registry) *cnode {
 		c.promptReturn(cn, r)
 	case dsl.KindFail:
 		cn.fail = c.template(n.Fail)
+	case dsl.KindCall, dsl.KindLink:
+		cn.calleeName = n.Call.Flow.Value
+		cn.with = c.value(n.Call.With)
+		if c.callees != nil {
+			cn.resultDoc = dsl.CalleeResult(c.callees(cn.calleeName))
+		}
+		c.typeWith(n.Call, cn.with)
 	}
 	cn.fp = fingerprint(n)
 	return cn
@@ -473,6 +496,10 @@ func fingerprint(n *dsl.Node) uint64 {
 		put(string(b))
 	case dsl.KindSample:
 		b, _ := json.Marshal(sampleSource(n.Ask.Sample))
+		put(string(b))
+	case dsl.KindCall, dsl.KindLink:
+		put(n.Call.Flow.Value)
+		b, _ := json.Marshal(valueSource(n.Call.With))
 		put(string(b))
 	}
 	return h.Sum64()

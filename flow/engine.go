@@ -17,6 +17,9 @@ import (
 type Limits struct {
 	Journal int // journal entries per run; default 256
 	Visits  int // node visits per round; default 10 000
+	// CallDepth is how deep call and link nodes may nest: a flow that
+	// calls a flow that calls a flow is depth 2; default DefaultCallDepth.
+	CallDepth int
 }
 
 // The default limits.
@@ -31,6 +34,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.Visits <= 0 {
 		l.Visits = DefaultVisitLimit
+	}
+	if l.CallDepth <= 0 {
+		l.CallDepth = DefaultCallDepth
 	}
 	return l
 }

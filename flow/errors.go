@@ -162,12 +162,19 @@ func missing(node string, modes []string) *MissingCapabilityError {
 // different question.
 type MismatchError struct {
 	Position int
-	Node     string // the journaled node at Position
-	Reason   string
+	// Path is the position as a path when it is inside a called flow's
+	// frame ("3/1": the callee's position 1 of the call at position 3);
+	// "" at the top.
+	Path   string
+	Node   string // the journaled node at Position (its key, inside a frame: "confirm/ok")
+	Reason string
 }
 
 // Error names the position and the node.
 func (e *MismatchError) Error() string {
+	if e.Path != "" {
+		return fmt.Sprintf("the flow no longer matches its journal at position %s (%s): %s; call the tool again", e.Path, e.Node, e.Reason)
+	}
 	return fmt.Sprintf("the flow no longer matches its journal at position %d (%s): %s; call the tool again", e.Position, e.Node, e.Reason)
 }
 

@@ -87,11 +87,11 @@ func (e *Engine) Run(ctx context.Context, p *Program, req *Request) (*Result, er
 		runID = hex.EncodeToString(st.RunID[:])
 	}
 	// The runner stays on the stack: bind does not keep it.
-	r := &runner{ctx: ctx, e: e, p: p, req: req, st: st, round: st.Round + 1, runID: runID,
-		journal: st.Journal, used: map[string]bool{}, trace: make([]string, 0, 8)}
+	r := &runner{p: p, roundState: &roundState{ctx: ctx, e: e, root: p, req: req, st: st, number: st.Round + 1, runID: runID,
+		journal: st.Journal, used: map[string]bool{}, trace: make([]string, 0, 8)}}
 	r.bind(args, settings)
 	if req.Stats != nil {
-		req.Stats.RunID, req.Stats.Round, req.Stats.Version = r.runID, r.round, p.file.Version
+		req.Stats.RunID, req.Stats.Round, req.Stats.Version = r.runID, r.number, p.file.Version
 	}
 	res, err := r.run()
 	var mismatch *MismatchError
@@ -126,7 +126,7 @@ func (r *runner) bind(args, settings map[string]any) {
 	r.vars[varRun] = map[string]any{
 		"id":      r.runID,
 		"started": st.Started.UTC().Format(time.RFC3339Nano),
-		"round":   int64(r.round),
+		"round":   int64(r.number),
 	}
 	r.vars[varClient] = clientValue(req.Client)
 	if r.p.principal {
@@ -155,6 +155,13 @@ func (p *Program) arguments(raw json.RawMessage) (map[string]any, []violation, e
 		}
 		args = m
 	}
+	args, out := p.prepare(args)
+	return args, out, nil
+}
+
+// prepare applies the input schema's top-level defaults to decoded
+// arguments, types their numbers and validates them.
+func (p *Program) prepare(args map[string]any) (map[string]any, []violation) {
 	if props, ok := p.input.Doc()["properties"].(map[string]any); ok {
 		for name, s := range props {
 			sm, _ := s.(map[string]any)
@@ -170,35 +177,47 @@ func (p *Program) arguments(raw json.RawMessage) (map[string]any, []violation, e
 	for _, v := range p.input.Validate(args) {
 		out = append(out, violation(v))
 	}
-	return args, out, nil
+	return args, out
 }
 
-// runner is the state of one round.
+// runner runs one frame of a round: the flow the call began with, or a
+// flow a call or link node of it runs (see call.go). The frames of a
+// round share its roundState.
 type runner struct {
+	*roundState
+	p    *Program
+	vars map[string]any
+	// frame is where this runner's flow runs in the run: "" at the top
+	// (see frame).
+	frame
+}
+
+// roundState is the state of one round that all its frames share: the one
+// journal, the next position in it, the answers used.
+type roundState struct {
 	ctx     context.Context
 	e       *Engine
-	p       *Program
+	root    *Program // the flow the call is of, whose version the state carries
 	req     *Request
 	st      *state.State
-	round   int
+	number  int // the round's number, 1 for the first
 	runID   string
 	journal []state.Entry
 	owned   bool // journal is a copy this round may append to
 	pos     int  // the next position
-	vars    map[string]any
-	used    map[string]bool // answers used this round
+	used    map[string]bool // answers used this round, by key
 	asked   bool            // an ask has been reached this round
 	trace   []string
 }
 
 func (r *runner) result(res *Result) (*Result, error) {
-	res.Round = r.round
+	res.Round = r.number
 	res.Trace = r.trace
 	return res, nil
 }
 
 func (r *runner) fail(n *dsl.Node, err error) (*Result, error) {
-	return nil, &RunError{Node: n.Name(), Pos: n.Pos, Err: err}
+	return nil, &RunError{Node: r.prefix + n.Name(), Pos: n.Pos, Err: err}
 }
 
 func (r *runner) run() (*Result, error) {
@@ -221,7 +240,7 @@ func (r *runner) run() (*Result, error) {
 		if err := r.ctx.Err(); err != nil {
 			return r.fail(n, err)
 		}
-		r.trace = append(r.trace, cn.name)
+		r.trace = append(r.trace, r.prefix+cn.name)
 		var (
 			next int
 			res  *Result
@@ -247,7 +266,9 @@ func (r *runner) run() (*Result, error) {
 		case dsl.KindFail:
 			var msg string
 			msg, err = cn.fail.render(r.vars)
-			res = &Result{Complete: failResult(cn.name, msg)}
+			res = &Result{Complete: failResult(r.prefix+cn.name, msg)}
+		case dsl.KindCall, dsl.KindLink:
+			next, res, err = r.call(cn)
 		default:
 			err = fmt.Errorf("unknown node kind")
 		}
@@ -278,15 +299,14 @@ func (r *runner) replayed(cn *cnode, kind state.EntryKind) (*state.Entry, error)
 	}
 	e := &r.journal[r.pos]
 	if e.Kind != kind || e.Node != cn.n.ID {
-		return nil, &MismatchError{Position: r.pos, Node: e.Node,
-			Reason: fmt.Sprintf("the run now reaches %s %q there", cn.n.Kind, cn.n.Name())}
+		return nil, r.mismatch(r.pos, e.Node, fmt.Sprintf("the run now reaches %s %q there", cn.n.Kind, cn.n.Name()))
 	}
 	if e.Fingerprint != cn.fp {
 		reason := "it asks a different question"
 		if kind == state.EntryStep {
 			reason = "the step is defined differently"
 		}
-		return nil, &MismatchError{Position: r.pos, Node: e.Node, Reason: reason}
+		return nil, r.mismatch(r.pos, e.Node, reason)
 	}
 	return e, nil
 }

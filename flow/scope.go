@@ -64,8 +64,8 @@ func object(props map[string]any) map[string]any {
 
 // Scope returns every variable an expression of f may use, each with a
 // JSON Schema of its values, in this order: input, run, client, principal, error,
-// vars and secrets when the flow declares any, then each ask id, step id
-// and set name in file order (a name bound again keeps its first place). Compile type-checks every expression of f
+// vars and secrets when the flow declares any, then each ask, step and
+// call id and set name in file order (a name bound again keeps its first place). Compile type-checks every expression of f
 // against these variables (so lint reports what they do not allow), and the
 // engine binds the same names at run time; tools such as an editor's
 // completion can call Scope for the same list.
@@ -76,7 +76,10 @@ func object(props map[string]any) map[string]any {
 //     inside the ask's own validate rules the id is the answer being
 //     checked, with the same type;
 //   - a step id: its action's output schema (dyn for an unknown action;
-//     reg nil means actions.Default());
+//     env.Actions nil means actions.Default());
+//   - a call id: what its callee returns (dsl.CalleeResult): the
+//     callee's output schema, or a string (its result's text) when it
+//     declares none; dyn when env.Callees does not find the callee;
 //   - a set name: the type of its first binding: a template that is one
 //     whole expression has the expression's type, any other template is
 //     a string, a literal has its own type, a map or list is built from
@@ -97,14 +100,14 @@ func object(props map[string]any) map[string]any {
 //
 // A set name bound again to a value of another type is an error, which
 // Compile reports; Scope types the name by its first binding regardless.
-func Scope(f *dsl.File, reg *actions.Registry) []lang.Var {
-	vars, _ := scope(f, reg)
+func Scope(f *dsl.File, env Env) []lang.Var {
+	vars, _ := scope(f, env.Actions, env.Callees)
 	return vars
 }
 
 // scope builds Scope and reports set names bound to values of different
 // types.
-func scope(f *dsl.File, reg *actions.Registry) ([]lang.Var, dsl.Diagnostics) {
+func scope(f *dsl.File, reg *actions.Registry, callees dsl.Callees) ([]lang.Var, dsl.Diagnostics) {
 	if reg == nil {
 		reg = actions.Default()
 	}
@@ -153,6 +156,12 @@ func scope(f *dsl.File, reg *actions.Registry) ([]lang.Var, dsl.Diagnostics) {
 				if a, ok := reg.Lookup(n.Step.Action.Value); ok {
 					out = a.Output
 				}
+			}
+			add(n.ID, out)
+		case dsl.KindCall:
+			var out map[string]any
+			if n.Call != nil && callees != nil {
+				out = dsl.CalleeResult(callees(n.Call.Flow.Value))
 			}
 			add(n.ID, out)
 		case dsl.KindSet:

@@ -32,11 +32,11 @@ func (r *runner) step(cn *cnode) (int, error) {
 
 	pos := r.pos
 	if r.req.OnStep != nil {
-		r.req.OnStep(cn.n.ID, cn.action.Name, pos, false)
+		r.req.OnStep(r.key(cn), cn.action.Name, pos, false)
 	}
-	out, runErr := r.call(cn, pos)
+	out, runErr := r.runAction(cn, pos)
 	if r.req.OnStep != nil {
-		r.req.OnStep(cn.n.ID, cn.action.Name, pos, true)
+		r.req.OnStep(r.key(cn), cn.action.Name, pos, true)
 	}
 	if runErr != nil {
 		// The message is journaled, bound to error and shown: no secret
@@ -79,11 +79,11 @@ func (r *runner) detaches(cn *cnode) bool {
 // detach ends the round before the long step cn: the task goes on from
 // the state as of now, this round counted.
 func (r *runner) detach(cn *cnode) (*Result, error) {
-	token, err := r.seal(r.round, nil, r.req.Detach.TTL)
+	token, err := r.seal(r.number, nil, r.req.Detach.TTL)
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Detached: &Detached{State: token, Node: cn.n.ID}}, nil
+	return &Result{Detached: &Detached{State: token, Node: r.key(cn)}}, nil
 }
 
 // checkpoint hands Request.Checkpoint the state as of the step just
@@ -93,7 +93,7 @@ func (r *runner) checkpoint() error {
 	if r.req.Checkpoint == nil {
 		return nil
 	}
-	token, err := r.seal(r.round-1, nil, r.req.StateTTL)
+	token, err := r.seal(r.number-1, nil, r.req.StateTTL)
 	if err != nil {
 		return err
 	}
@@ -112,9 +112,9 @@ func (r *runner) stepFailed(cn *cnode, msg string) (int, error) {
 	return cn.onError, nil
 }
 
-// call renders the step's input and runs its action with the timeout and
+// runAction renders the step's input and runs its action with the timeout and
 // retries the flow gives, returning the output as JSON.
-func (r *runner) call(cn *cnode, pos int) ([]byte, error) {
+func (r *runner) runAction(cn *cnode, pos int) ([]byte, error) {
 	in := map[string]any{}
 	if cn.with != nil {
 		v, err := cn.with.eval(r.vars)
@@ -129,11 +129,11 @@ func (r *runner) call(cn *cnode, pos int) ([]byte, error) {
 	}
 	if r.req.Mock != nil {
 		in = cn.action.WithDefaults(in)
-		if m := r.req.Mock(cn.n.ID, in); m != nil {
+		if m := r.req.Mock(r.key(cn), in); m != nil {
 			return r.mocked(cn, in, m)
 		}
 	}
-	ctx := actions.WithCall(r.e.hostContext(r.ctx), actions.Call{RunID: r.runID, Node: cn.n.ID, Position: pos, Task: r.req.Task})
+	ctx := actions.WithCall(r.e.hostContext(r.ctx), actions.Call{RunID: r.runID, Node: r.key(cn), Position: pos, Task: r.req.Task})
 	backoff := cn.retry.Backoff
 	var lastErr error
 	for attempt := 1; attempt <= cn.retry.Attempts; attempt++ {

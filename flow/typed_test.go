@@ -305,7 +305,7 @@ nodes:
 		t.Logf("%v", diags.Err())
 	}
 	reg := testRegistry(t, &counters{})
-	vars := Scope(f, reg)
+	vars := Scope(f, Env{Actions: reg})
 	got := map[string]string{}
 	var names []string
 	for _, v := range vars {
@@ -333,7 +333,7 @@ nodes:
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v\nwant %v", got, want)
 	}
-	if Scope(f, nil) == nil {
+	if Scope(f, Env{}) == nil {
 		t.Error("Scope with the default registry returned nothing")
 	}
 	_ = actions.Default

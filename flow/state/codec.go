@@ -158,9 +158,9 @@ func check(s *State) error {
 		return fmt.Errorf("state: round is %d, want ≥ 0", s.Round)
 	}
 	for i := range s.Journal {
-		if k := s.Journal[i].Kind; k != EntryAnswer && k != EntryStep {
-			return fmt.Errorf("state: journal entry %d (%s) has kind %d, want %d (answer) or %d (step)",
-				i, s.Journal[i].Node, k, EntryAnswer, EntryStep)
+		if k := s.Journal[i].Kind; !k.Valid() {
+			return fmt.Errorf("state: journal entry %d (%s) has kind %d, want %d (answer), %d (step), %d (call) or %d (return)",
+				i, s.Journal[i].Node, k, EntryAnswer, EntryStep, EntryCall, EntryReturn)
 		}
 	}
 	for i := range s.Pending {

@@ -403,8 +403,8 @@ func TestSealRejectsUnencodableStates(t *testing.T) {
 		want  string
 	}{
 		{"negative round", State{Round: -1}, "state: round is -1, want ≥ 0"},
-		{"kind 0", State{Journal: []Entry{{Node: "a"}}}, "state: journal entry 0 (a) has kind 0, want 1 (answer) or 2 (step)"},
-		{"kind 3", State{Journal: []Entry{{Kind: EntryAnswer}, {Kind: 3, Node: "b"}}}, "state: journal entry 1 (b) has kind 3, want 1 (answer) or 2 (step)"},
+		{"kind 0", State{Journal: []Entry{{Node: "a"}}}, "state: journal entry 0 (a) has kind 0, want 1 (answer), 2 (step), 3 (call) or 4 (return)"},
+		{"kind 5", State{Journal: []Entry{{Kind: EntryAnswer}, {Kind: 5, Node: "b"}}}, "state: journal entry 1 (b) has kind 5, want 1 (answer), 2 (step), 3 (call) or 4 (return)"},
 		{"negative position", State{Pending: []Pending{{Node: "q", Position: -1}}}, "state: pending question 0 (q) has position -1 and 0 invalid answers, want both ≥ 0"},
 		{"negative invalid", State{Pending: []Pending{{Node: "q", Invalid: -2}}}, "state: pending question 0 (q) has position 0 and -2 invalid answers, want both ≥ 0"},
 	} {
@@ -459,7 +459,7 @@ func TestMalformedPlaintextIsRejected(t *testing.T) {
 		{"journal count one more", with(journalCount, byte(len(s.Journal)+1))},
 		{"journal count one less", with(journalCount, byte(len(s.Journal)-1))},
 		{"entry kind 0", with(firstKind, 0)},
-		{"entry kind 3", with(firstKind, 3)},
+		{"entry kind 5", with(firstKind, 5)},
 		{"round beyond int", func() []byte {
 			z := &State{Round: 1}
 			p := encodeState(z)

@@ -42,7 +42,7 @@
 //	started      time
 //	round        uvarint
 //	journal      uvarint count, then per entry:
-//	               kind         1 byte: 1 answer, 2 step
+//	               kind         1 byte: 1 answer, 2 step, 3 call, 4 return
 //	               node         string
 //	               fingerprint  8 bytes
 //	               value        uvarint 0 for nil, else 1+length, then the bytes
@@ -52,6 +52,17 @@
 //	               position     uvarint
 //	               fingerprint  8 bytes
 //	               invalid      uvarint
+//
+// A call entry opens the frame of a call (or link) node whose callee runs:
+// its value is the callee's flow version (64 lowercase hex digits), and every entry after
+// it, to the end of the journal, is the callee's, which may open a frame
+// of its own (a run is in at most one callee at a time, so open frames
+// are always the journal's tail). When the callee finishes, the engine
+// replaces the call entry and its frame with one return entry, whose
+// value is the call's result and whose error is the callee's failure
+// message: a finished call costs what a step result of the same value
+// does. Kinds 3 and 4 were added to version 1 without changing the bytes
+// of any state without calls, which every version 1 decoder still opens.
 //
 // Decoding is strict: a non-canonical varint, a length or count beyond the
 // remaining bytes, an unknown kind or version, or trailing bytes make the

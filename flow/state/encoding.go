@@ -214,7 +214,7 @@ func decode(s *State, p []byte) bool {
 		for i := range s.Journal {
 			e := &s.Journal[i]
 			e.Kind = EntryKind(d.readByte())
-			if e.Kind != EntryAnswer && e.Kind != EntryStep {
+			if !e.Kind.Valid() {
 				d.fail()
 			}
 			e.Node = d.readString()

@@ -14,15 +14,31 @@ const (
 	EntryAnswer EntryKind = 1
 	// EntryStep records the output (or the error) of a step.
 	EntryStep EntryKind = 2
+	// EntryCall opens the frame of a call or link node whose callee has
+	// not finished: Value is the callee's version (64 lowercase hex digits), and the
+	// entries after it, to the end of the journal, are the callee's.
+	EntryCall EntryKind = 3
+	// EntryReturn records a finished call: Value is its result (JSON),
+	// Err the callee's failure message when it failed. It replaces the
+	// frame the call had while its callee ran.
+	EntryReturn EntryKind = 4
 )
 
-// String returns "answer", "step", or "kind(N)" for an unknown kind.
+// Valid reports whether k is one of the kinds above.
+func (k EntryKind) Valid() bool { return k >= EntryAnswer && k <= EntryReturn }
+
+// String returns "answer", "step", "call", "return", or "kind(N)" for an
+// unknown kind.
 func (k EntryKind) String() string {
 	switch k {
 	case EntryAnswer:
 		return "answer"
 	case EntryStep:
 		return "step"
+	case EntryCall:
+		return "call"
+	case EntryReturn:
+		return "return"
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }

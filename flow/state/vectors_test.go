@@ -94,7 +94,7 @@ type vectorState struct {
 }
 
 type vectorEntry struct {
-	Kind        string  `json:"kind"` // "answer" or "step"
+	Kind        string  `json:"kind"` // "answer", "step", "call" or "return"
 	Node        string  `json:"node"`
 	Fingerprint hexU64  `json:"fingerprint"`
 	Value       *string `json:"value"` // null for a nil Value
@@ -165,8 +165,12 @@ func (v *vectorState) state(t *testing.T) *State {
 			kind = EntryAnswer
 		case "step":
 			kind = EntryStep
+		case "call":
+			kind = EntryCall
+		case "return":
+			kind = EntryReturn
 		default:
-			t.Fatalf("journal entry %s: kind %q, want answer or step", e.Node, e.Kind)
+			t.Fatalf("journal entry %s: kind %q, want answer, step, call or return", e.Node, e.Kind)
 		}
 		var value []byte
 		if e.Value != nil {

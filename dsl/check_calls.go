@@ -1,0 +1,192 @@
+package dsl
+
+import (
+	"slices"
+	"strings"
+)
+
+// CheckCalls checks f's call and link nodes against the flows they name,
+// which flows holds: the files loaded with f (project.Load runs it
+// once every file is parsed, as it checks names across files): an unknown
+// flow (with a suggestion when a name is close), a prompt flow called, a
+// with that the callee's input schema rejects (with-missing, with-unknown
+// and with-value, as for a step's action), a link from a flow with an
+// output schema to one without, a callee that asks someone else from a
+// flow that never runs as a task, and a call cycle. It also reports the
+// round analysis of a flow with calls, which counts its callees' rounds
+// (Check leaves such flows to it). The diagnostics are sorted.
+func CheckCalls(f *File, flows FlowTable) Diagnostics {
+	if f == nil || !f.HasCalls() {
+		return nil
+	}
+	callees := flows.Callees()
+	c := &checker{f: f, ix: indexTree(f.Path, f.tree), sc: schemaCache{}}
+	var names []string // the tool flows of the table, for suggestions; listed once needed
+	for _, n := range f.Nodes {
+		if !n.Kind.IsCall() || n.Call == nil || strings.TrimSpace(n.Call.Flow.Value) == "" {
+			continue
+		}
+		name := n.Call.Flow.Value
+		callee := callees(name)
+		switch {
+		case callee == nil:
+			if names == nil {
+				names = flows.Names()
+			}
+			c.unknownf(n.Call.Flow.Pos, name, names, CodeUnknownFlow, "no flow is named %q%s", name)
+			continue
+		case callee.IsPrompt():
+			c.errorf(n.Call.Flow.Pos, CodeBadCallee, "%s is a prompt flow: %s runs tool flows only", name, n.Kind)
+			continue
+		}
+		c.checkCallee(n, callee, callees)
+	}
+	if f.IsPrompt() {
+		for _, n := range f.Nodes {
+			if n.Kind == KindLink {
+				c.errorf(n.Pos, CodeToolOnly, "a prompt flow cannot link to a tool flow: its result must be the prompt's messages; call it and return its result instead")
+			}
+		}
+	}
+	c.checkCycles(callees)
+	ds := append(c.diags, RoundDiagnosticsWith(f, DefaultRoundBudget, callees)...)
+	ds.Sort()
+	return ds.Compact()
+}
+
+// checkCallee checks call or link node n against its callee.
+func (c *checker) checkCallee(n *Node, callee *File, callees Callees) {
+	name := callee.Name.Value
+	input := map[string]any{"type": "object"}
+	if callee.Input != nil && callee.Input.Value != nil {
+		input = callee.Input.Value
+	}
+	with, holder := n.Call.With, c.ix.keyPos(n.Pos, "with")
+	if with == nil {
+		with, holder = &Value{Pos: n.Call.Flow.Pos, Kind: ValueMap}, c.ix.keyPos(n.Pos, n.Kind.String())
+	}
+	vc := &valueChecker{ix: c.ix, sc: c.sc, fillsDefaults: true, by: "flow " + name}
+	vc.check(with, input, "with", holder, true)
+	for _, is := range vc.issues {
+		code := map[valueProblem]string{problemMissing: CodeWithMissing, problemUnknown: CodeWithUnknown, problemValue: CodeWithValue}[is.problem]
+		c.issue(is, code)
+	}
+	if n.Kind == KindLink && c.f.Output != nil && callee.Output == nil && !c.f.IsPrompt() {
+		c.errorf(n.Call.Flow.Pos, CodeLinkOutput, "%s declares an output schema, but %s, which it links to, declares none: the results it hands over have no structured content", c.f.Name.Value, name)
+	}
+	if c.f.TaskMode() == TaskNever || c.f.IsPrompt() {
+		if who := approvalIn(callee, callees, map[*File]bool{}); who != "" {
+			c.errorf(n.Call.Flow.Pos, CodeApprovalNeedsTask, "%s asks someone else (%s), which needs a task, but %s never runs as a task", name, who, c.f.Name.Value)
+		}
+	}
+}
+
+// approvalIn returns "flow.node" for an ask with to in f or the flows it
+// calls, or "".
+func approvalIn(f *File, callees Callees, seen map[*File]bool) string {
+	if f == nil || seen[f] {
+		return ""
+	}
+	seen[f] = true
+	for n := range f.Walk() {
+		if n.Kind == KindAsk && n.Ask.Approval() {
+			return f.Name.Value + "." + n.Name()
+		}
+		if n.Kind.IsCall() && n.Call != nil {
+			if who := approvalIn(callees(n.Call.Flow.Value), callees, seen); who != "" {
+				return who
+			}
+		}
+	}
+	return ""
+}
+
+// checkCycles reports each call or link node of the file through which
+// the flow calls itself again, directly or through other flows.
+func (c *checker) checkCycles(callees Callees) {
+	for _, n := range c.f.Nodes {
+		if !n.Kind.IsCall() || n.Call == nil {
+			continue
+		}
+		callee := callees(n.Call.Flow.Value)
+		if callee == nil {
+			continue
+		}
+		if path := cycleFrom(c.f, callee, callees, []string{c.f.Name.Value}, map[*File]bool{}); path != nil {
+			c.errorf(n.Call.Flow.Pos, CodeCallCycle, "the flows call each other in a cycle (%s): a flow may not run itself again, directly or through others; ask again with a loop in one flow instead",
+				strings.Join(path, " → "))
+		}
+	}
+}
+
+// cycleFrom returns the names of a chain of calls from f that reaches
+// target again, starting with path, or nil when there is none.
+func cycleFrom(target, f *File, callees Callees, path []string, seen map[*File]bool) []string {
+	path = append(slices.Clip(path), f.Name.Value)
+	if f == target {
+		return path
+	}
+	if seen[f] {
+		return nil
+	}
+	seen[f] = true
+	for _, n := range f.Nodes {
+		if !n.Kind.IsCall() || n.Call == nil {
+			continue
+		}
+		if next := callees(n.Call.Flow.Value); next != nil {
+			if p := cycleFrom(target, next, callees, path, seen); p != nil {
+				return p
+			}
+		}
+	}
+	return nil
+}
+
+// FlowTable is the flows of a project by name, as Callees finds them
+// (the first file with a name wins; duplicates are reported elsewhere).
+type FlowTable map[string]*File
+
+// NewFlowTable returns the table of files.
+func NewFlowTable(files []*File) FlowTable {
+	t := make(FlowTable, len(files))
+	for _, f := range files {
+		if f == nil || f.Name.Value == "" {
+			continue
+		}
+		if _, dup := t[f.Name.Value]; !dup {
+			t[f.Name.Value] = f
+		}
+	}
+	return t
+}
+
+// Callees returns the table as a Callees.
+func (t FlowTable) Callees() Callees {
+	return func(name string) *File { return t[name] }
+}
+
+// Names returns the names of the table's tool flows, sorted.
+func (t FlowTable) Names() []string {
+	var out []string
+	for name, f := range t {
+		if !f.IsPrompt() {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// CalleeResult is the JSON Schema of what a call of callee binds to the
+// call node's id: the callee's output schema when it declares one (its
+// returns' structured value), else a string (the text of its result).
+func CalleeResult(callee *File) map[string]any {
+	if callee == nil {
+		return nil
+	}
+	if callee.Output != nil && callee.Output.Value != nil {
+		return callee.Output.Value
+	}
+	return map[string]any{"type": "string"}
+}

@@ -1,0 +1,106 @@
+package flow
+
+import (
+	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/lang"
+)
+
+// typeWith reports each with value of a call or link that is one whole
+// expression whose type the callee's input schema does not allow for
+// that field (dsl.CheckCalls checks the literals). Nothing is reported
+// when the callee is not found: CheckCalls reports that.
+func (c *compiler) typeWith(call *dsl.Call, with *cvalue) {
+	if c.callees == nil || call.With == nil || with == nil || call.With.Kind != dsl.ValueMap {
+		return
+	}
+	callee := c.callees(call.Flow.Value)
+	if callee == nil || callee.Input == nil {
+		return
+	}
+	props, _ := callee.Input.Value["properties"].(map[string]any)
+	for i, key := range call.With.Keys {
+		want, _ := props[key].(map[string]any)
+		v, cv := call.With.Map[i], with.vals[i]
+		if want == nil || v.Kind != dsl.ValueTemplate || cv.tmpl == nil {
+			continue
+		}
+		got, pos := typed("string"), v.Pos
+		if w := v.Template.Whole(); w != nil {
+			if cv.tmpl.whole == nil || cv.tmpl.whole.prg == nil {
+				continue // the expression does not compile: reported
+			}
+			got, pos = cv.tmpl.whole.prg.Schema(), w.Pos
+		}
+		if !defaultFits(want, got) {
+			c.errorf(pos, dsl.CodeTypeError, "with %s: flow %s takes %s there, not %s", key, callee.Name.Value, lang.TypeName(want), lang.TypeName(got))
+		}
+	}
+}
+
+// Link joins the call and link nodes of progs to the programs they run:
+// lookup returns the program of a flow by name (nil when there is none:
+// a run that reaches such a call fails, saying so). Programs are
+// immutable once in use, so Link is for whoever made progs, before any
+// of them runs: project.Load links the programs it loads with each
+// other, and a server links a version of a flow it compiles from the
+// version store to the programs it serves. A program whose callees
+// (directly or not) have long steps reports HasLongSteps.
+func Link(progs []*Program, lookup func(name string) *Program) {
+	for _, p := range progs {
+		if p == nil || !p.calls {
+			continue
+		}
+		for _, cn := range p.nodes {
+			if cn.n.Kind.IsCall() {
+				cn.callee = lookup(cn.calleeName)
+			}
+		}
+	}
+	for _, p := range progs {
+		if p != nil && p.calls {
+			p.long = p.long || callsLong(p, map[*Program]bool{})
+		}
+	}
+}
+
+// callsLong reports whether some flow p calls, directly or not, has a
+// long step of its own.
+func callsLong(p *Program, seen map[*Program]bool) bool {
+	if seen[p] {
+		return false
+	}
+	seen[p] = true
+	for _, cn := range p.nodes {
+		q := cn.callee
+		if q == nil {
+			continue
+		}
+		for _, qn := range q.nodes {
+			if qn.long {
+				return true
+			}
+		}
+		if callsLong(q, seen) {
+			return true
+		}
+	}
+	return false
+}
+
+// Callees returns the programs p's call and link nodes run, in node
+// order, each once; a callee that Link did not find is left out.
+func (p *Program) Callees() []*Program {
+	var out []*Program
+	seen := map[*Program]bool{}
+	for _, cn := range p.nodes {
+		if cn.callee != nil && !seen[cn.callee] {
+			seen[cn.callee] = true
+			out = append(out, cn.callee)
+		}
+	}
+	return out
+}
+
+// Private reports whether the flow says expose: false: servers do not
+// list or serve it; other flows call it.
+func (p *Program) Private() bool { return p.file.Private }
