@@ -203,8 +203,8 @@ type roundState struct {
 	number  int // the round's number, 1 for the first
 	runID   string
 	journal []state.Entry
-	owned   bool // journal is a copy this round may append to
-	pos     int  // the next position
+	owned   bool            // journal is a copy this round may append to
+	pos     int             // the next position
 	used    map[string]bool // answers used this round, by key
 	asked   bool            // an ask has been reached this round
 	trace   []string
