@@ -37,7 +37,7 @@ func TestExpressionExamples(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatalf("the example flow of expressions.md: %v", diags)
 	}
-	vars := flow.Scope(f, nil)
+	vars := flow.Scope(f, flow.Env{})
 	var values map[string]any
 	dec := json.NewDecoder(strings.NewReader(valuesSrc))
 	dec.UseNumber()

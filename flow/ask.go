@@ -47,17 +47,17 @@ func (r *runner) ask(cn *cnode) (int, *Result, error) {
 	first := !r.asked
 	r.asked = true
 	var pending *state.Pending
-	for i := range r.st.Pending {
-		if r.st.Pending[i].Position == pos {
-			pending = &r.st.Pending[i]
+	for i := range r.pending {
+		if r.pending[i].Position == pos {
+			pending = &r.pending[i]
 			break
 		}
 	}
-	if pending != nil && (pending.Node != r.key(cn) || pending.Fingerprint != cn.fp || len(r.st.Pending) > 1) {
+	if pending != nil && (pending.Node != r.key(cn) || pending.Fingerprint != cn.fp || len(r.pending) > 1) {
 		return 0, nil, r.mismatch(pos, pending.Node, "it asks a different question")
 	}
-	if r.req.State != "" && pending == nil && len(r.st.Pending) > 0 && first {
-		return 0, nil, r.mismatch(r.st.Pending[0].Position, r.st.Pending[0].Node, fmt.Sprintf("the run now reaches %s %q at position %s", cn.n.Kind, r.key(cn), r.posPath(pos)))
+	if r.req.State != "" && pending == nil && len(r.pending) > 0 && first {
+		return 0, nil, r.mismatch(r.pending[0].Position, r.pending[0].Node, fmt.Sprintf("the run now reaches %s %q at position %s", cn.n.Kind, r.key(cn), r.posPath(pos)))
 	}
 
 	if cn.to != nil {
@@ -144,8 +144,8 @@ func (r *runner) all(cn *cnode) (int, *Result, error) {
 	first := !r.asked
 	r.asked = true
 	pending := map[string]*state.Pending{}
-	for i := range r.st.Pending {
-		p := &r.st.Pending[i]
+	for i := range r.pending {
+		p := &r.pending[i]
 		id, here := strings.CutPrefix(p.Node, r.prefix)
 		j := r.member(qs, done, id)
 		if !here || p.Position != r.pos || j < 0 || p.Fingerprint != qs[j].fp {

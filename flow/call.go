@@ -96,8 +96,9 @@ func (r *runner) call(cn *cnode) (int, *Result, error) {
 			return 0, nil, err
 		}
 		// The callee failed on its own (an expression, a step with no
-		// on_error): the call's on_error takes it.
-		failed = err.Error()
+		// on_error): the call's on_error takes it, with error naming the
+		// callee's node (not its file: error may reach the user).
+		failed = fmt.Sprintf("%s: %v", re.Node, re.Err)
 	case res.Complete == nil:
 		return 0, res, nil // the callee asks, waits or detached: so does the run
 	case cn.n.Kind == dsl.KindLink:
@@ -253,6 +254,15 @@ func (r *runner) collapse(cn *cnode, start int, value any, failed string) error 
 		r.journal = r.journal[:start]
 	}
 	r.pos = start
+	// The frame's questions are answered: positions from start on now
+	// belong to what follows the call.
+	var left []state.Pending
+	for _, p := range r.pending {
+		if p.Position < start {
+			left = append(left, p)
+		}
+	}
+	r.pending = left
 	return r.record(e)
 }
 

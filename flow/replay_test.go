@@ -65,19 +65,20 @@ func TestReplayFromEveryRound(t *testing.T) {
 	flows := []struct {
 		name, src, args string
 		answer          func(id string, round int) string
+		callees         map[string]string // other flows, by file name
 	}{
 		{"confirm", confirmFlow, `{"path":"a.txt"}`, func(id string, round int) string {
 			return `{"action":"accept","content":{"proceed":true}}`
-		}},
+		}, nil},
 		{"ten-asks", tenAsks(), `{}`, func(id string, round int) string {
 			return fmt.Sprintf(`{"action":"accept","content":{"v":"%s-%d"}}`, id, round)
-		}},
+		}, nil},
 		{"loop", loopFlow(8), `{}`, func(id string, round int) string {
 			if round%3 == 0 {
 				return `{"action":"accept","content":{"v":"bad"}}` // fails validation: re-asked
 			}
 			return fmt.Sprintf(`{"action":"accept","content":{"v":"r%d"}}`, round)
-		}},
+		}, nil},
 		{"groups", groupFlow, `{}`, func(id string, round int) string {
 			switch {
 			case id == "m" && round%2 == 0:
@@ -90,18 +91,41 @@ func TestReplayFromEveryRound(t *testing.T) {
 				return `{"action":"accept","content":{"v":"bad"}}`
 			}
 			return fmt.Sprintf(`{"action":"accept","content":{"v":"a%d"}}`, round)
-		}},
+		}, nil},
 		{"steps-and-declines", stepsFlow, `{}`, func(id string, round int) string {
 			if round%2 == 0 {
 				return `{"action":"decline"}`
 			}
 			return `{"action":"accept","content":{"v":"yes"}}`
-		}},
+		}, nil},
+		{"calls", callerFlow, `{}`, func(id string, round int) string {
+			switch {
+			case round%4 == 0:
+				return "" // not answered this round: asked again
+			case round%3 == 0:
+				return `{"action":"accept","content":{"v":"bad"}}`
+			}
+			return fmt.Sprintf(`{"action":"accept","content":{"v":"%s-%d"}}`, id, round)
+		}, map[string]string{"pair.yaml": pairFlow, "one.yaml": oneFlow}},
 	}
 	for _, tc := range flows {
 		t.Run(tc.name, func(t *testing.T) {
 			clk := &clock{t: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}
-			p := compile(t, tc.name+".yaml", tc.src, testOptions{Actions: testRegistry(t, &counters{}), Codec: testCodec(t, clk), Now: clk.now})
+			opts := testOptions{Actions: testRegistry(t, &counters{}), Codec: testCodec(t, clk), Now: clk.now}
+			var p *testProgram
+			if tc.callees == nil {
+				p = compile(t, tc.name+".yaml", tc.src, opts)
+			} else {
+				srcs := map[string]string{"flow.yaml": tc.src}
+				for name, src := range tc.callees {
+					srcs[name] = src
+				}
+				e, err := NewEngine(EngineOptions{Codec: opts.Codec, Now: opts.Now})
+				if err != nil {
+					t.Fatal(err)
+				}
+				p = &testProgram{Program: compileSet(t, srcs, opts)["flow.yaml"], e: e}
+			}
 			d := &driver{p: p, args: tc.args, answer: tc.answer}
 			want, rounds := d.drive(t, round{})
 			if len(rounds) < 2 {
@@ -116,6 +140,68 @@ func TestReplayFromEveryRound(t *testing.T) {
 		})
 	}
 }
+
+// callerFlow calls pair in a loop; pair calls one in an all-free chain
+// of a step, a call and an ask with a validate rule.
+const callerFlow = `
+name: caller
+description: Calls pair three times.
+nodes:
+  - set: {i: 0}
+  - id: again
+    set: {i: "{{ i + 1 }}"}
+  - id: p
+    call: pair
+    with: {n: "{{ i }}"}
+  - branch:
+      - if: i < 3
+        then: again
+  - return: "{{ p }}"
+`
+
+const pairFlow = `
+name: pair
+description: A step, a call and an ask.
+expose: false
+input:
+  type: object
+  properties:
+    n: {type: integer}
+nodes:
+  - id: s
+    step: test.echo
+    with: {n: "{{ input.n }}"}
+  - id: first
+    call: one
+    with: {label: "first {{ s.n }}"}
+  - id: second
+    ask: "Second of {{ input.n }} after {{ first }}?"
+    form:
+      v: {type: string}
+    validate:
+      - rule: second.content.v != "bad"
+        message: not bad
+  - return: "{{ first }} / {{ second.content.v }}"
+`
+
+const oneFlow = `
+name: one
+description: One ask.
+expose: false
+input:
+  type: object
+  properties:
+    label: {type: string}
+nodes:
+  - id: q
+    ask: "{{ input.label }}?"
+    form:
+      v: {type: string}
+    validate:
+      - rule: q.content.v != "bad"
+        message: not bad
+  - return: "{{ q.content.v }}"
+`
 
 const confirmFlow = `
 name: delete_file

@@ -88,7 +88,7 @@ func (e *Engine) Run(ctx context.Context, p *Program, req *Request) (*Result, er
 	}
 	// The runner stays on the stack: bind does not keep it.
 	r := &runner{p: p, roundState: &roundState{ctx: ctx, e: e, root: p, req: req, st: st, number: st.Round + 1, runID: runID,
-		journal: st.Journal, used: map[string]bool{}, trace: make([]string, 0, 8)}}
+		journal: st.Journal, pending: st.Pending, used: map[string]bool{}, trace: make([]string, 0, 8)}}
 	r.bind(args, settings)
 	if req.Stats != nil {
 		req.Stats.RunID, req.Stats.Round, req.Stats.Version = r.runID, r.number, p.file.Version
@@ -206,7 +206,10 @@ type roundState struct {
 	owned   bool            // journal is a copy this round may append to
 	pos     int             // the next position
 	used    map[string]bool // answers used this round, by key
-	asked   bool            // an ask has been reached this round
+	// pending are the questions the state was waiting for, less those
+	// of frames that finished this round (see collapse).
+	pending []state.Pending
+	asked   bool // an ask has been reached this round
 	trace   []string
 }
 

@@ -29,7 +29,11 @@ var update = flag.Bool("update", false, "rewrite golden files")
 //	fresh                 forget the state (next call starts a run)
 //	tamper                flip a byte of the current state
 //	later DURATION        move the clock
-//	edit                  recompile from flow2.yaml (same codec)
+//	edit                  recompile from flow2.yaml (same codec), and each
+//	                      other NAME.yaml from NAME2.yaml when there is one
+//
+// Other NAME.yaml sections are flows that flow.yaml (or each other) call:
+// they are compiled and linked together, as project.Load does.
 //	counts                print how often the test actions ran
 func TestRunScripts(t *testing.T) {
 	files, err := filepath.Glob("testdata/run/*.txtar")
@@ -85,7 +89,29 @@ func runScript(t *testing.T, sections map[string]string) string {
 	clk := &clock{t: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
 	cnt := &counters{}
 	opts := testOptions{Actions: testRegistry(t, cnt), Codec: testCodec(t, clk), Now: clk.now}
-	prog := compile(t, "flow.yaml", sections["flow.yaml"], opts)
+	// With other flow files beside flow.yaml (callees), they are compiled
+	// and linked together, on an engine that knows every version compiled.
+	set := len(flowSections(sections, false)) > 1
+	versions := &memVersions{}
+	load := func(edited bool) *testProgram {
+		if !set {
+			src := sections["flow.yaml"]
+			if edited {
+				src = sections["flow2.yaml"]
+			}
+			return compile(t, "flow.yaml", src, opts)
+		}
+		progs := compileSet(t, flowSections(sections, edited), opts)
+		for _, p := range progs {
+			versions.add(p)
+		}
+		e, err := NewEngine(EngineOptions{Codec: opts.Codec, Now: opts.Now, Replies: opts.Replies, Limits: opts.Limits, Values: opts.Values, Versions: versions})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &testProgram{Program: progs["flow.yaml"], e: e}
+	}
+	prog := load(false)
 	req := &Request{Client: Client{Name: "test", Version: "1", Protocol: "2026-07-28", Form: true, URL: true, Sampling: true, Roots: true}}
 	var out strings.Builder
 	for lineNo, line := range strings.Split(sections["script"], "\n") {
@@ -164,7 +190,7 @@ func runScript(t *testing.T, sections map[string]string) string {
 			}
 			clk.add(d)
 		case "edit":
-			prog = compile(t, "flow.yaml", sections["flow2.yaml"], opts)
+			prog = load(true)
 		case "counts":
 			cnt.mu.Lock()
 			keys := make([]string, 0, len(cnt.n))

@@ -64,7 +64,7 @@ func (s *snapshot) analysis() *analysis {
 			a.good = s.prev
 		}
 		if a.good != nil {
-			a.scope = flow.Scope(a.good, s.reg)
+			a.scope = flow.Scope(a.good, flow.Env{Actions: s.reg})
 			a.lang, _ = lang.Lookup(a.good.Expressions.Value)
 		}
 		if a.file != nil {

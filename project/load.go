@@ -41,6 +41,9 @@ type Options struct {
 	// at its declaration, and gives that flow no program. Load reads no
 	// environment for them; lint leaves Values nil.
 	Values *Values
+	// Callees finds the flows LoadSource's calls name, to type their
+	// results; Load finds them among the files it loads and ignores it.
+	Callees dsl.Callees
 	// CheckOnly makes Load keep no programs: each flow is still compiled,
 	// for its diagnostics, but Set.Programs stays empty, so that checking
 	// many flows (lint, an editor) does not hold them all in memory.
@@ -56,7 +59,9 @@ func (o Options) fsys() fs.FS {
 }
 
 // env is the compile environment of opts.
-func (o Options) env() flow.Env { return flow.Env{Actions: o.Actions, CostLimit: o.CostLimit} }
+func (o Options) env() flow.Env {
+	return flow.Env{Actions: o.Actions, CostLimit: o.CostLimit, Callees: o.Callees}
+}
 
 // Set is what a set of paths holds: the programs of the flows that have no
 // errors, and the declared resources.
@@ -122,6 +127,7 @@ func Load(paths []string, opts Options) (*Set, dsl.Diagnostics) {
 			set.Programs = append(set.Programs, p)
 		}
 	}
+	link(set.Programs)
 	diags = append(diags, duplicateNames(set.Parsed)...)
 	rs, rds := loadResources(fsys, files.Resources)
 	diags = append(diags, rds...)
@@ -150,57 +156,103 @@ type loaded struct {
 }
 
 // loadFlows loads the flow files at paths, on as many goroutines as the
-// process may run at once: each file is parsed, checked and compiled on
-// its own. The results are in the order of paths; with checkOnly they
+// process may run at once: each file is parsed and checked on its own,
+// then, once every file is parsed, its calls are checked against the
+// flows they name (dsl.CheckCalls) and it is compiled with them as its
+// callees. The results are in the order of paths; with checkOnly they
 // hold no programs.
 func loadFlows(fsys fs.FS, paths []string, env flow.Env, checkOnly bool) []loaded {
 	out := make([]loaded, len(paths))
-	workers := min(runtime.GOMAXPROCS(0), len(paths))
+	parallel(len(paths), func(i int) {
+		f, ds := parseFlow(fsys, paths[i], env)
+		out[i] = loaded{f: f, diags: ds}
+	})
+	var files []*dsl.File
+	for _, l := range out {
+		files = append(files, l.f)
+	}
+	table := dsl.NewFlowTable(files)
+	env.Callees = table.Callees()
+	parallel(len(paths), func(i int) {
+		l := &out[i]
+		if l.f == nil || l.f.Partial() {
+			// Compile needs a complete file; Check has said what it could.
+			return
+		}
+		calls := dsl.CheckCalls(l.f, table)
+		p, cds := flow.Compile(l.f, env)
+		ds := append(calls, cds...)
+		ds.SetEnds(l.f.Path, l.f.Source)
+		l.diags = append(l.diags, ds...)
+		if calls.HasErrors() || checkOnly {
+			p = nil
+		}
+		l.p = p
+	})
+	return out
+}
+
+// link links programs to each other (see flow.Link): a call runs the
+// program of the first flow with its name.
+func link(progs []*flow.Program) {
+	byName := make(map[string]*flow.Program, len(progs))
+	for _, p := range progs {
+		if _, dup := byName[p.Name()]; !dup {
+			byName[p.Name()] = p
+		}
+	}
+	flow.Link(progs, func(name string) *flow.Program { return byName[name] })
+}
+
+// parallel runs do(0), …, do(n-1) on as many goroutines as the process
+// may run at once.
+func parallel(n int, do func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
 			for {
 				i := int(next.Add(1)) - 1
-				if i >= len(paths) {
+				if i >= n {
 					return
 				}
-				f, p, ds := loadFlow(fsys, paths[i], env)
-				if checkOnly {
-					p = nil
-				}
-				out[i] = loaded{f: f, p: p, diags: ds}
+				do(i)
 			}
 		})
 	}
 	wg.Wait()
-	return out
 }
 
-// loadFlow parses, checks and compiles one flow file. The file is nil
-// when its YAML cannot be read at all, the program nil when there are
-// errors.
-func loadFlow(fsys fs.FS, path string, env flow.Env) (*dsl.File, *flow.Program, dsl.Diagnostics) {
+// parseFlow parses and checks one flow file. The file is nil when its
+// YAML cannot be read at all.
+func parseFlow(fsys fs.FS, path string, env flow.Env) (*dsl.File, dsl.Diagnostics) {
 	src, err := fs.ReadFile(fsys, path)
 	if err != nil {
-		return nil, nil, dsl.Diagnostics{fileError(path, dsl.CodeUnreadable, err.Error())}
+		return nil, dsl.Diagnostics{fileError(path, dsl.CodeUnreadable, err.Error())}
 	}
 	f, diags := dsl.Parse(path, src)
 	if f == nil {
 		diags.SetEnds(path, src)
-		return nil, nil, diags
+		return nil, diags
 	}
-	checks := dsl.Check(f, env.Actions)
-	diags = append(diags, checks...)
-	if f.Partial() {
-		// Compile needs a complete file; Check has said what it could.
-		diags.SetEnds(path, src)
+	diags = append(diags, dsl.Check(f, env.Actions)...)
+	diags.SetEnds(path, src)
+	return f, diags
+}
+
+// loadFlow parses, checks and compiles one flow file with the callees
+// env finds (its calls are not checked: see LoadSource). The file is nil
+// when its YAML cannot be read at all, the program nil when there are
+// errors.
+func loadFlow(fsys fs.FS, path string, env flow.Env) (*dsl.File, *flow.Program, dsl.Diagnostics) {
+	f, diags := parseFlow(fsys, path, env)
+	if f == nil || f.Partial() {
 		return f, nil, diags
 	}
 	p, cds := flow.Compile(f, env)
-	diags = append(diags, cds...)
-	diags.SetEnds(path, src)
-	return f, p, diags
+	cds.SetEnds(path, f.Source)
+	return f, p, append(diags, cds...)
 }
 
 // loadResources parses resource declaration files and checks them
@@ -268,7 +320,10 @@ func IsUsage(diags dsl.Diagnostics) bool {
 // LoadSource loads a flow from its bytes, as LoadFile loads the file at
 // path holding src: the same parsing, checks, values and compilation.
 // Servers compile the versions of flows they did not load themselves (a
-// run that began on another instance, or before a restart) with it.
+// run that began on another instance, or before a restart) with it. Its
+// calls are typed by the callees Options.Callees finds but not checked
+// against them, and its program is not linked: the caller links it (a
+// server, to the programs it serves).
 func LoadSource(path string, src []byte, opts Options) (*flow.Program, dsl.Diagnostics) {
 	f, p, diags := loadFlow(sourceFS{path: path, src: src}, path, opts.env())
 	if f != nil && opts.Values != nil {

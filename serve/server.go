@@ -394,20 +394,28 @@ func (s *Server) ReplaceAll(progs []*flow.Program, rs []*resources.Resource) err
 	return nil
 }
 
-// byKind indexes progs by name: prompt flows and tools.
+// byKind indexes progs by name: prompt flows and tools. Private flows
+// (expose: false) are neither: other flows call them.
 func byKind(progs []*flow.Program) (tools, prompts map[string]*flow.Program, err error) {
 	tools, prompts = map[string]*flow.Program{}, map[string]*flow.Program{}
+	private := map[string]*flow.Program{}
 	for _, p := range progs {
 		prev, dup := tools[p.Name()]
 		if !dup {
 			prev, dup = prompts[p.Name()]
 		}
+		if !dup {
+			prev, dup = private[p.Name()]
+		}
 		if dup {
 			return nil, nil, fmt.Errorf("%s %q is defined twice: %s and %s", flowKind(p), p.Name(), prev.File().Path, p.File().Path)
 		}
-		if p.IsPrompt() {
+		switch {
+		case p.Private():
+			private[p.Name()] = p
+		case p.IsPrompt():
 			prompts[p.Name()] = p
-		} else {
+		default:
 			tools[p.Name()] = p
 		}
 	}

@@ -139,6 +139,9 @@ func (vs *Versions) Program(ctx context.Context, name string, v dsl.Version) (*f
 	if p.Version() != v {
 		return nil, fmt.Errorf("version %s of %s compiles to version %s", v.Short(), name, p.Version().Short())
 	}
+	// Its calls start the flows served now (a frame already open goes on
+	// on the version it began on).
+	flow.Link([]*flow.Program{p}, vs.current)
 	vs.mu.Lock()
 	if e := vs.progs[v]; e != nil {
 		p = e.p
@@ -147,6 +150,19 @@ func (vs *Versions) Program(ctx context.Context, name string, v dsl.Version) (*f
 	}
 	vs.mu.Unlock()
 	return p, nil
+}
+
+// current returns the program of the flow named name that the server
+// serves now, or nil.
+func (vs *Versions) current(name string) *flow.Program {
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	for _, e := range vs.progs {
+		if e.current && e.p.Name() == name {
+			return e.p
+		}
+	}
+	return nil
 }
 
 // byName returns the newest version this process has of the flow named

@@ -1,0 +1,152 @@
+package flow
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestFinishedCallStateSize measures the sealed state of a run that
+// called a sub-flow which finished (asking a question and running a step
+// on the way) against that of the same run with a step whose result is
+// the callee's: the finished frame collapses to one entry, so the state is
+// no larger.
+func TestFinishedCallStateSize(t *testing.T) {
+	const callee = `
+name: confirm
+description: Confirms.
+expose: false
+output:
+  type: object
+  properties:
+    ok: {type: boolean}
+    note: {type: string}
+nodes:
+  - id: look
+    step: test.echo
+    with: {padding: "` + "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx" + `"}
+  - id: q
+    ask: Sure?
+    form:
+      ok: {type: boolean}
+  - return:
+      structured: {ok: "{{ q.content.ok }}", note: fine}
+`
+	const caller = `
+name: tool
+description: Calls confirm, then asks.
+nodes:
+  - id: c
+    call: confirm
+  - id: after
+    ask: "After {{ c.note }}?"
+    form:
+      v: {type: string}
+  - return: done
+`
+	// The same tool, with a step in place of the call whose output is what
+	// the call returns.
+	const stepped = `
+name: tool
+description: A step, then asks.
+nodes:
+  - id: c
+    step: test.echo
+    with: {ok: true, note: fine}
+  - id: after
+    ask: "After {{ c.note }}?"
+    form:
+      v: {type: string}
+  - return: done
+`
+	clk := &clock{t: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}
+	opts := testOptions{Actions: testRegistry(t, &counters{}), Codec: testCodec(t, clk), Now: clk.now}
+	e, err := NewEngine(EngineOptions{Codec: opts.Codec, Now: opts.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	progs := compileSet(t, map[string]string{"tool.yaml": caller, "confirm.yaml": callee}, opts)
+	client := Client{Name: "t", Form: true}
+	ctx := context.Background()
+
+	res, err := e.Run(ctx, progs["tool.yaml"], &Request{Client: client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := res.Input.Requests["c/q"]; !ok {
+		t.Fatalf("round 1 asks %v, want c/q", res.Input.Requests)
+	}
+	inFrame := res.Input.State
+	res, err = e.Run(ctx, progs["tool.yaml"], &Request{Client: client, State: inFrame,
+		Responses: map[string]json.RawMessage{"c/q": json.RawMessage(`{"action":"accept","content":{"ok":true}}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := res.Input.Requests["after"]; !ok {
+		t.Fatalf("round 2 asks %v, want after", res.Input.Requests)
+	}
+	called := res.Input.State
+
+	sp := compile(t, "tool.yaml", stepped, opts)
+	res, err = sp.e.Run(ctx, sp.Program, &Request{Client: client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Input.Requests["after"].Message, "fine") {
+		t.Fatalf("the stepped flow asks %q", res.Input.Requests["after"].Message)
+	}
+	withStep := res.Input.State
+	t.Logf("sealed state: inside the frame %d bytes; after the finished call %d bytes; with a step instead %d bytes",
+		len(inFrame), len(called), len(withStep))
+	if len(called) > len(withStep) {
+		t.Errorf("after a finished call the state is %d bytes, more than the %d bytes of the same run with a step", len(called), len(withStep))
+	}
+	st, err := opts.Codec.OpenUnbound(called)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Journal) != 1 || st.Journal[0].Node != "c" {
+		t.Errorf("journal after the call: %+v, want one entry for c", st.Journal)
+	}
+}
+
+// TestCallDepthLimit checks that calls nest no deeper than
+// Limits.CallDepth, with an error naming the limit.
+func TestCallDepthLimit(t *testing.T) {
+	srcs := map[string]string{}
+	names := []string{"a", "b", "c", "d"}
+	for i, n := range names {
+		src := "name: " + n + "\ndescription: x\nnodes:\n"
+		if i+1 < len(names) {
+			src += "  - id: next\n    call: " + names[i+1] + "\n  - return: \"{{ next }}\"\n"
+		} else {
+			src += "  - return: bottom\n"
+		}
+		srcs[n+".yaml"] = src
+	}
+	clk := &clock{t: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}
+	opts := testOptions{Actions: testRegistry(t, &counters{}), Codec: testCodec(t, clk), Now: clk.now}
+	progs := compileSet(t, srcs, opts)
+	for _, tc := range []struct {
+		depth int
+		want  string
+	}{{3, "bottom"}, {2, "calls nest more than 2 deep"}} {
+		e, err := NewEngine(EngineOptions{Codec: opts.Codec, Now: opts.Now, Limits: Limits{CallDepth: tc.depth}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := e.Run(context.Background(), progs["a.yaml"], &Request{})
+		got := ""
+		switch {
+		case err != nil:
+			got = err.Error()
+		case res.Complete != nil:
+			got = res.Complete.Content[0]["text"].(string)
+		}
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("depth %d: got %q, want %q", tc.depth, got, tc.want)
+		}
+	}
+}
