@@ -34,6 +34,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 //
 // Other NAME.yaml sections are flows that flow.yaml (or each other) call:
 // they are compiled and linked together, as project.Load does.
+//
 //	counts                print how often the test actions ran
 func TestRunScripts(t *testing.T) {
 	files, err := filepath.Glob("testdata/run/*.txtar")
