@@ -3,6 +3,8 @@ package flow
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -148,5 +150,88 @@ func TestCallDepthLimit(t *testing.T) {
 		if !strings.Contains(got, tc.want) {
 			t.Errorf("depth %d: got %q, want %q", tc.depth, got, tc.want)
 		}
+	}
+}
+
+// TestMockCall checks Request.MockCall: a mocked call binds the mock's
+// output without running the callee (a structured output is checked
+// against the callee's output schema), a mocked error takes on_error, and
+// a nil mock runs the callee.
+func TestMockCall(t *testing.T) {
+	const callee = `
+name: confirm
+description: Confirms.
+expose: false
+input:
+  type: object
+  properties:
+    what: {type: string}
+output:
+  type: object
+  properties:
+    ok: {type: boolean}
+  required: [ok]
+nodes:
+  - id: q
+    ask: "Sure about {{ input.what }}?"
+    form:
+      ok: {type: boolean}
+  - return:
+      structured: {ok: "{{ q.content.ok }}"}
+`
+	const caller = `
+name: tool
+description: Calls confirm.
+nodes:
+  - id: c
+    call: confirm
+    with: {what: it}
+    on_error: failed
+  - return: "ok={{ c.ok }}"
+  - id: failed
+    return: "failed: {{ error }}"
+`
+	clk := &clock{t: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}
+	opts := testOptions{Actions: testRegistry(t, &counters{}), Codec: testCodec(t, clk), Now: clk.now}
+	e, err := NewEngine(EngineOptions{Codec: opts.Codec, Now: opts.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := compileSet(t, map[string]string{"tool.yaml": caller, "confirm.yaml": callee}, opts)["tool.yaml"]
+	for _, tc := range []struct {
+		name string
+		mock *StepMock
+		want string
+	}{
+		{"output", &StepMock{Output: map[string]any{"ok": true}}, "ok=true"},
+		{"error", &StepMock{Err: errors.New("no")}, "failed: no"},
+		{"bad output", &StepMock{Output: map[string]any{"ok": "yes"}}, "does not match its output schema"},
+		{"no mock", nil, "c/q"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			req := &Request{Client: Client{Form: true}, MockCall: func(node, flow string, in map[string]any) *StepMock {
+				got = append(got, fmt.Sprintf("%s %s %v", node, flow, in))
+				return tc.mock
+			}}
+			res, err := e.Run(context.Background(), p, req)
+			var out string
+			switch {
+			case err != nil:
+				out = err.Error()
+			case res.Input != nil:
+				for k := range res.Input.Requests {
+					out = k
+				}
+			default:
+				out = res.Complete.Content[0]["text"].(string)
+			}
+			if !strings.Contains(out, tc.want) {
+				t.Errorf("got %q, want %q", out, tc.want)
+			}
+			if len(got) != 1 || got[0] != "c confirm map[what:it]" {
+				t.Errorf("MockCall saw %q", got)
+			}
+		})
 	}
 }

@@ -44,6 +44,16 @@ type Request struct {
 	// schema first. Test runners (flowserve test) use it; servers leave it
 	// nil.
 	Mock func(node string, input map[string]any) *StepMock
+	// MockCall, when set, is consulted before each call or link node
+	// starts its callee (not when it goes on in a frame an earlier round
+	// opened), with the node's key (its id after the call path, as
+	// questions are keyed), the callee's name and its arguments (the
+	// rendered with, the callee's defaults added). A nil result runs the
+	// callee. Otherwise the callee does not run: the call's result is
+	// StepMock.Output (checked against the callee's output schema, or a
+	// string when it declares none), or the callee fails with
+	// StepMock.Err. flowserve test uses it.
+	MockCall func(node, flow string, input map[string]any) *StepMock
 	// Detach, when set, lets the round hand the rest of the run over to a
 	// task: it ends with Result.Detached instead of running a `long` step
 	// (one the journal does not hold yet), or instead of asking questions
