@@ -276,6 +276,9 @@ func compileNode(f *File, n *Node) compiled {
 	case KindStep:
 		c.onError = target(n.Step.OnError)
 		c.succ = []int{c.next, c.onError}
+	case KindCall:
+		c.onError = target(n.Call.OnError)
+		c.succ = []int{c.next, c.onError}
 	case KindSet:
 		c.succ = []int{c.next}
 	case KindBranch:

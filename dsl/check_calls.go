@@ -1,6 +1,7 @@
 package dsl
 
 import (
+	"maps"
 	"slices"
 	"strings"
 )
@@ -61,6 +62,14 @@ func (c *checker) checkCallee(n *Node, callee *File, callees Callees) {
 	if callee.Input != nil && callee.Input.Value != nil {
 		input = callee.Input.Value
 	}
+	if _, says := input["additionalProperties"]; !says {
+		if _, has := input["properties"]; has {
+			// A with key the callee does not declare is a slip, not an
+			// extra argument: callers are flows, and flows are checked.
+			input = maps.Clone(input)
+			input["additionalProperties"] = false
+		}
+	}
 	with, holder := n.Call.With, c.ix.keyPos(n.Pos, "with")
 	if with == nil {
 		with, holder = &Value{Pos: n.Call.Flow.Pos, Kind: ValueMap}, c.ix.keyPos(n.Pos, n.Kind.String())
@@ -75,8 +84,12 @@ func (c *checker) checkCallee(n *Node, callee *File, callees Callees) {
 		c.errorf(n.Call.Flow.Pos, CodeLinkOutput, "%s declares an output schema, but %s, which it links to, declares none: the results it hands over have no structured content", c.f.Name.Value, name)
 	}
 	if c.f.TaskMode() == TaskNever || c.f.IsPrompt() {
+		why := "this flow says task: never"
+		if c.f.IsPrompt() {
+			why = "a prompt never runs as a task"
+		}
 		if who := approvalIn(callee, callees, map[*File]bool{}); who != "" {
-			c.errorf(n.Call.Flow.Pos, CodeApprovalNeedsTask, "%s asks someone else (%s), which needs a task, but %s never runs as a task", name, who, c.f.Name.Value)
+			c.errorf(n.Call.Flow.Pos, CodeApprovalNeedsTask, "%s asks someone else (%s), which needs a task, but %s", name, who, why)
 		}
 	}
 }

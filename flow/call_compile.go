@@ -24,6 +24,9 @@ func (c *compiler) typeWith(call *dsl.Call, with *cvalue) {
 		if want == nil || v.Kind != dsl.ValueTemplate || cv.tmpl == nil {
 			continue
 		}
+		if !hasExpr(v.Template) {
+			continue // a literal: CheckCalls checks it
+		}
 		got, pos := typed("string"), v.Pos
 		if w := v.Template.Whole(); w != nil {
 			if cv.tmpl.whole == nil || cv.tmpl.whole.prg == nil {

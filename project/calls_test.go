@@ -1,0 +1,73 @@
+package project
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/internal/golden"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// TestCallGoldens loads each testdata/calls/*.txtar archive's flow files
+// together and compares the diagnostics with its diagnostics section
+// (-update rewrites them). Every code of the CheckCalls stage must be
+// covered by some archive.
+func TestCallGoldens(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "calls", "*.txtar"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no goldens: %v", err)
+	}
+	seen := map[string]bool{}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			a, err := txtar.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			for _, f := range a.Files {
+				if strings.HasSuffix(f.Name, ".yaml") {
+					if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			set, diags := Load([]string{dir}, Options{})
+			var b strings.Builder
+			for _, d := range diags {
+				seen[d.Code] = true
+				d.Pos.File = filepath.Base(d.Pos.File)
+				b.WriteString(d.String() + "\n")
+			}
+			var served []string
+			for _, p := range set.Programs {
+				kind := "tool"
+				switch {
+				case p.Private():
+					kind = "private"
+				case p.IsPrompt():
+					kind = "prompt"
+				}
+				served = append(served, p.Name()+" ("+kind+")")
+			}
+			sort.Strings(served)
+			b.WriteString("programs: " + strings.Join(served, ", ") + "\n")
+			golden.Check(t, file, a, b.String(), *update)
+		})
+	}
+	for _, code := range []string{dsl.CodeUnknownFlow, dsl.CodeBadCallee, dsl.CodeCallCycle, dsl.CodeLinkOutput,
+		dsl.CodeWithMissing, dsl.CodeWithUnknown, dsl.CodeWithValue, dsl.CodeTypeError, dsl.CodeApprovalNeedsTask,
+		dsl.CodeRoundBudget, dsl.CodeMaybeUnbound, dsl.CodeToolOnly} {
+		if !seen[code] {
+			t.Errorf("no golden in testdata/calls reports %s", code)
+		}
+	}
+}
