@@ -27,7 +27,7 @@ func (c *comparer) compare(o, n int) {
 		return
 	}
 	switch on.Kind {
-	case dsl.KindAsk, dsl.KindSample, dsl.KindRoots, dsl.KindStep:
+	case dsl.KindAsk, dsl.KindSample, dsl.KindRoots, dsl.KindStep, dsl.KindCall, dsl.KindLink:
 		c.journaledNode(o, on, n, nn)
 	case dsl.KindAll:
 		c.allNode(o, on, n, nn)
@@ -87,15 +87,19 @@ func (c *comparer) journaledNode(o int, on *dsl.Node, n int, nn *dsl.Node) {
 	if !sameFingerprint(on, nn) {
 		what := fmt.Sprintf("%s asks a different question (%s)", desc(nn), fingerprintChange(on, nn))
 		why := "runs in flight that answered it cannot replay their journal"
-		if on.Kind == dsl.KindStep {
+		switch {
+		case on.Kind == dsl.KindStep:
 			what = fmt.Sprintf("%s is defined differently (%s)", desc(nn), fingerprintChange(on, nn))
 			why = "runs in flight that ran it cannot replay their journal"
+		case on.Kind.IsCall():
+			what = fmt.Sprintf("%s is defined differently (%s)", desc(nn), fingerprintChange(on, nn))
+			why = "runs in flight that called it cannot replay their journal"
 		}
 		c.sayNew(n, ChangeRedefined, level(c.replay[o]), what, why)
 	}
 	if parts := detailChanges(on, nn); len(parts) > 0 {
 		why := "replays use the journaled answer"
-		if on.Kind == dsl.KindStep {
+		if on.Kind == dsl.KindStep || on.Kind.IsCall() {
 			why = "replays use the journaled result"
 		}
 		c.say(nn, ChangeDetail, Compatible, nn.Pos, nn.Pos, fmt.Sprintf("%s of %s changed", list(parts), desc(nn)), why)
@@ -247,6 +251,13 @@ func fingerprintChange(a, b *dsl.Node) string {
 		}
 	case dsl.KindSample:
 		parts = append(parts, "its request")
+	case dsl.KindCall, dsl.KindLink:
+		if a.Call.Flow.Value != b.Call.Flow.Value {
+			parts = append(parts, fmt.Sprintf("the flow it calls, now %s (it was %s),", b.Call.Flow.Value, a.Call.Flow.Value))
+		}
+		if jsonSource(valueSource(a.Call.With)) != jsonSource(valueSource(b.Call.With)) {
+			parts = append(parts, "its with")
+		}
 	}
 	if len(parts) == 0 {
 		return "its definition changed"

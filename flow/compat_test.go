@@ -392,3 +392,49 @@ func TestCompatShippedFlows(t *testing.T) {
 		}
 	}
 }
+
+// callBase calls a sub-flow between two asks.
+const callBase = `name: compat
+description: Asks, calls, asks.
+nodes:
+  - id: a
+    ask: "First?"
+    form: {v: {type: string}}
+  - id: c
+    call: confirm
+    with: {what: "{{ a.content.v }}"}
+  - id: b
+    ask: "Second?"
+    form: {v: {type: string}}
+  - return: "got {{ b.content.v }}"
+`
+
+// TestCompatCalls checks the verdicts of changes to call and link nodes:
+// a call takes a journal position, so one defined differently (another
+// callee, another with) keeps runs in flight from replaying, while one
+// inserted after every journaled node does not.
+func TestCompatCalls(t *testing.T) {
+	reg := testRegistry(t, &counters{})
+	for _, tc := range []compatCase{
+		{"same", nil, Compatible, nil, callBase, false},
+		{"with changed", [][2]string{{`with: {what: "{{ a.content.v }}"}`, `with: {what: "it"}`}}, NewCallsOnly, []Change{ChangeRedefined}, callBase, false},
+		{"callee changed", [][2]string{{"call: confirm", "call: approve"}}, NewCallsOnly, []Change{ChangeRedefined}, callBase, false},
+		{"call inserted before an ask", [][2]string{{"  - id: b\n", "  - id: d\n    call: other\n  - id: b\n"}}, NewCallsOnly, []Change{ChangeInserted}, callBase, false},
+		{"call after the last ask", [][2]string{{"  - return: \"got", "  - id: d\n    call: other\n  - return: \"got"}}, Compatible, []Change{ChangeInserted}, callBase, false},
+		{"link at the end", [][2]string{{"  - return: \"got {{ b.content.v }}\"", "  - id: l\n    link: other"}}, Compatible, []Change{ChangeControl}, callBase, false},
+		{"call removed", [][2]string{{"  - id: c\n    call: confirm\n    with: {what: \"{{ a.content.v }}\"}\n", ""}}, NewCallsOnly, []Change{ChangeRemoved}, callBase, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			old := compile(t, "old/compat.yaml", tc.oldSource(), testOptions{Actions: reg})
+			nw := compile(t, "new/compat.yaml", tc.source(t), testOptions{Actions: reg})
+			r := Compat(old.Program, nw.Program)
+			var changes []Change
+			for _, x := range r.Reasons {
+				changes = append(changes, x.Change)
+			}
+			if r.Verdict != tc.verdict || strings.Join(kinds(changes), " ") != strings.Join(kinds(tc.changes), " ") {
+				t.Errorf("verdict %s, changes %v; want %s, %v\n%s", r.Verdict, changes, tc.verdict, tc.changes, reasonsText(r))
+			}
+		})
+	}
+}

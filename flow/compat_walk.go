@@ -60,7 +60,7 @@ func replayRegion(g *dsl.CFG, reach []bool) []bool {
 
 // journaled reports whether nodes of kind k take journal positions.
 func journaled(k dsl.Kind) bool {
-	return k.IsQuestion() || k == dsl.KindAll || k == dsl.KindStep
+	return k.IsQuestion() || k == dsl.KindAll || k == dsl.KindStep || k.IsCall()
 }
 
 // nodes walks the two graphs together and compares their nodes.
