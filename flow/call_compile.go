@@ -1,6 +1,8 @@
 package flow
 
 import (
+	"slices"
+
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/lang"
 )
@@ -62,8 +64,29 @@ func Link(progs []*Program, lookup func(name string) *Program) {
 	for _, p := range progs {
 		if p != nil && p.calls {
 			p.long = p.long || callsLong(p, map[*Program]bool{})
+			p.scopes = calleeScopes(p, nil, map[*Program]bool{})
 		}
 	}
+}
+
+// calleeScopes appends to out the scopes p and the flows it calls,
+// directly or not, require, each once, in the order met.
+func calleeScopes(p *Program, out []string, seen map[*Program]bool) []string {
+	if seen[p] {
+		return out
+	}
+	seen[p] = true
+	for _, s := range p.file.ScopeNames() {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	for _, cn := range p.nodes {
+		if cn.callee != nil {
+			out = calleeScopes(cn.callee, out, seen)
+		}
+	}
+	return out
 }
 
 // callsLong reports whether some flow p calls, directly or not, has a

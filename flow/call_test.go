@@ -235,3 +235,24 @@ nodes:
 		})
 	}
 }
+
+// TestLinkedScopesAndLong checks that once linked, a caller requires the
+// scopes its callees require and has long steps when a callee does.
+func TestLinkedScopesAndLong(t *testing.T) {
+	srcs := map[string]string{
+		"a.yaml": "name: a\ndescription: x\nauth: {scopes: [read]}\nnodes:\n  - id: b\n    call: b\n  - return: \"{{ b }}\"\n",
+		"b.yaml": "name: b\ndescription: x\nexpose: false\nauth: {scopes: [write, read]}\nnodes:\n  - id: c\n    call: c\n  - return: \"{{ c }}\"\n",
+		"c.yaml": "name: c\ndescription: x\nexpose: false\nauth: {scopes: [admin]}\nnodes:\n  - id: s\n    step: test.echo\n    long: true\n  - return: done\n",
+		"d.yaml": "name: d\ndescription: x\nnodes:\n  - return: done\n",
+	}
+	progs := compileSet(t, srcs, testOptions{Actions: testRegistry(t, &counters{})})
+	if got := strings.Join(progs["a.yaml"].Scopes(), " "); got != "read write admin" {
+		t.Errorf("a requires %q, want read write admin", got)
+	}
+	if !progs["a.yaml"].HasLongSteps() || !progs["b.yaml"].HasLongSteps() || progs["d.yaml"].HasLongSteps() {
+		t.Errorf("HasLongSteps: a %v, b %v, d %v", progs["a.yaml"].HasLongSteps(), progs["b.yaml"].HasLongSteps(), progs["d.yaml"].HasLongSteps())
+	}
+	if progs["d.yaml"].Scopes() != nil || !progs["b.yaml"].Private() || progs["a.yaml"].Private() {
+		t.Errorf("d scopes %v, b private %v, a private %v", progs["d.yaml"].Scopes(), progs["b.yaml"].Private(), progs["a.yaml"].Private())
+	}
+}

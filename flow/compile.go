@@ -48,6 +48,8 @@ type Program struct {
 	output    *schemas.Schema
 	long      bool // some step is `long: true`, in this flow or one it calls (once linked)
 	calls     bool // some node is a call or link
+	// scopes are Scopes once Link has joined the callees; nil before.
+	scopes []string
 }
 
 // HasLongSteps reports whether the flow has a `long: true` step.

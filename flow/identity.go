@@ -50,5 +50,13 @@ func principalValue(id *Identity) map[string]any {
 }
 
 // Scopes returns the OAuth scopes the flow requires of its callers
-// (`auth: {scopes}`), in file order; nil when it requires none.
-func (p *Program) Scopes() []string { return p.file.ScopeNames() }
+// (`auth: {scopes}`), in file order, followed by those the flows it calls
+// (once linked, directly or not) require that it does not: a caller may
+// only run a callee its token would let it call. Nil when none requires
+// any.
+func (p *Program) Scopes() []string {
+	if p.scopes != nil {
+		return p.scopes
+	}
+	return p.file.ScopeNames()
+}
