@@ -100,12 +100,13 @@ func (r *runner) call(cn *cnode) (int, *Result, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	child := &runner{roundState: r.roundState, p: callee, frame: frame{
-		prefix: r.prefix + cn.n.ID + "/", depth: r.depth + 1,
-		base: start + 1, path: r.posPath(start) + "/",
-	}}
-	child.bind(args, settings)
-	res, err := child.run()
+	// The callee runs on this runner, in its frame; the caller's flow,
+	// variables and frame come back when it stops.
+	caller, vars, at := r.p, r.vars, r.frame
+	r.p, r.frame = callee, frame{prefix: r.prefix + cn.n.ID + "/", depth: r.depth + 1, base: start + 1, path: r.posPath(start) + "/"}
+	r.bind(args, settings)
+	res, err := r.run()
+	r.p, r.vars, r.frame = caller, vars, at
 	var value any
 	var failed string
 	switch {

@@ -87,7 +87,7 @@ func (e *Engine) Run(ctx context.Context, p *Program, req *Request) (*Result, er
 		runID = hex.EncodeToString(st.RunID[:])
 	}
 	// The runner stays on the stack: bind does not keep it.
-	r := &runner{p: p, roundState: &roundState{ctx: ctx, e: e, root: p, req: req, st: st, number: st.Round + 1, runID: runID,
+	r := &runner{p: p, roundState: roundState{ctx: ctx, e: e, root: p, req: req, st: st, number: st.Round + 1, runID: runID,
 		journal: st.Journal, pending: st.Pending, used: map[string]bool{}, trace: make([]string, 0, 8)}}
 	r.bind(args, settings)
 	if req.Stats != nil {
@@ -180,15 +180,16 @@ func (p *Program) prepare(args map[string]any) (map[string]any, []violation) {
 	return args, out
 }
 
-// runner runs one frame of a round: the flow the call began with, or a
-// flow a call or link node of it runs (see call.go). The frames of a
-// round share its roundState.
+// runner runs a round: the flow the call is of, and the flows its call
+// and link nodes run, each in a frame of its own (see call.go) that
+// shares the round's roundState.
 type runner struct {
-	*roundState
+	roundState
+	// p, vars and frame are the flow running now, its variables and
+	// where its frame is: the call's flow at the top (frame zero), a
+	// callee while a call runs it.
 	p    *Program
 	vars map[string]any
-	// frame is where this runner's flow runs in the run: "" at the top
-	// (see frame).
 	frame
 }
 
