@@ -16,6 +16,14 @@
 // run waits as an MCP task. notify, timeout and on_timeout belong to it;
 // on_timeout is an edge of the flow's CFG like on_error.
 //
+// A call node runs another flow of the project and binds its result to
+// the node's id; a link node hands the run over to another flow (Node.Call,
+// Kind.IsCall). A flow with `expose: false` (File.Private) is not served
+// as a tool of its own: other flows call it. Parse reads them; which flow
+// a call names is checked once every file is parsed (CheckCalls, which
+// project.Load runs), since it lives in another file. A call's on_error is
+// an edge of the CFG like a step's; a link ends the run like a return.
+//
 // A flow declares the settings it reads under vars and the secrets its
 // steps need under secrets (File.Vars, File.Secrets): names, each with an
 // optional description. Their values are the server's, never the file's;
@@ -50,11 +58,11 @@
 //	duplicate-id         two nodes have the same id
 //	duplicate-key        a mapping has the same key twice, or required lists a name twice (Check: in an input or output schema)
 //	empty-file           the file has no content
-//	misplaced-key        a key that belongs to another node kind, or next on a branch, return or fail
-//	missing-key          a required key is missing (nodes, an ask or step id, form or url, rule, then, attempts, the to of notify, timeout and on_timeout, a timeout's on_timeout…)
-//	missing-kind         a node has none of the keys ask, step, branch, set, return, fail, sample, roots, all
+//	misplaced-key        a key that belongs to another node kind, or next on a branch, return, fail or link
+//	missing-key          a required key is missing (nodes, an ask, step, call or link id, form or url, rule, then, attempts, the to of notify, timeout and on_timeout, a timeout's on_timeout…)
+//	missing-kind         a node has none of the keys ask, step, branch, set, return, fail, sample, roots, all, call, link
 //	multiple-documents   the file holds more than one YAML document
-//	name-collision       a set name is also the id of an ask or step node
+//	name-collision       a set name is also the id of an ask, step or call node
 //	no-nodes             the node list is empty
 //	reserved-name        an id or set name is input, run, client, principal, error, vars or secrets
 //	secret-outside-with  an expression outside a step's with values reads secrets (they would reach the client or the journal)
