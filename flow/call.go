@@ -66,7 +66,7 @@ func (r *runner) mismatch(pos int, node, reason string) *MismatchError {
 // finishes in this round has its frame replaced by its result; one that
 // asks ends the round with its questions.
 func (r *runner) call(cn *cnode) (int, *Result, error) {
-	callee, done, err := r.enter(cn)
+	callee, pinned, done, err := r.enter(cn)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -107,6 +107,12 @@ func (r *runner) call(cn *cnode) (int, *Result, error) {
 	r.bind(args, settings)
 	res, err := r.run()
 	r.p, r.vars, r.frame = caller, vars, at
+	var mismatch *MismatchError
+	if err != nil && r.e.versions != nil && callee.Version() != pinned && errors.As(err, &mismatch) {
+		// The version the frame began on is not here, and this one does
+		// not replay its journal: retryable, as for the caller's own.
+		return 0, nil, &VersionError{Tool: callee.Name(), Version: pinned, Err: err}
+	}
 	var value any
 	var failed string
 	switch {
@@ -150,46 +156,47 @@ func (r *runner) returned(cn *cnode, value any, failed string) (int, *Result, er
 }
 
 // enter checks the journal at the call node: a finished call gives its
-// result (callee nil, next where the run goes on); an open frame the
-// version of the callee it began on; no entry starts the call, journaling
-// its frame. The position is then past the frame's call entry.
-func (r *runner) enter(cn *cnode) (callee *Program, done finished, err error) {
+// result (callee nil); an open frame the callee on the version it began
+// on (pinned), or the one linked when the engine cannot find it; no entry
+// starts the call, journaling its frame. The position is then past the
+// frame's call entry.
+func (r *runner) enter(cn *cnode) (callee *Program, pinned dsl.Version, done finished, err error) {
 	if r.pos < len(r.journal) {
 		e := &r.journal[r.pos]
 		if e.Node != cn.n.ID || e.Kind != state.EntryCall && e.Kind != state.EntryReturn {
-			return nil, done, r.mismatch(r.pos, e.Node, fmt.Sprintf("the run now reaches %s %q there", cn.n.Kind, cn.n.Name()))
+			return nil, pinned, done, r.mismatch(r.pos, e.Node, fmt.Sprintf("the run now reaches %s %q there", cn.n.Kind, cn.n.Name()))
 		}
 		if e.Fingerprint != cn.fp {
-			return nil, done, r.mismatch(r.pos, e.Node, "the call is defined differently")
+			return nil, pinned, done, r.mismatch(r.pos, e.Node, "the call is defined differently")
 		}
 		r.pos++
 		if e.Kind == state.EntryReturn {
 			done.failed = e.Err
 			if done.value, err = decodeCallResult(e.Value, cn.resultDoc); err != nil {
-				return nil, done, fmt.Errorf("journaled result: %w", err)
+				return nil, pinned, done, fmt.Errorf("journaled result: %w", err)
 			}
-			return nil, done, nil
+			return nil, pinned, done, nil
 		}
 		v, ok := dsl.ParseVersion(string(e.Value))
 		if !ok {
-			return nil, done, fmt.Errorf("journaled call: not a flow version")
+			return nil, pinned, done, fmt.Errorf("journaled call: not a flow version")
 		}
 		if callee, err = r.linked(cn); err != nil {
-			return nil, done, err
+			return nil, pinned, done, err
 		}
 		// The callee goes on on the version its frame began on.
 		callee, err = r.e.versionOf(r.ctx, callee, v)
-		return callee, done, err
+		return callee, v, done, err
 	}
 	if callee, err = r.linked(cn); err != nil {
-		return nil, done, err
+		return nil, pinned, done, err
 	}
 	if r.depth+1 > r.e.limits.CallDepth {
-		return nil, done, fmt.Errorf("calls nest more than %d deep (Limits.CallDepth)", r.e.limits.CallDepth)
+		return nil, pinned, done, fmt.Errorf("calls nest more than %d deep (Limits.CallDepth)", r.e.limits.CallDepth)
 	}
 	v := callee.Version().String()
 	err = r.record(state.Entry{Kind: state.EntryCall, Node: cn.n.ID, Fingerprint: cn.fp, Value: []byte(v)})
-	return callee, done, err
+	return callee, callee.Version(), done, err
 }
 
 // finished is the journaled result of a finished call.

@@ -256,3 +256,33 @@ func TestLinkedScopesAndLong(t *testing.T) {
 		t.Errorf("d scopes %v, b private %v, a private %v", progs["d.yaml"].Scopes(), progs["b.yaml"].Private(), progs["a.yaml"].Private())
 	}
 }
+
+// TestCalleeVersionUnavailable checks that a round inside a callee's
+// frame whose version the engine cannot find, and whose current version
+// does not replay the frame, fails with a retryable *VersionError naming
+// the callee.
+func TestCalleeVersionUnavailable(t *testing.T) {
+	const caller = "name: tool\ndescription: x\nnodes:\n  - id: c\n    call: confirm\n  - return: \"{{ c }}\"\n"
+	callee := func(q string) string {
+		return "name: confirm\ndescription: x\nexpose: false\nnodes:\n  - id: q\n    ask: " + q + "\n    form: {ok: {type: boolean}}\n  - return: done\n"
+	}
+	clk := &clock{t: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}
+	opts := testOptions{Actions: testRegistry(t, &counters{}), Codec: testCodec(t, clk), Now: clk.now}
+	v1 := compileSet(t, map[string]string{"tool.yaml": caller, "confirm.yaml": callee("Sure?")}, opts)
+	v2 := compileSet(t, map[string]string{"tool.yaml": caller, "confirm.yaml": callee("Really sure?")}, opts)
+	e, err := NewEngine(EngineOptions{Codec: opts.Codec, Now: opts.Now, Versions: &memVersions{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	res, err := e.Run(ctx, v1["tool.yaml"], &Request{Client: Client{Form: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.Run(ctx, v2["tool.yaml"], &Request{Client: Client{Form: true}, State: res.Input.State,
+		Responses: map[string]json.RawMessage{"c/q": json.RawMessage(`{"action":"accept","content":{"ok":true}}`)}})
+	var ve *VersionError
+	if !errors.As(err, &ve) || ve.Tool != "confirm" || ve.Version != v1["confirm.yaml"].Version() {
+		t.Fatalf("round on a changed callee: %v, want a VersionError for confirm %s", err, v1["confirm.yaml"].Version().Short())
+	}
+}
