@@ -278,7 +278,8 @@ func (r *runner) run() (*Result, error) {
 		}
 		if err != nil {
 			var re *RunError
-			if errors.As(err, &re) || IsInvalidParams(err) || isCapability(err) {
+			var ve *VersionError
+			if errors.As(err, &re) || IsInvalidParams(err) || isCapability(err) || errors.As(err, &ve) {
 				return nil, err
 			}
 			return r.fail(n, err)
