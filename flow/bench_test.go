@@ -96,3 +96,71 @@ func BenchmarkCompile(b *testing.B) {
 		compile(b, fmt.Sprintf("f%d.yaml", i%2), src, opts)
 	}
 }
+
+// BenchmarkCallRound measures rounds of a flow that asks its ten
+// questions through two calls of a five-question sub-flow, to compare
+// with ten-asks in BenchmarkRound: round 5 runs inside the first frame,
+// round 10 inside the second, after the first collapsed to its result.
+func BenchmarkCallRound(b *testing.B) {
+	const five = `
+name: five
+description: Asks five questions.
+expose: false
+nodes:
+  - {id: q1, ask: "Question 1?", form: {v: {type: string}}, required: [v]}
+  - {id: q2, ask: "Question 2?", form: {v: {type: string}}, required: [v]}
+  - {id: q3, ask: "Question 3?", form: {v: {type: string}}, required: [v]}
+  - {id: q4, ask: "Question 4?", form: {v: {type: string}}, required: [v]}
+  - {id: q5, ask: "Question 5?", form: {v: {type: string}}, required: [v]}
+  - return: "{{ q5.content.v }}"
+`
+	const caller = `
+name: ten
+description: Asks ten questions through two calls.
+nodes:
+  - {id: first, call: five}
+  - {id: second, call: five}
+  - return: "{{ first }} {{ second }}"
+`
+	clk := &clock{t: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}
+	opts := testOptions{Actions: testRegistry(b, &counters{}), Codec: testCodec(b, clk), Now: clk.now}
+	e, err := NewEngine(EngineOptions{Codec: opts.Codec, Now: opts.Now})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := compileSet(b, map[string]string{"ten.yaml": caller, "five.yaml": five}, opts)["ten.yaml"]
+	answer := json.RawMessage(`{"action":"accept","content":{"v":"an answer of some thirty bytes"}}`)
+	for _, round := range []int{1, 5, 10} {
+		b.Run(fmt.Sprintf("calls/round=%d", round), func(b *testing.B) {
+			req := &Request{Client: Client{Form: true}}
+			for r := 1; r < round; r++ {
+				res, err := e.Run(context.Background(), p, req)
+				if err != nil || res.Input == nil {
+					b.Fatalf("round %d: %v %+v", r, err, res)
+				}
+				req.State = res.Input.State
+				req.Responses = map[string]json.RawMessage{}
+				for id := range res.Input.Requests {
+					req.Responses[id] = answer
+				}
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			var size int
+			for i := 0; i < b.N; i++ {
+				res, err := e.Run(context.Background(), p, req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if res.Input != nil {
+					size = len(res.Input.State)
+				}
+			}
+			b.StopTimer()
+			if req.State != "" {
+				size = len(req.State) // as BenchmarkRound: the state the round receives
+			}
+			b.ReportMetric(float64(size), "state-bytes")
+		})
+	}
+}
