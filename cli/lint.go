@@ -124,15 +124,19 @@ func runLint(ctx context.Context, env *Env) int {
 }
 
 // withBudget returns diags with the round-budget warnings worked out for
-// budget instead of the default one Check uses.
+// budget instead of the default one Check and CheckCalls use. A call or
+// link node counts the rounds of the flow it runs, found among the files
+// lint loaded (as project.Load finds callees: the first file with the
+// name).
 func withBudget(set *project.Set, diags dsl.Diagnostics, budget int) dsl.Diagnostics {
 	if budget == dsl.DefaultRoundBudget {
 		return diags
 	}
 	out := slices.DeleteFunc(diags, func(d dsl.Diagnostic) bool { return d.Code == dsl.CodeRoundBudget })
+	callees := dsl.NewFlowTable(set.Parsed).Callees()
 	for _, f := range set.Parsed {
 		var ds dsl.Diagnostics
-		for _, d := range dsl.RoundDiagnostics(f, budget) {
+		for _, d := range dsl.RoundDiagnosticsWith(f, budget, callees) {
 			if d.Code == dsl.CodeRoundBudget {
 				ds = append(ds, d)
 			}
