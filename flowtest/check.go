@@ -142,7 +142,7 @@ func check(c *Case, o *outcome, fail func(dsl.Pos, Failure)) {
 		e := x.StepInputs[id]
 		in, ran := o.inputs[id]
 		if !ran {
-			fail(e.Pos, Failure{Message: fmt.Sprintf("step_inputs: the step %q never ran", id)})
+			fail(e.Pos, Failure{Message: fmt.Sprintf("step_inputs: the %s %q never ran", o.kind(id), id)})
 			continue
 		}
 		var lines []string

@@ -4,8 +4,10 @@
 // signup_test.yaml run against signup.yaml. A top-level `flow:` key
 // (a path relative to the test file) names another flow instead, so one
 // flow may have several test files. Each case is a whole tool call: the
-// runner loads the flow once with project.LoadFile, exactly as lint and
-// serve load it (a flow lint rejects runs no case), and runs each case on
+// runner loads the flow once with project.Load, together with the flow
+// files of its directory (each directory once), as lint and serve load
+// flows (a flow lint rejects runs no case; see Sub-flows for the flows
+// it calls), and runs each case on
 // a flow.Engine round by round, sealing and opening the request state with
 // the same codec the server uses (a fixed test key) and one clock, Clock,
 // for run.started, state lifetimes and the steps' time.now, answering each
@@ -24,7 +26,8 @@
 //	                                     # to true (also name, version, protocol)
 //	    vars: {…}                        # this case's vars and secrets, over the
 //	    secrets: {…}                     # file's
-//	    answers:                         # by ask id
+//	    answers:                         # by ask id (a called flow's
+//	                                     # by its call path: confirm/ok)
 //	      details:                       # a list: one answer per time it is asked
 //	        - {action: accept, content: {plan: team, seats: 2}}
 //	        - {content: {plan: team, seats: 5}}   # action defaults to accept
@@ -32,7 +35,8 @@
 //	      approval:                       # an approval (an ask with to:), as its page
 //	        - {content: {approve: false}, by: Ana}   # answers it; by: who answered
 //	        - timeout                     # (default "flowserve test"), or nobody in time
-//	    mocks:                           # by step id
+//	    mocks:                           # by step id, or a call's (see
+//	                                     # Sub-flows)
 //	      size: {bytes: 2048, …}          # the step's output (checked against
 //	                                     # the action's output schema)
 //	      delete: {error: "disk full"}    # the step fails with this message
@@ -52,7 +56,8 @@
 //	      ask_messages:                  # a question's message contains…
 //	        details: "Sign up"           # …the first time it is asked
 //	        confirm: ["", "not accepted"]  # …each time, in turn ("" skips one)
-//	      step_inputs:                   # a step's input (rendered with) contains
+//	      step_inputs:                   # a step's (or call's) input, its
+//	                                     # rendered with, contains
 //	        delete: {path: report.txt}
 //	      notifications:                 # the approvals' webhook notifications, in order,
 //	        - to: ana@example.com        # one per approval asked with a webhook; each
@@ -142,7 +147,7 @@
 // error instead of a result (missing capabilities, a journal mismatch)
 // unless error is given; and, after the call, on answers it gave for
 // questions never asked or a list not used up, and on mocks for steps
-// that never ran. Problems in a test file (unknown keys, with a
+// (or calls) that never ran. Problems in a test file (unknown keys, with a
 // did-you-mean; nodes the flow does not have or of the wrong kind;
 // mocked outputs that do not match their action) are reported as
 // file:line:col diagnostics, and none of that file's cases run.
@@ -161,6 +166,42 @@
 // Coverage counts, for each flow, the nodes any round of any case that
 // ran visited (an approval's on_timeout node once a case lets it time
 // out), out of all its nodes; the report lists the others with
-// their lines. Flows see a fixed clock (run.started is Clock), so
+// their lines. A called flow's nodes count in its own file (see
+// Sub-flows). Flows see a fixed clock (run.started is Clock), so
 // results do not depend on when the tests run; run.id stays random.
+//
+// # Sub-flows
+//
+// A flow with call and link nodes runs the flows they name for real
+// (private ones, expose: false, included): project.Load loads it with
+// the flow files of its directory, checks its calls against them and
+// links them. A flow that calls one with errors does not load, and its
+// report holds the callee's errors and one at the call.
+//
+// The nodes of a called flow are named by their call path, as the
+// engine names them in input requests and traces: the call node's id,
+// "/", then the node's own id (confirm/ok is the ask ok of the flow call
+// node confirm runs; a/b/ok one call deeper; confirm/#2 a node without
+// an id). answers, mocks, path, visits, not_visits, asks, ask_messages
+// and step_inputs take such keys; a bare id of a called flow's node is a
+// file error that suggests its full key. path keeps the called flows'
+// nodes that have ids.
+//
+// A mock keyed by a call (or link) node's key replaces running its flow
+// (flow.Request.MockCall): its output is the call's result, checked, as
+// the file is read, against the called flow's output schema, or a string
+// (the text of its result) when it declares none; {error: …} is the
+// flow failing, which the call's on_error takes with error set to the
+// message, or which ends the run with that message as a tool error. A
+// mocked link's output is the run's result. A mock keyed by a called
+// flow's step (confirm/check) replaces that step only. step_inputs of a
+// call node is the call's rendered with, the callee's input defaults
+// added.
+//
+// Coverage of a called flow counts the nodes its callers' cases visit
+// in it (a mocked call covers the call node only): Run runs the cases
+// of a flow after those of the run's flows that call it, and reports
+// the flows in their order. The vars and secrets a case gives are those
+// of its flow and of the flows it calls, which share the server's
+// values.
 package flowtest

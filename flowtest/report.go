@@ -122,7 +122,9 @@ type Failure struct {
 }
 
 // Coverage is the share of a flow's nodes that its cases visited, over
-// every round of every case that ran.
+// every round of every case that ran: its own cases', and those of the
+// run's flows that call it (a call whose mock replaces the flow visits
+// none of its nodes).
 type Coverage struct {
 	Nodes     int       `json:"nodes"`
 	Covered   int       `json:"covered"`
@@ -243,7 +245,9 @@ func (fr *FlowReport) WriteText(w io.Writer, cover bool) {
 		line += fmt.Sprintf("\tcoverage: %.1f%% of nodes (%d/%d)", fr.Coverage.Percent, fr.Coverage.Covered, fr.Coverage.Nodes)
 	}
 	fmt.Fprintln(w, line)
-	if cover && fr.Coverage != nil && len(fr.TestFiles) > 0 {
+	// A flow without test files lists what it misses when other flows'
+	// cases call it.
+	if cover && fr.Coverage != nil && (len(fr.TestFiles) > 0 || fr.Coverage.Covered > 0) {
 		for _, n := range fr.Coverage.Uncovered {
 			fmt.Fprintf(w, "    %s:%d: not covered: %s (%s)\n", n.File, n.Line, n.Node, n.Kind)
 		}

@@ -17,8 +17,8 @@ import (
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/flow/state"
-	"github.com/flowserve/flowserve/project"
 	"github.com/flowserve/flowserve/replies"
+	"github.com/flowserve/flowserve/schemas"
 )
 
 // Options configure a test run. The zero value is usable.
@@ -45,6 +45,11 @@ const maxRounds = 1000
 // Run discovers the suites of paths (see Discover) and runs them. The
 // error is for paths that cannot be read and for a cancelled ctx;
 // everything wrong with flows and test files is in the report.
+//
+// Each flow is loaded with the flow files beside it, each directory
+// once. A flow that other flows of the run call runs its cases after
+// theirs, so that its coverage counts the nodes their cases visited in
+// it; the reports stay in the order of the suites.
 func Run(ctx context.Context, paths []string, opts Options) (*Report, error) {
 	suites, err := Discover(paths)
 	if err != nil {
@@ -56,22 +61,92 @@ func Run(ctx context.Context, paths []string, opts Options) (*Report, error) {
 	}
 	defer cleanup()
 	opts.Actions = reg
+	sh := &shared{loader: newLoader(reg), covers: covers{}}
 	r := &Report{}
-	for _, s := range suites {
+	reports := make([]*FlowReport, len(suites))
+	emitted := 0
+	for _, i := range callersFirst(suites, sh.loader) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		fr := s.Run(ctx, opts)
-		r.add(fr)
-		if opts.OnFlow != nil {
-			opts.OnFlow(fr)
+		reports[i] = suites[i].run(ctx, opts, sh)
+		for ; emitted < len(reports) && reports[emitted] != nil; emitted++ {
+			r.add(reports[emitted])
+			if opts.OnFlow != nil {
+				opts.OnFlow(reports[emitted])
+			}
 		}
 	}
 	return r, nil
 }
 
-// Run loads the suite's flow and test files and runs their cases.
+// shared is what the suites of one run share: the flows loaded, by
+// directory, and the coverage of every flow their cases reach.
+type shared struct {
+	loader *loader
+	covers covers
+}
+
+// callersFirst returns the order to run suites in: the order they come
+// in, except that a suite whose flow others of them call (directly or
+// not) comes after those.
+func callersFirst(suites []*Suite, l *loader) []int {
+	index := map[string]int{}
+	for i, s := range suites {
+		index[s.Flow] = i
+	}
+	callers := make([][]int, len(suites)) // callers[j]: the suites that call j's flow
+	for i, s := range suites {
+		fl, _, _ := l.load(s.Flow)
+		if fl == nil {
+			continue
+		}
+		for _, p := range fl.byName {
+			if j, ok := index[p.File().Path]; ok && j != i {
+				callers[j] = append(callers[j], i)
+			}
+		}
+	}
+	order := make([]int, 0, len(suites))
+	done := make([]bool, len(suites))
+	var visit func(j int, open []bool)
+	visit = func(j int, open []bool) {
+		if done[j] || open[j] {
+			return // done, or a cycle (which a flow with calls cannot load with)
+		}
+		open[j] = true
+		for _, i := range callers[j] {
+			visit(i, open)
+		}
+		done[j] = true
+		order = append(order, j)
+	}
+	for j := range suites {
+		visit(j, make([]bool, len(suites)))
+	}
+	return order
+}
+
+// Run loads the suite's flow (with the flow files beside it) and test
+// files and runs their cases.
 func (s *Suite) Run(ctx context.Context, opts Options) *FlowReport {
+	reg, cleanup, err := provision(ctx, opts.Actions)
+	if err != nil {
+		fr := &FlowReport{Name: dsl.DefaultName(s.Flow), File: s.Flow, TestFiles: slices.Clone(s.Tests), Cases: []*CaseReport{}, LoadFailed: true}
+		if fr.TestFiles == nil {
+			fr.TestFiles = []string{}
+		}
+		fr.addDiags(dsl.Diagnostics{{Pos: dsl.Pos{File: s.Flow, Line: 1, Col: 1}, Severity: dsl.Error, Code: CodeCompile, Message: err.Error()}})
+		return fr
+	}
+	defer cleanup()
+	opts.Actions = reg
+	return s.run(ctx, opts, &shared{loader: newLoader(reg), covers: covers{}})
+}
+
+// run is Run with what the suites of a run share; opts.Actions is
+// provisioned.
+func (s *Suite) run(ctx context.Context, opts Options, sh *shared) *FlowReport {
 	start := time.Now()
 	fr := &FlowReport{Name: dsl.DefaultName(s.Flow), File: s.Flow, TestFiles: slices.Clone(s.Tests)}
 	if fr.TestFiles == nil {
@@ -83,21 +158,17 @@ func (s *Suite) Run(ctx context.Context, opts Options) *FlowReport {
 		fr.OK = len(fr.Errors) == 0 && fr.Failed == 0
 	}()
 
-	reg, cleanup, err := provision(ctx, opts.Actions)
-	if err != nil {
-		fr.addDiags(dsl.Diagnostics{{Pos: dsl.Pos{File: s.Flow, Line: 1, Col: 1}, Severity: dsl.Error, Code: CodeCompile, Message: err.Error()}})
-		fr.LoadFailed = true
-		return fr
-	}
-	defer cleanup()
-	p, missing, diags := loadFlow(s.Flow, reg)
+	reg := opts.Actions
+	fl, missing, diags := sh.loader.load(s.Flow)
 	if missing && len(s.Tests) == 0 {
 		return fr
 	}
 	fr.addDiags(diags)
-	if p != nil {
+	var p *flow.Program
+	if fl != nil {
+		p = fl.root
 		fr.Name = p.Name()
-		fr.Coverage = newCoverage(p.File())
+		fr.Coverage = sh.covers.of(p.File())
 	} else {
 		fr.LoadFailed = true
 	}
@@ -117,8 +188,8 @@ func (s *Suite) Run(ctx context.Context, opts Options) *FlowReport {
 			diags = append(diags, dsl.Diagnostic{Pos: pos, Severity: dsl.Error, Code: CodeNoFlow,
 				Message: fmt.Sprintf("there is no flow file %s for this test file; a test file runs the flow named like it (x_test.yaml runs x.yaml) or the one its flow key gives", s.Flow)})
 		}
-		if f != nil && p != nil {
-			diags = append(diags, checkRefs(f, p, reg)...)
+		if f != nil && fl != nil {
+			diags = append(diags, checkRefs(f, fl, reg)...)
 		}
 		diags.Sort()
 		fr.addDiags(diags)
@@ -142,7 +213,7 @@ func (s *Suite) Run(ctx context.Context, opts Options) *FlowReport {
 			if opts.Match != nil && !opts.Match(p.Name(), c.Name) {
 				continue
 			}
-			cr := runCase(ctx, caseEngine(engine, p, f, c), p, c, fr.Coverage)
+			cr := runCase(ctx, caseEngine(engine, fl, f, c), fl, c, sh.covers)
 			fr.Cases = append(fr.Cases, cr)
 			switch cr.Status {
 			case StatusPass:
@@ -167,18 +238,6 @@ func testCodec() *state.Codec {
 		panic(err) // a fixed, valid key
 	}
 	return state.NewCodec(ring, state.Options{Now: func() time.Time { return Clock }})
-}
-
-// loadFlow loads a flow file with project.LoadFile, the way lint and
-// serve load it; missing reports that the file does not exist.
-func loadFlow(path string, reg *actions.Registry) (p *flow.Program, missing bool, diags dsl.Diagnostics) {
-	p, diags = project.LoadFile(path, project.Options{Actions: reg})
-	for _, d := range diags {
-		if d.Code == dsl.CodeNoSuchPath {
-			return nil, true, nil
-		}
-	}
-	return p, false, diags
 }
 
 // provision returns reg (nil: actions.Default()) provisioned for tests,
@@ -212,11 +271,11 @@ func testEngine(values flow.Values) *flow.Engine {
 }
 
 // caseEngine returns the engine that runs case c of file f: shared, when
-// p declares no vars or secrets, and otherwise an engine of its own with
-// the values c and f give them (c's winning), and nothing from the
-// environment: tests are hermetic.
-func caseEngine(shared *flow.Engine, p *flow.Program, f *File, c *Case) *flow.Engine {
-	if len(p.File().Vars)+len(p.File().Secrets) == 0 {
+// the flow and the flows it calls declare no vars or secrets, and
+// otherwise an engine of its own with the values c and f give them (c's
+// winning), and nothing from the environment: tests are hermetic.
+func caseEngine(shared *flow.Engine, fl *flows, f *File, c *Case) *flow.Engine {
+	if vars, secrets := fl.settings(); len(vars)+len(secrets) == 0 {
 		return shared
 	}
 	return testEngine(caseValues(f, c))
@@ -238,9 +297,9 @@ func caseValues(f *File, c *Case) flow.Values {
 }
 
 // checkSettings checks that the vars and secrets a test file and its
-// cases give are ones the flow declares, and that each case that runs
-// gives every one a value, here or in the file.
-func checkSettings(f *File, file *dsl.File, errorf func(pos dsl.Pos, code, format string, args ...any)) {
+// cases give are ones the flow or a flow it calls declares, and that each
+// case that runs gives every one a value, here or in the file.
+func checkSettings(f *File, fl *flows, errorf func(pos dsl.Pos, code, format string, args ...any)) {
 	declared := func(decls []*dsl.Setting) []string {
 		var names []string
 		for _, d := range decls {
@@ -248,13 +307,22 @@ func checkSettings(f *File, file *dsl.File, errorf func(pos dsl.Pos, code, forma
 		}
 		return names
 	}
-	vars, secrets := declared(file.Vars), declared(file.Secrets)
+	declVars, declSecrets := fl.settings()
+	vars, secrets := declared(declVars), declared(declSecrets)
+	path := fl.root.File().Path
+	if len(fl.byName) > 1 {
+		path += " and the flows it calls"
+	}
 	unknown := func(given map[string]Setting, what string, names []string) {
 		for _, name := range sortedKeys(given) {
 			if slices.Contains(names, name) {
 				continue
 			}
-			msg := fmt.Sprintf("%ss: %s declares no %s %s", what, file.Path, what, name)
+			verb := "declares"
+			if len(fl.byName) > 1 {
+				verb = "declare"
+			}
+			msg := fmt.Sprintf("%ss: %s %s no %s %s", what, path, verb, what, name)
 			if s := dsl.Suggest(name, names); s != "" {
 				msg += fmt.Sprintf("; did you mean %q?", s)
 			}
@@ -271,48 +339,44 @@ func checkSettings(f *File, file *dsl.File, errorf func(pos dsl.Pos, code, forma
 		}
 		missing := func(decls []*dsl.Setting, what string) {
 			for _, d := range decls {
-				errorf(c.Pos, CodeBadValue, "the flow declares %s %s, and this case gives it no value: add it under %ss in the case or the test file (tests never read the environment)",
-					what, d.Name, what)
+				who := "the flow declares"
+				if d.Pos.File != fl.root.File().Path {
+					who = fmt.Sprintf("a flow it calls (%s) declares", d.Pos.File)
+				}
+				errorf(c.Pos, CodeBadValue, "%s %s %s, and this case gives it no value: add it under %ss in the case or the test file (tests never read the environment)",
+					who, what, d.Name, what)
 			}
 		}
-		mv, ms := caseValues(f, c).Missing(file)
-		missing(mv, "var")
-		missing(ms, "secret")
+		values := caseValues(f, c)
+		for _, d := range declVars {
+			if values.Vars[d.Name] == "" {
+				missing([]*dsl.Setting{d}, "var")
+			}
+		}
+		for _, d := range declSecrets {
+			if values.Secrets[d.Name] == "" {
+				missing([]*dsl.Setting{d}, "secret")
+			}
+		}
 	}
 }
 
 // checkRefs checks that the nodes a test file names exist and have the
-// right kinds, that mocked outputs match their actions, and that the vars
-// and secrets it gives are the flow's.
-func checkRefs(f *File, p *flow.Program, reg *actions.Registry) dsl.Diagnostics {
+// right kinds (a node of a flow that a call runs named by its call path,
+// confirm/ok), that mocked outputs match their actions (a mocked call's,
+// its flow's output schema), and that the vars and secrets it gives are
+// the flow's or those of the flows it calls.
+func checkRefs(f *File, fl *flows, reg *actions.Registry) dsl.Diagnostics {
+	p := fl.root
 	file := p.File()
-	var ids []string
-	for _, n := range file.Nodes {
-		if n.ID != "" {
-			ids = append(ids, n.ID)
-		}
-	}
 	var diags dsl.Diagnostics
 	errorf := func(pos dsl.Pos, code, format string, args ...any) {
 		diags = append(diags, dsl.Diagnostic{Pos: pos, Severity: dsl.Error, Code: code, Message: fmt.Sprintf(format, args...)})
 	}
-	// node finds a node by id, or by #N when anon is true.
+	// node finds a node by its key, or by #N when anon is true.
 	node := func(name string, pos dsl.Pos, what string, anon bool, kinds ...dsl.Kind) *dsl.Node {
-		var n *dsl.Node
-		if i, ok := anonIndex(name); ok && anon {
-			if i < len(file.Nodes) {
-				n = file.Nodes[i]
-			}
-		} else {
-			n = file.ByID[name]
-		}
+		_, n, msg := fl.lookup(name, what, anon)
 		if n == nil {
-			msg := fmt.Sprintf("%s: %s has no node %q", what, file.Path, name)
-			if s := dsl.Suggest(name, ids); s != "" {
-				msg += fmt.Sprintf("; did you mean %q?", s)
-			} else if _, isAnon := anonIndex(name); isAnon && !anon {
-				msg += " (nodes without an id are left out of path; use visits)"
-			}
 			errorf(pos, CodeUnknownNode, "%s", msg)
 			return nil
 		}
@@ -322,7 +386,13 @@ func checkRefs(f *File, p *flow.Program, reg *actions.Registry) dsl.Diagnostics 
 		}
 		return n
 	}
-	checkSettings(f, file, errorf)
+	checkSettings(f, fl, errorf)
+	// What mocks and step_inputs name: steps, and calls in a flow that
+	// has them.
+	mockable := []dsl.Kind{dsl.KindStep}
+	if file.HasCalls() {
+		mockable = append(mockable, dsl.KindCall, dsl.KindLink)
+	}
 	for _, c := range f.Cases {
 		for _, id := range sortedKeys(c.Answers) {
 			as := c.Answers[id]
@@ -342,8 +412,12 @@ func checkRefs(f *File, p *flow.Program, reg *actions.Registry) dsl.Diagnostics 
 		}
 		for _, id := range sortedKeys(c.Mocks) {
 			m := c.Mocks[id]
-			n := node(id, m.Pos, "mocks", false, dsl.KindStep)
+			n := node(id, m.Pos, "mocks", false, mockable...)
 			if n == nil || m.IsErr {
+				continue
+			}
+			if n.Kind.IsCall() {
+				checkCallMock(id, m, fl.callee(n), fl.outputs, errorf)
 				continue
 			}
 			act, ok := reg.Lookup(n.Step.Action.Value)
@@ -383,7 +457,7 @@ func checkRefs(f *File, p *flow.Program, reg *actions.Registry) dsl.Diagnostics 
 			node(id, x.AskMessages[id].Pos, "ask_messages", false, dsl.KindAsk)
 		}
 		for _, id := range sortedKeys(x.StepInputs) {
-			node(id, x.StepInputs[id].Pos, "step_inputs", false, dsl.KindStep)
+			node(id, x.StepInputs[id].Pos, "step_inputs", false, mockable...)
 		}
 		// What a case expects must be what the flow's kind returns.
 		keys := []struct {
@@ -405,6 +479,34 @@ func checkRefs(f *File, p *flow.Program, reg *actions.Registry) dsl.Diagnostics 
 		}
 	}
 	return diags
+}
+
+// checkCallMock checks the mocked result of call node id, which runs
+// callee: a value its output schema takes, or, when it declares none, a
+// string (the text of its result).
+func checkCallMock(id string, m *Mock, callee *flow.Program, outputs map[string]*schemas.Schema, errorf func(pos dsl.Pos, code, format string, args ...any)) {
+	if callee == nil {
+		return
+	}
+	v, err := actions.Normalize(m.Output)
+	if err != nil {
+		errorf(m.Pos, CodeBadMock, "mocks: the mocked result of %s: %v", id, err)
+		return
+	}
+	s := outputs[callee.Name()]
+	if s == nil {
+		if _, ok := v.(string); !ok {
+			errorf(m.Pos, CodeBadMock, "mocks: %s runs flow %s, which declares no output schema, so its result is its text: mock it with a string (or {error: …} for a failure)", id, callee.Name())
+		}
+		return
+	}
+	if vs := s.Validate(v); len(vs) > 0 {
+		parts := make([]string, len(vs))
+		for i, v := range vs {
+			parts[i] = v.String()
+		}
+		errorf(m.Pos, CodeBadMock, "mocks: the mocked result of %s does not match the output schema of flow %s: %s", id, callee.Name(), strings.Join(parts, "; "))
+	}
 }
 
 // checkApprovalAnswer checks that an answer to the ask id is one its kind
@@ -512,10 +614,24 @@ type outcome struct {
 	// webhook, in order.
 	approvals     int
 	notifications []approve.Notification
+	// fl is the flow the case ran and the flows it calls.
+	fl *flows
+}
+
+// kind names the kind of the node key names, a step unless it is a call
+// or link, for messages.
+func (o *outcome) kind(key string) string {
+	if o.fl != nil {
+		if _, n, _ := o.fl.lookup(key, "", false); n != nil && n.Kind.IsCall() {
+			return n.Kind.String()
+		}
+	}
+	return "step"
 }
 
 // runCase runs one case through the engine round by round.
-func runCase(ctx context.Context, engine *flow.Engine, p *flow.Program, c *Case, cov *Coverage) *CaseReport {
+func runCase(ctx context.Context, engine *flow.Engine, fl *flows, c *Case, cov covers) *CaseReport {
+	p := fl.root
 	start := time.Now()
 	cr := &CaseReport{Name: c.Name, File: c.Pos.File, Line: c.Pos.Line, Col: c.Pos.Col, Path: []string{}, Asks: []string{}}
 	defer func() { cr.Elapsed = time.Since(start) }()
@@ -529,7 +645,7 @@ func runCase(ctx context.Context, engine *flow.Engine, p *flow.Program, c *Case,
 		cr.Failures = append(cr.Failures, f)
 	}
 
-	o := &outcome{msgs: map[string][]string{}, inputs: map[string]map[string]any{}}
+	o := &outcome{msgs: map[string][]string{}, inputs: map[string]map[string]any{}, fl: fl}
 	used := map[string]int{}  // answers taken, by ask id
 	asked := map[string]int{} // times asked, by ask id
 	mocked := map[string]bool{}
@@ -545,6 +661,12 @@ func runCase(ctx context.Context, engine *flow.Engine, p *flow.Program, c *Case,
 		}
 		return &flow.StepMock{Output: m.Output}
 	}
+	// A mocked call node does not run its flow: its result is the mock's,
+	// checked against that flow's output schema by the engine. Its input,
+	// the rendered with, is recorded for step_inputs as a step's is.
+	mockCall := func(node, _ string, in map[string]any) *flow.StepMock {
+		return mock(node, in)
+	}
 	client := flow.Client{Name: c.Client.Name, Version: c.Client.Version, Protocol: c.Client.Protocol,
 		Form: c.Client.Form, URL: c.Client.URL, Sampling: c.Client.Sampling, Roots: c.Client.Roots}
 	sub := ""
@@ -558,7 +680,7 @@ func runCase(ctx context.Context, engine *flow.Engine, p *flow.Program, c *Case,
 	if inTask {
 		o.status(statusWorking)
 	}
-	req := &flow.Request{Arguments: c.Args, Client: client, Principal: sub, Identity: c.Principal, Mock: mock, Detach: detach}
+	req := &flow.Request{Arguments: c.Args, Client: client, Principal: sub, Identity: c.Principal, Mock: mock, MockCall: mockCall, Detach: detach}
 	// stopped is set once a failure is reported; a call refused before
 	// any round (refused) runs none, and is checked like any outcome.
 	stopped := false
@@ -607,7 +729,7 @@ rounds:
 			if errors.As(err, &re) {
 				// A server answers a failed run with this error result.
 				o.result = p.FailureResult(err)
-				cov.visit(re.Node)
+				cov.visit(fl, re.Node)
 			} else {
 				o.err = err
 			}
@@ -620,7 +742,7 @@ rounds:
 		}
 		o.trace = res.Trace
 		for _, name := range res.Trace {
-			cov.visit(name)
+			cov.visit(fl, name)
 		}
 		if ap := res.Approval; ap != nil {
 			// Someone other than the caller answers it, on the server's
@@ -652,13 +774,13 @@ rounds:
 			} else {
 				ans.Response, ans.By = a.Raw, cmp.Or(a.By, DefaultBy)
 			}
-			req = &flow.Request{Arguments: c.Args, State: ap.State, Client: client, Principal: sub, Identity: c.Principal, Mock: mock, Approval: ans}
+			req = &flow.Request{Arguments: c.Args, State: ap.State, Client: client, Principal: sub, Identity: c.Principal, Mock: mock, MockCall: mockCall, Approval: ans}
 			continue
 		}
 		if d := res.Detached; d != nil && req.Approval != nil {
 			// The approval's answer is journaled: the run goes on from
 			// the state it gives, as the call or task it was.
-			req = &flow.Request{Arguments: c.Args, State: d.State, Client: client, Principal: sub, Identity: c.Principal, Mock: mock, Detach: detach}
+			req = &flow.Request{Arguments: c.Args, State: d.State, Client: client, Principal: sub, Identity: c.Principal, Mock: mock, MockCall: mockCall, Detach: detach}
 			continue
 		}
 		if d := res.Detached; d != nil {
@@ -667,7 +789,7 @@ rounds:
 			inTask, detach = true, nil
 			if d.Input == nil {
 				o.status(statusWorking)
-				req = &flow.Request{Arguments: c.Args, State: d.State, Client: client, Principal: sub, Identity: c.Principal, Mock: mock}
+				req = &flow.Request{Arguments: c.Args, State: d.State, Client: client, Principal: sub, Identity: c.Principal, Mock: mock, MockCall: mockCall}
 				continue
 			}
 			res.Input = d.Input
@@ -692,7 +814,7 @@ rounds:
 			}
 			responses[id] = a.Raw
 		}
-		req = &flow.Request{Arguments: c.Args, State: res.Input.State, Responses: responses, Client: client, Principal: sub, Identity: c.Principal, Mock: mock, Detach: detach}
+		req = &flow.Request{Arguments: c.Args, State: res.Input.State, Responses: responses, Client: client, Principal: sub, Identity: c.Principal, Mock: mock, MockCall: mockCall, Detach: detach}
 	}
 	cr.Rounds = o.rounds
 	cr.Path = namedOnly(o.trace)
@@ -710,7 +832,7 @@ rounds:
 		}
 		for _, id := range sortedKeys(c.Mocks) {
 			if !mocked[id] {
-				fail(c.Mocks[id].Pos, Failure{Message: fmt.Sprintf("mocks: the step %q never ran", id)})
+				fail(c.Mocks[id].Pos, Failure{Message: fmt.Sprintf("mocks: the %s %q never ran", o.kind(id), id)})
 			}
 		}
 	}
@@ -744,11 +866,12 @@ func testNotification(p *flow.Program, ap *flow.Approval, n int) approve.Notific
 // testBase is the server's URL in the links of tests' notifications.
 const testBase = "https://flowserve.test"
 
-// namedOnly keeps the nodes of a trace that have ids.
+// namedOnly keeps the nodes of a trace that have ids (those of called
+// flows after their call paths, confirm/ok).
 func namedOnly(trace []string) []string {
 	out := []string{}
 	for _, name := range trace {
-		if _, anon := anonIndex(name); !anon {
+		if _, anon := anonIndex(lastKey(name)); !anon {
 			out = append(out, name)
 		}
 	}
