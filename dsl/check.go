@@ -154,7 +154,8 @@ func (c *checker) checkTop() {
 			misspelt = true // Parse suggests the right key
 		}
 	}
-	if strings.TrimSpace(f.Description.Value) == "" && !misspelt {
+	// A private flow is never listed: only its callers' authors read it.
+	if strings.TrimSpace(f.Description.Value) == "" && !misspelt && !f.Private {
 		pos := c.rootPos()
 		if f.Description.Pos.IsValid() {
 			pos = f.Description.Pos

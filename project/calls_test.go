@@ -71,3 +71,41 @@ func TestCallGoldens(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadPullsCallees checks that loading one file also loads the flows
+// beside it that it calls, directly or not (and no others), reporting
+// only their errors.
+func TestLoadPullsCallees(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("main.yaml", "name: main\ndescription: x\nnodes:\n  - id: c\n    call: confirm\n  - return: \"{{ c }}\"\n")
+	// confirm has no description (a warning, not reported) and calls ask.
+	write("confirm.yaml", "name: confirm\nexpose: false\nnodes:\n  - id: a\n    call: asker\n  - return: \"{{ a }}\"\n")
+	write("asker_flow.yaml", "name: asker\ndescription: x\nexpose: false\nnodes:\n  - return: asked\n")
+	write("other.yaml", "name: other\ndescription: x\nnodes:\n  - return: [not, valid\n")
+	set, diags := Load([]string{filepath.Join(dir, "main.yaml")}, Options{})
+	if err := diags.Err(); err != nil || len(diags) > 0 {
+		t.Fatalf("diagnostics: %v", diags)
+	}
+	var names []string
+	for _, p := range set.Programs {
+		names = append(names, p.Name())
+	}
+	if strings.Join(names, " ") != "main confirm asker" {
+		t.Errorf("programs %v, want main confirm asker", names)
+	}
+	if len(set.Files.Flows) != 3 {
+		t.Errorf("files %v", set.Files.Flows)
+	}
+
+	// A callee with errors fails its caller's load with them.
+	write("confirm.yaml", "name: confirm\nexpose: false\nnodes:\n  - id: a\n    call: askr\n  - return: \"{{ a }}\"\n")
+	_, diags = Load([]string{filepath.Join(dir, "main.yaml")}, Options{})
+	if len(diags) != 1 || diags[0].Code != dsl.CodeUnknownFlow || filepath.Base(diags[0].Pos.File) != "confirm.yaml" {
+		t.Errorf("diagnostics %v, want confirm's unknown-flow", diags)
+	}
+}

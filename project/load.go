@@ -13,7 +13,9 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"path"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -113,6 +115,9 @@ func Load(paths []string, opts Options) (*Set, dsl.Diagnostics) {
 	env := opts.env()
 	for _, r := range loadFlows(fsys, files.Flows, env, opts.CheckOnly) {
 		f, p, ds := r.f, r.p, r.diags
+		if r.pulled {
+			set.Files.Flows = append(set.Files.Flows, f.Path)
+		}
 		if f != nil && opts.Values != nil {
 			if missing := missingValues(f, opts.Values); len(missing) > 0 {
 				missing.SetEnds(f.Path, f.Source)
@@ -153,6 +158,9 @@ type loaded struct {
 	f     *dsl.File
 	p     *flow.Program
 	diags dsl.Diagnostics
+	// pulled is set for a file no path stood for, loaded because a flow
+	// that one did calls it (see pullCallees).
+	pulled bool
 }
 
 // loadFlows loads the flow files at paths, on as many goroutines as the
@@ -167,13 +175,14 @@ func loadFlows(fsys fs.FS, paths []string, env flow.Env, checkOnly bool) []loade
 		f, ds := parseFlow(fsys, paths[i], env)
 		out[i] = loaded{f: f, diags: ds}
 	})
+	out = append(out, pullCallees(fsys, paths, out, env)...)
 	var files []*dsl.File
 	for _, l := range out {
 		files = append(files, l.f)
 	}
 	table := dsl.NewFlowTable(files)
 	env.Callees = table.Callees()
-	parallel(len(paths), func(i int) {
+	parallel(len(out), func(i int) {
 		l := &out[i]
 		if l.f == nil || l.f.Partial() {
 			// Compile needs a complete file; Check has said what it could.
@@ -183,6 +192,9 @@ func loadFlows(fsys fs.FS, paths []string, env flow.Env, checkOnly bool) []loade
 		p, cds := flow.Compile(l.f, env)
 		ds := append(calls, cds...)
 		ds.SetEnds(l.f.Path, l.f.Source)
+		if l.pulled {
+			ds = slices.DeleteFunc(ds, func(d dsl.Diagnostic) bool { return d.Severity != dsl.Error })
+		}
 		l.diags = append(l.diags, ds...)
 		if calls.HasErrors() || checkOnly {
 			p = nil
@@ -202,6 +214,88 @@ func link(progs []*flow.Program) {
 		}
 	}
 	flow.Link(progs, func(name string) *flow.Program { return byName[name] })
+}
+
+// pullCallees parses the flow files beside paths (in their directories)
+// that the flows loaded call, directly or not, when no path stands for
+// them: `flowserve lint flows/a.yaml` checks a's calls against the flows
+// of flows/, and `flowserve serve flows/a.yaml` serves a with them. Of the
+// files pulled in, only the errors are reported: they are not what was
+// asked for, but a flow calling a broken one cannot be served.
+func pullCallees(fsys fs.FS, paths []string, got []loaded, env flow.Env) []loaded {
+	have := map[string]bool{}
+	read := map[string]bool{}
+	var wanted []string // called names no file loaded has
+	for _, l := range got {
+		if l.f != nil {
+			have[l.f.Name.Value] = true
+		}
+	}
+	for _, p := range paths {
+		read[p] = true
+	}
+	need := func(f *dsl.File) {
+		for _, n := range f.Nodes {
+			if n.Kind.IsCall() && n.Call != nil && !have[n.Call.Flow.Value] {
+				wanted = append(wanted, n.Call.Flow.Value)
+			}
+		}
+	}
+	for _, l := range got {
+		if l.f != nil {
+			need(l.f)
+		}
+	}
+	if len(wanted) == 0 {
+		return nil
+	}
+	// The files beside the paths, by the name each flow has.
+	byName := map[string]loaded{}
+	dirs := map[string]bool{}
+	for _, p := range paths {
+		dir := path.Dir(p)
+		if dirs[dir] {
+			continue
+		}
+		dirs[dir] = true
+		entries, err := fs.ReadDir(fsys, dir)
+		if err != nil {
+			continue // the callees stay unknown: CheckCalls says so
+		}
+		for _, e := range entries {
+			name := path.Join(dir, e.Name())
+			if e.IsDir() || !IsFlowFile(e.Name()) || read[name] {
+				continue
+			}
+			read[name] = true
+			f, ds := parseFlow(fsys, name, env)
+			if f == nil || have[f.Name.Value] {
+				continue
+			}
+			var errs dsl.Diagnostics
+			for _, d := range ds {
+				if d.Severity == dsl.Error {
+					errs = append(errs, d)
+				}
+			}
+			if _, dup := byName[f.Name.Value]; !dup {
+				byName[f.Name.Value] = loaded{f: f, diags: errs, pulled: true}
+			}
+		}
+	}
+	var out []loaded
+	for len(wanted) > 0 {
+		name := wanted[0]
+		wanted = wanted[1:]
+		l, ok := byName[name]
+		if !ok || have[name] {
+			continue
+		}
+		have[name] = true
+		out = append(out, l)
+		need(l.f)
+	}
+	return out
 }
 
 // parallel runs do(0), …, do(n-1) on as many goroutines as the process
