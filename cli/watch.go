@@ -33,7 +33,9 @@ func newReloader(r *project.Reloader, srv *serve.Server, log *slog.Logger, diags
 // watchFlows watches the served paths until ctx ends, reloading on every
 // change. It returns once the watch is in place.
 func (r *reloader) watchFlows(ctx context.Context) (stop func(), err error) {
-	w, err := watch.New(r.paths, watch.Options{Logger: r.log, Match: func(path string) bool {
+	// Siblings: a flow file served on its own is loaded with the flows
+	// beside it that it calls (project.Load), so their changes count.
+	w, err := watch.New(r.paths, watch.Options{Logger: r.log, Siblings: true, Match: func(path string) bool {
 		return project.IsFlowFile(path) || resources.IsDeclarationFile(path)
 	}})
 	if err != nil {

@@ -33,6 +33,10 @@ type Options struct {
 	// Match says which files under a watched directory count, by path;
 	// nil means all. Files named explicitly always count.
 	Match func(path string) bool
+	// Siblings makes the files Match accepts beside a file named
+	// explicitly count too: a flow served on its own is loaded with the
+	// flows beside it that it calls.
+	Siblings bool
 	// Logger receives the watcher's own problems; nil means
 	// slog.Default().
 	Logger *slog.Logger
@@ -131,6 +135,18 @@ func (w *Watcher) addTree(dir string) error {
 	})
 }
 
+// besideFile reports whether path is in the directory of a file named
+// explicitly.
+func (w *Watcher) besideFile(path string) bool {
+	dir := filepath.Dir(path)
+	for f := range w.files {
+		if filepath.Dir(f) == dir {
+			return true
+		}
+	}
+	return false
+}
+
 // underRoot reports whether path is in (or is) a watched directory tree.
 func (w *Watcher) underRoot(path string) bool {
 	for _, r := range w.roots {
@@ -149,7 +165,8 @@ func (w *Watcher) relevant(ev fsnotify.Event) bool {
 		return true
 	}
 	if !w.underRoot(path) {
-		return false // a sibling of a file named explicitly
+		// A sibling of a file named explicitly.
+		return w.opts.Siblings && (w.opts.Match == nil || w.opts.Match(path)) && w.besideFile(path)
 	}
 	if ev.Has(fsnotify.Create) {
 		if info, err := os.Stat(path); err == nil && info.IsDir() {

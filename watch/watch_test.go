@@ -75,11 +75,12 @@ type report struct {
 
 func TestWatcher(t *testing.T) {
 	tests := []struct {
-		name    string
-		files   map[string]string // before the watch starts
-		watch   []string          // relative to the temp dir; "" is the dir
-		cwd     bool              // pass watch as is, from the temp dir as working directory
-		reports []report          // in turn: make the changes, wait for the report
+		name     string
+		files    map[string]string // before the watch starts
+		watch    []string          // relative to the temp dir; "" is the dir
+		cwd      bool              // pass watch as is, from the temp dir as working directory
+		siblings bool              // Options.Siblings
+		reports  []report          // in turn: make the changes, wait for the report
 	}{
 		{
 			name:    "a file written",
@@ -150,6 +151,16 @@ func TestWatcher(t *testing.T) {
 			},
 		},
 		{
+			name:     "a file named explicitly, with its siblings",
+			files:    map[string]string{"a.yaml": "1", "b.yaml": "1", "sub/c.yaml": "1"},
+			watch:    []string{"a.yaml"},
+			siblings: true,
+			reports: []report{
+				{ops: []op{writeOp("b.yaml", "2")}, want: []string{"b.yaml"}},
+				{ops: []op{writeOp("notes.txt", "x"), writeOp("sub/c.yaml", "2"), writeOp("a.yaml", "2")}, want: []string{"a.yaml"}, not: []string{"notes.txt", "sub/c.yaml"}},
+			},
+		},
+		{
 			name:    "the working directory, named as .",
 			watch:   []string{"."},
 			cwd:     true,
@@ -194,7 +205,7 @@ func TestWatcher(t *testing.T) {
 			if tc.cwd {
 				t.Chdir(dir)
 			}
-			w, err := watch.New(paths, watch.Options{Match: isYAML, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+			w, err := watch.New(paths, watch.Options{Match: isYAML, Siblings: tc.siblings, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 			if err != nil {
 				t.Fatal(err)
 			}
