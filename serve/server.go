@@ -313,7 +313,9 @@ func (s *Server) removedProgram(name string, prompt bool) *flow.Program {
 		return nil
 	}
 	p := s.versions.byName(name)
-	if p == nil || p.IsPrompt() != prompt {
+	// A private flow's replaced version is kept for the calls in flight
+	// inside it, not served (TestCallsPrivateFlowsNotServed).
+	if p == nil || p.IsPrompt() != prompt || p.Private() {
 		return nil
 	}
 	return p

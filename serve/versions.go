@@ -89,7 +89,14 @@ func (vs *Versions) serve(ctx context.Context, progs []*flow.Program) error {
 			e = &versionEntry{p: p}
 			vs.progs[p.Version()] = e
 		}
-		e.current, e.used = true, now
+		// The program served now, though its version was served before:
+		// a flow's version does not cover the flows it calls, so an
+		// unchanged caller loaded again is linked to its callees' new
+		// versions, and a task's rounds (which find their program here)
+		// must start new calls on those, as calls that are not tasks do
+		// (TestCallsReloadInsideCalleeTask). Frames already open keep
+		// their own callee versions.
+		e.p, e.current, e.used = p, true, now
 	}
 	vs.mu.Unlock()
 	return vs.put(ctx, progs, now)
@@ -115,13 +122,13 @@ func (vs *Versions) put(ctx context.Context, progs []*flow.Program, now time.Tim
 func (vs *Versions) Program(ctx context.Context, name string, v dsl.Version) (*flow.Program, error) {
 	now := vs.opts.Now()
 	vs.mu.Lock()
-	e := vs.progs[v]
-	if e != nil {
-		e.used = now
+	var known *flow.Program
+	if e := vs.progs[v]; e != nil {
+		e.used, known = now, e.p // e.p changes when serve serves v again
 	}
 	vs.mu.Unlock()
-	if e != nil {
-		return e.p, nil
+	if known != nil {
+		return known, nil
 	}
 	stored, err := vs.opts.Store.Get(ctx, v.String())
 	switch {
