@@ -21,7 +21,9 @@ func runGraph(ctx context.Context, env *Env) int {
 		fmt.Fprintln(env.Stderr, "usage: flowserve graph FLOW [--format mermaid|dot]")
 		fmt.Fprintln(env.Stderr, "\nPrints the flow FLOW as a diagram: a Mermaid flowchart (for Markdown) or a")
 		fmt.Fprintln(env.Stderr, "Graphviz digraph. FLOW is a flow file, or the name of one in flows/ (NAME for")
-		fmt.Fprintln(env.Stderr, "flows/NAME.yaml). Exits 1 when the flow has errors, 2 on usage errors.")
+		fmt.Fprintln(env.Stderr, "flows/NAME.yaml). The flows its call and link nodes run, found among the flow")
+		fmt.Fprintln(env.Stderr, "files beside it, are drawn inside it, each in a subgraph of its own. Exits 1")
+		fmt.Fprintln(env.Stderr, "when the flow has errors, 2 on usage errors.")
 		fs.PrintDefaults()
 	}
 	args, err := flagsAndArgs(fs, env.Args)
@@ -37,12 +39,12 @@ func runGraph(ctx context.Context, env *Env) int {
 		fmt.Fprintf(env.Stderr, "flowserve graph: unexpected argument %q; graph draws one flow\n", args[1])
 		return exitUsage
 	}
-	var draw func(*dsl.File) string
+	var draw func(*dsl.File, dsl.Callees) string
 	switch *format {
 	case "mermaid":
-		draw = graph.Mermaid
+		draw = graph.MermaidWith
 	case "dot":
-		draw = graph.DOT
+		draw = graph.DOTWith
 	default:
 		fmt.Fprintf(env.Stderr, "flowserve graph: --format must be mermaid or dot, not %q\n", *format)
 		return exitUsage
@@ -57,23 +59,24 @@ func runGraph(ctx context.Context, env *Env) int {
 		return exitUsage
 	}
 	// A flow with errors other than syntax errors is still drawn: the
-	// drawing helps find them.
-	set, diags := project.Load([]string{path}, project.Options{})
+	// drawing helps find them. The flows it calls are loaded with it,
+	// from beside it, as run loads them, and drawn inside it.
+	set, diags := project.Load(withCallees(path), project.Options{CheckOnly: true})
 	if msg, ok := usageError(diags); ok {
 		fmt.Fprintf(env.Stderr, "flowserve graph: %s\n", msg)
 		return exitUsage
 	}
-	if len(set.Parsed) != 1 || set.Parsed[0].Partial() {
+	f := parsedOf(set, path)
+	if f == nil || f.Partial() {
 		for _, d := range diags {
-			if d.Severity == dsl.Error {
+			if d.Severity == dsl.Error && samePath(d.Pos.File, path) {
 				fmt.Fprintln(env.Stderr, d.String())
 			}
 		}
 		fmt.Fprintf(env.Stderr, "flowserve graph: %s has errors\n", path)
 		return exitFail
 	}
-	f := set.Parsed[0]
-	if _, err := io.WriteString(env.Stdout, draw(f)); err != nil {
+	if _, err := io.WriteString(env.Stdout, draw(f, dsl.NewFlowTable(set.Parsed).Callees())); err != nil {
 		fmt.Fprintf(env.Stderr, "flowserve graph: %v\n", err)
 		return exitFail
 	}

@@ -6,14 +6,17 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/term"
 
 	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/project"
 	"github.com/flowserve/flowserve/runui"
@@ -95,6 +98,9 @@ func runRun(ctx context.Context, env *Env) int {
 	if answerer == nil {
 		answerer = terminal(env, f.accessible)
 	}
+	if len(prog.Callees()) > 0 {
+		answerer = calleeQuestions{Answerer: answerer, prog: prog, out: env.Stdout}
+	}
 	ctx = actions.WithHost(ctx, host)
 	// Approvals are answered on a page of their own, as a server serves
 	// them, unless they are asked in the terminal (or, with --answers and
@@ -159,6 +165,8 @@ func parseRunFlags(env *Env) (*runFlags, int) {
 		fmt.Fprintln(env.Stderr, "\nRuns a flow round by round through the engine, asking its questions in the")
 		fmt.Fprintln(env.Stderr, "terminal (each can be answered, declined or cancelled), and prints the result.")
 		fmt.Fprintln(env.Stderr, "FLOW is a flow file, or the name of one in flows/ (NAME for flows/NAME.yaml).")
+		fmt.Fprintln(env.Stderr, "The flows its call and link nodes run are the flow files beside it (in its")
+		fmt.Fprintln(env.Stderr, "directory); their questions are asked by call path, as confirm/ok.")
 		fmt.Fprintln(env.Stderr, "An approval (an ask with to:, for someone other than the caller) is served, by")
 		fmt.Fprintln(env.Stderr, "default, on an approval page at a link the run prints; the run waits until the")
 		fmt.Fprintln(env.Stderr, "page is answered or the approval times out. Webhooks are not posted; the run")
@@ -302,25 +310,178 @@ func resolveFlow(name string) (string, error) {
 	return "", fmt.Errorf("no flow %q: looked for %s", name, strings.Join(append([]string{name}, candidates...), ", "))
 }
 
-// loadOne loads one flow file with project.LoadFile, the way serve loads
-// flows (opts.Values checked as serve checks them). It prints the
+// loadOne loads one flow file as serve loads flows (opts.Values checked
+// as serve checks them), with the flows it calls: the flow files beside
+// it that its call and link nodes name (see withCallees). It prints the
 // diagnostics; a nil program comes with the exit status.
 func loadOne(env *Env, path string, opts project.Options) (*flow.Program, int) {
 	if info, err := os.Stat(path); err == nil && info.IsDir() {
 		fmt.Fprintf(env.Stderr, "flowserve run: %s is a directory; name one flow file\n", path)
 		return nil, exitUsage
 	}
-	p, diags := project.LoadFile(path, opts)
+	set, diags := project.Load(withCallees(path), opts)
 	if msg, ok := usageError(diags); ok {
 		fmt.Fprintf(env.Stderr, "flowserve run: %s\n", msg)
 		return nil, exitUsage
 	}
 	printDiagnostics(env.Stderr, diags)
-	if p == nil {
-		fmt.Fprintln(env.Stderr, "flowserve run: not running: the flow has errors")
+	p := programOf(set, path)
+	if p == nil || diags.HasErrors() {
+		what := "the flow has errors"
+		if p != nil {
+			what = "the flows it calls have errors"
+		}
+		fmt.Fprintf(env.Stderr, "flowserve run: not running: %s\n", what)
 		return nil, exitFail
 	}
 	return p, exitOK
+}
+
+// withCallees returns what to load for the flow file at path: the file
+// and, when it has call or link nodes, the flow files beside it (in its
+// directory, not below it, as the language server lints a file with its
+// neighbours) that its calls reach, directly or through the flows they
+// call, each by the name of the flow. Every file of a name a call
+// reaches is loaded, so that two flows of one name are reported as serve
+// reports them; the other files of the directory are not, so their
+// errors do not stop this flow. A file that cannot be read or parsed is
+// left to project.Load to report.
+func withCallees(path string) []string {
+	paths := []string{path}
+	f := parseQuietly(path)
+	if f == nil || !f.HasCalls() {
+		return paths
+	}
+	dir := filepath.Dir(path)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return paths
+	}
+	self, _ := os.Stat(path)
+	byName := map[string][]*dsl.File{}
+	for _, e := range entries {
+		if e.IsDir() || !project.IsFlowFile(e.Name()) {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if info, err := os.Stat(p); err != nil || filepath.Clean(p) == filepath.Clean(path) || (self != nil && os.SameFile(self, info)) {
+			continue
+		}
+		if g := parseQuietly(p); g != nil {
+			byName[g.Name.Value] = append(byName[g.Name.Value], g)
+		}
+	}
+	seen := map[string]bool{}
+	for queue := []*dsl.File{f}; len(queue) > 0; queue = queue[1:] {
+		for _, n := range queue[0].Nodes {
+			if !n.Kind.IsCall() || n.Call == nil || seen[n.Call.Flow.Value] {
+				continue
+			}
+			seen[n.Call.Flow.Value] = true
+			for _, g := range byName[n.Call.Flow.Value] {
+				paths = append(paths, g.Path)
+				queue = append(queue, g)
+			}
+		}
+	}
+	slices.Sort(paths[1:])
+	return paths
+}
+
+// parseQuietly parses the flow file at path, or returns nil when it
+// cannot be read or its YAML cannot be.
+func parseQuietly(path string) *dsl.File {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	f, _ := dsl.Parse(path, src)
+	return f
+}
+
+// programOf returns the program set has for the flow file at path, or
+// nil when it has none (the flow has errors).
+func programOf(set *project.Set, path string) *flow.Program {
+	for _, p := range set.Programs {
+		if samePath(p.File().Path, path) {
+			return p
+		}
+	}
+	return nil
+}
+
+// parsedOf returns the file set parsed from path, or nil.
+func parsedOf(set *project.Set, path string) *dsl.File {
+	for _, f := range set.Parsed {
+		if samePath(f.Path, path) {
+			return f
+		}
+	}
+	return nil
+}
+
+// samePath reports whether two paths name the same file as loading
+// names it.
+func samePath(a, b string) bool {
+	return filepath.Clean(a) == filepath.Clean(b)
+}
+
+// calleeQuestions answers the questions of the flows a run calls as
+// those of the flow itself, with Answerer: a question keyed by its call
+// path (confirm/ok: ask ok of the flow call node confirm runs; a/b/ok
+// nested) is said to be that flow's, and its form's fields come in the
+// order the callee's ask lists them.
+type calleeQuestions struct {
+	runui.Answerer
+	prog *flow.Program
+	out  io.Writer
+}
+
+// Answer says whose question q is when a callee asks it, then answers it.
+func (c calleeQuestions) Answer(ctx context.Context, q *runui.Question) (*runui.Answer, error) {
+	if ask, callee, via := calleeAsk(c.prog, q.ID); ask != nil {
+		if len(q.Order) == 0 && ask.Kind == dsl.KindAsk && ask.Ask != nil && ask.Ask.Form != nil {
+			for _, prop := range ask.Ask.Form.Properties {
+				q.Order = append(q.Order, prop.Name)
+			}
+		}
+		fmt.Fprintf(c.out, "  (a question of %s, which %s)\n", callee.Name(), via)
+	}
+	return c.Answerer.Answer(ctx, q)
+}
+
+// calleeAsk returns the question node of a callee that the question id
+// names by its call path, the program it is in and what runs that
+// program ("confirm calls", "handed links to", "a/b calls"); a nil node
+// when id is not such a path.
+func calleeAsk(p *flow.Program, id string) (*dsl.Node, *flow.Program, string) {
+	parts := strings.Split(id, "/")
+	if len(parts) < 2 {
+		return nil, nil, ""
+	}
+	verb := ""
+	for _, call := range parts[:len(parts)-1] {
+		n := p.File().ByID[call]
+		if n == nil || !n.Kind.IsCall() || n.Call == nil {
+			return nil, nil, ""
+		}
+		var next *flow.Program
+		for _, q := range p.Callees() {
+			if q.Name() == n.Call.Flow.Value {
+				next = q
+				break
+			}
+		}
+		if next == nil {
+			return nil, nil, ""
+		}
+		p, verb = next, map[dsl.Kind]string{dsl.KindCall: "calls", dsl.KindLink: "links to"}[n.Kind]
+	}
+	n := p.File().ByID[parts[len(parts)-1]]
+	if n == nil {
+		return nil, nil, ""
+	}
+	return n, p, strings.Join(parts[:len(parts)-1], "/") + " " + verb
 }
 
 // terminal returns the answerer for a person at the terminal: huh forms

@@ -21,10 +21,34 @@
 // an approval (an ask with `to`, answered by someone else while the call
 // waits as a task) a thick blue one, and "(to …)" in its summary. Text is
 // escaped for each format, so any message or condition draws as written.
+//
+// Sub-flows: a call node is a hexagon, a link node an arrow-like flag
+// ("call: NAME", "link: NAME"). Drawn with the flows a project holds
+// ([BuildWith], [MermaidWith], [DOTWith]), each call or link node is
+// followed by its callee's nodes in a subgraph of their own (a Mermaid
+// subgraph, a DOT cluster) titled with the callee's name: a thick arrow
+// goes from the call node into the callee's first node, and thick arrows
+// from each of its returns (and its running off the end) back to what
+// follows the call (its fall-through or next); a link's callee has no way
+// back, its returns are the run's (or, for a link in a callee, go where
+// that callee's returns go). The call's on_error edge stays on the
+// call node, as it is taken whatever fails in the callee, and each fail
+// node of the callee has a dashed on_error edge of its own to the same
+// node (to that of an enclosing call when the call has no on_error: a
+// failure goes up until a call takes it). The callee's nodes
+// are titled with the call path, as the run's questions and trace name
+// them (confirm/ok, a/b/ok, confirm/#3), so each callee is drawn once per
+// call node that runs it, and a call inside a callee nests a subgraph in
+// its subgraph. A callee that is not found (nil Callees, or a flow of
+// another directory) leaves the call node drawn plainly, with its
+// fall-through; so does a callee with parse errors, one already being
+// drawn further out (a call cycle, which lint reports) and one nested
+// deeper than MaxCallDepth, each said in the node's summary.
 package graph
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -44,6 +68,8 @@ const (
 	ShapeReturn
 	ShapeFail
 	ShapeEnd
+	ShapeCall // a call node: runs another flow and goes on
+	ShapeLink // a link node: hands the run over to another flow
 )
 
 // EdgeKind says why one node leads to another.
@@ -59,13 +85,26 @@ const (
 	EdgeUnavailable                     // an ask the client cannot answer
 	EdgeOnError                         // a step that failed
 	EdgeTimeout                         // an approval nobody answered in time
+	EdgeCall                            // a call or link node into its callee's first node
+	EdgeReturn                          // a callee's return (or end) back to what follows its call
 )
 
 // Graph is a flow as boxes and arrows, before it is written in a format.
+// The nodes of a cluster (a callee drawn inside its call's subgraph) come
+// together, right after their call node, with the nodes of the clusters
+// nested in it.
 type Graph struct {
-	Name  string
-	Nodes []Node
-	Edges []Edge
+	Name     string
+	Nodes    []Node
+	Edges    []Edge
+	Clusters []Cluster // in the order their nodes come
+}
+
+// Cluster is the subgraph holding the nodes of a call's or link's callee.
+type Cluster struct {
+	Key    string // the call node's key; the subgraph is named after it in each format
+	Title  string // the callee's name
+	Parent string // the key of the cluster it is drawn in; "" for the top level
 }
 
 // Node is one box.
@@ -82,6 +121,9 @@ type Node struct {
 	// caller answers while the call waits as a task: drawn with a thick
 	// blue border, and "(to …)" in its summary.
 	Approval bool
+	// Cluster is the key of the cluster the node is drawn in (a callee's
+	// node), "" for the flow's own nodes.
+	Cluster string
 }
 
 // Edge is one arrow.
@@ -98,41 +140,172 @@ const (
 	maxTo        = 30 // who an approval asks
 )
 
+// MaxCallDepth is how deep calls are drawn inside each other: a callee
+// nested deeper is left as a plain call node.
+const MaxCallDepth = 8
+
 // Build turns a parsed flow into a Graph, one edge per edge of its
 // dsl.CFG. References to nodes that do not exist (which dsl.Parse
-// reports) are left out.
-func Build(f *dsl.File) *Graph {
+// reports) are left out. Call and link nodes are drawn plainly: see
+// BuildWith.
+func Build(f *dsl.File) *Graph { return BuildWith(f, nil) }
+
+// BuildWith is Build drawing the callee of each call and link node, which
+// callees finds (nil finds none), in a cluster of its own (see the
+// package documentation).
+func BuildWith(f *dsl.File, callees dsl.Callees) *Graph {
 	g := &Graph{Name: f.Name.Value}
 	if g.Name == "" {
 		g.Name = dsl.DefaultName(f.Path)
 	}
 	g.Nodes = append(g.Nodes, Node{Key: "start", Shape: ShapeStart, Title: "start"})
+	g.Edges = append(g.Edges, Edge{From: "start", To: entryKey(f, ""), Kind: EdgeFlow})
+	b := &builder{g: g, callees: callees}
+	b.flow(f, frame{stack: []*dsl.File{f}})
+	return g
+}
+
+// builder draws a flow and its callees into g.
+type builder struct {
+	g       *Graph
+	callees dsl.Callees
+}
+
+// frame is where a flow's nodes are drawn: the top level, or a callee's
+// cluster.
+type frame struct {
+	keys    string      // prefix of the node keys: "" at the top, "n1_" in call node n1's cluster, "n1_n3_" nested
+	titles  string      // prefix of the node titles: the call path, "confirm/"
+	cluster string      // the cluster's key, "" at the top
+	depth   int         // how many calls deep
+	stack   []*dsl.File // the flows being drawn, outermost first
+	// returnTo are the keys of the nodes the callee's returns go back to:
+	// what follows its call node; for a link, where the returns of the
+	// flow it is in go (nil at the top: they end the run).
+	returnTo []string
+	// failTo are the keys of the nodes the callee's fail nodes go to: its
+	// call's on_error, else that of the call its caller is a callee of
+	// (a failure goes up until a call takes it); nil when none does.
+	failTo []string
+}
+
+// entryKey is the key of the node a flow drawn with keys prefix starts
+// at: its first node, or its end when it has none.
+func entryKey(f *dsl.File, prefix string) string {
+	if len(f.Nodes) == 0 {
+		return prefix + "done"
+	}
+	return prefix + "n0"
+}
+
+// flow draws f's nodes and edges in fr, and the callees of its call and
+// link nodes in clusters of their own.
+func (b *builder) flow(f *dsl.File, fr frame) {
+	g := b.g
 	cfg := dsl.BuildCFG(f)
 	end := cfg.End()
 	reachesEnd := false
 	key := func(i int) string {
 		if i == end {
 			reachesEnd = true
-			return "done"
+			return fr.keys + "done"
 		}
-		return fmt.Sprintf("n%d", i)
+		return fmt.Sprintf("%sn%d", fr.keys, i)
 	}
-	g.Edges = append(g.Edges, Edge{From: "start", To: key(cfg.Entry()), Kind: EdgeFlow})
+	var returns, fails []string // the keys of f's return and fail nodes, for fr.returnTo and fr.failTo
 	for i, n := range f.Nodes {
-		g.Nodes = append(g.Nodes, Node{Key: key(i), Shape: shapeOf(n.Kind), Title: n.Name(), Kind: n.Kind.String(), Text: summary(n),
-			Long: n.Step != nil && n.Step.Long, Approval: n.Kind == dsl.KindAsk && n.Ask.Approval()})
+		node := Node{Key: key(i), Shape: shapeOf(n.Kind), Title: fr.titles + n.Name(), Kind: n.Kind.String(), Text: summary(n),
+			Long: n.Step != nil && n.Step.Long, Approval: n.Kind == dsl.KindAsk && n.Ask.Approval(), Cluster: fr.cluster}
+		switch n.Kind {
+		case dsl.KindReturn:
+			returns = append(returns, node.Key)
+		case dsl.KindFail:
+			fails = append(fails, node.Key)
+		}
+		callee, why := b.callee(n, fr)
+		if why != "" {
+			node.Text += " (" + why + ")"
+		}
+		g.Nodes = append(g.Nodes, node)
+		if callee == nil {
+			for _, e := range cfg.Succ(i) {
+				if e.To < 0 {
+					continue
+				}
+				kind, label := edgeOf(e)
+				g.Edges = append(g.Edges, Edge{From: node.Key, To: key(e.To), Kind: kind, Label: label})
+			}
+			continue
+		}
+		// The callee's returns go where the call would go on, its fails
+		// where its on_error goes; that edge stays on the call node too,
+		// for the other failures.
+		sub := frame{keys: node.Key + "_", titles: fr.titles + n.ID + "/", cluster: node.Key, depth: fr.depth + 1,
+			stack: append(slices.Clip(fr.stack), callee), failTo: slices.Clip(fr.failTo)}
+		switch {
+		case n.Kind == dsl.KindLink:
+			// The linked flow's result is this flow's: its returns go
+			// where this flow's go.
+			sub.returnTo = slices.Clip(fr.returnTo)
+		case n.Call.OnError != nil:
+			sub.failTo = nil
+		}
+		g.Edges = append(g.Edges, Edge{From: node.Key, To: entryKey(callee, sub.keys), Kind: EdgeCall})
 		for _, e := range cfg.Succ(i) {
 			if e.To < 0 {
 				continue
 			}
+			if e.Kind == dsl.EdgeFall || e.Kind == dsl.EdgeNext {
+				sub.returnTo = append(sub.returnTo, key(e.To))
+				continue
+			}
 			kind, label := edgeOf(e)
-			g.Edges = append(g.Edges, Edge{From: key(i), To: key(e.To), Kind: kind, Label: label})
+			g.Edges = append(g.Edges, Edge{From: node.Key, To: key(e.To), Kind: kind, Label: label})
+			if e.Kind == dsl.EdgeOnError {
+				sub.failTo = append(sub.failTo, key(e.To))
+			}
 		}
+		g.Clusters = append(g.Clusters, Cluster{Key: node.Key, Title: n.Call.Flow.Value, Parent: fr.cluster})
+		b.flow(callee, sub)
+	}
+	if len(f.Nodes) == 0 {
+		reachesEnd = true
 	}
 	if reachesEnd {
-		g.Nodes = append(g.Nodes, Node{Key: "done", Shape: ShapeEnd, Title: "end", Text: "empty result"})
+		g.Nodes = append(g.Nodes, Node{Key: fr.keys + "done", Shape: ShapeEnd, Title: "end", Text: "empty result", Cluster: fr.cluster})
+		returns = append(returns, fr.keys+"done")
 	}
-	return g
+	for _, from := range returns {
+		for _, to := range fr.returnTo {
+			g.Edges = append(g.Edges, Edge{From: from, To: to, Kind: EdgeReturn})
+		}
+	}
+	for _, from := range fails {
+		for _, to := range fr.failTo {
+			g.Edges = append(g.Edges, Edge{From: from, To: to, Kind: EdgeOnError, Label: "on_error"})
+		}
+	}
+}
+
+// callee returns the flow call or link node n runs, to draw in a cluster
+// under fr, or nil to draw n plainly, with why when there is a reason to
+// say (the callee's errors, a cycle, the depth).
+func (b *builder) callee(n *dsl.Node, fr frame) (*dsl.File, string) {
+	if !n.Kind.IsCall() || n.Call == nil || n.ID == "" || b.callees == nil {
+		return nil, ""
+	}
+	callee := b.callees(n.Call.Flow.Value)
+	switch {
+	case callee == nil:
+		return nil, ""
+	case callee.Partial():
+		return nil, "it has errors"
+	case slices.Contains(fr.stack, callee):
+		return nil, "a call cycle: drawn above"
+	case fr.depth >= MaxCallDepth:
+		return nil, "nested too deep to draw"
+	}
+	return callee, ""
 }
 
 // edgeOf returns the kind and label a CFG edge is drawn with.
@@ -173,6 +346,10 @@ func shapeOf(k dsl.Kind) Shape {
 		return ShapeReturn
 	case dsl.KindFail:
 		return ShapeFail
+	case dsl.KindCall:
+		return ShapeCall
+	case dsl.KindLink:
+		return ShapeLink
 	}
 	return ShapeStep
 }
@@ -253,6 +430,11 @@ func summary(n *dsl.Node) string {
 		}
 	case dsl.KindFail:
 		return "fail: " + tmpl(n.Fail)
+	case dsl.KindCall, dsl.KindLink:
+		if n.Call == nil {
+			return n.Kind.String()
+		}
+		return n.Kind.String() + ": " + truncate(oneLine(n.Call.Flow.Value), maxSummary)
 	}
 	return n.Kind.String()
 }

@@ -8,7 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/tools/txtar"
+
 	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -23,62 +26,108 @@ func parse(t *testing.T, path string, src []byte) *dsl.File {
 }
 
 // flowFiles lists the example flows (without their test files) and the
-// flows of testdata.
-func flowFiles(t *testing.T) []string {
+// flows of testdata, each group a project whose flows call each other.
+func flowFiles(t *testing.T) [][]string {
 	t.Helper()
-	var files []string
+	var groups [][]string
+	n := 0
 	for _, pattern := range []string{"../flows/*.yaml", "testdata/*.yaml"} {
 		m, err := filepath.Glob(pattern)
 		if err != nil {
 			t.Fatal(err)
 		}
+		var files []string
 		for _, f := range m {
 			if !strings.HasSuffix(f, "_test.yaml") {
 				files = append(files, f)
 			}
 		}
+		groups = append(groups, files)
+		n += len(files)
 	}
-	if len(files) < 5 {
-		t.Fatalf("found only %d flows", len(files))
+	if n < 5 {
+		t.Fatalf("found only %d flows", n)
 	}
-	return files
+	return groups
 }
 
+// formats are the formats goldens are drawn in, by file extension.
+var formats = []struct {
+	ext  string
+	draw func(*dsl.File, dsl.Callees) string
+}{{"mmd", MermaidWith}, {"dot", DOTWith}}
+
 // TestGoldens draws every example flow and the testdata flows in both
-// formats and compares with testdata/golden (rewritten with -update).
+// formats, with the flows beside them as their callees, and compares
+// with testdata/golden (rewritten with -update).
 func TestGoldens(t *testing.T) {
-	for _, file := range flowFiles(t) {
-		src, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
+	for _, group := range flowFiles(t) {
+		var files []*dsl.File
+		for _, file := range group {
+			src, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, parse(t, file, src))
 		}
-		f := parse(t, file, src)
-		name := strings.TrimSuffix(filepath.Base(file), ".yaml")
-		for _, format := range []struct {
-			ext  string
-			draw func(*dsl.File) string
-		}{{"mmd", Mermaid}, {"dot", DOT}} {
-			t.Run(name+"."+format.ext, func(t *testing.T) {
-				got := format.draw(f)
-				path := filepath.Join("testdata", "golden", name+"."+format.ext)
-				if *update {
-					if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-						t.Fatal(err)
+		callees := dsl.NewFlowTable(files).Callees()
+		for _, f := range files {
+			name := strings.TrimSuffix(filepath.Base(f.Path), ".yaml")
+			for _, format := range formats {
+				t.Run(name+"."+format.ext, func(t *testing.T) {
+					got := format.draw(f, callees)
+					path := filepath.Join("testdata", "golden", name+"."+format.ext)
+					if *update {
+						if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+							t.Fatal(err)
+						}
+						if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+							t.Fatal(err)
+						}
+						return
 					}
-					if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-						t.Fatal(err)
+					want, err := os.ReadFile(path)
+					if err != nil {
+						t.Fatalf("%v (run with -update to create it)", err)
 					}
-					return
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (run with -update to create it)", err)
-				}
-				if got != string(want) {
-					t.Errorf("%s differs (run with -update to accept)\n--- got\n%s--- want\n%s", path, got, want)
-				}
-			})
+					if got != string(want) {
+						t.Errorf("%s differs (run with -update to accept)\n--- got\n%s--- want\n%s", path, got, want)
+					}
+				})
+			}
 		}
+	}
+}
+
+// TestCallGoldens draws the flows of the txtar archives of
+// testdata/calls: the first file of each is the flow drawn, the others
+// the flows it may call. The drawings are the archive's mmd and dot
+// sections (rewritten with -update).
+func TestCallGoldens(t *testing.T) {
+	archives, err := filepath.Glob("testdata/calls/*.txtar")
+	if err != nil || len(archives) == 0 {
+		t.Fatalf("no archives in testdata/calls (%v)", err)
+	}
+	for _, file := range archives {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			a, err := txtar.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var files []*dsl.File
+			for _, af := range a.Files {
+				if strings.HasSuffix(af.Name, ".yaml") {
+					files = append(files, parse(t, af.Name, af.Data))
+				}
+			}
+			if len(files) == 0 {
+				t.Fatal("the archive holds no flow")
+			}
+			callees := dsl.NewFlowTable(files).Callees()
+			for _, format := range formats {
+				golden.CheckSection(t, file, a, format.ext, format.draw(files[0], callees), *update)
+			}
+		})
 	}
 }
 
@@ -161,6 +210,18 @@ nodes:
     fail: "late"
 `,
 			want: "start->n0 1 \nn0->n1 1 \nn0->n2 6 unavailable\nn0->n2 8 timeout\n",
+		},
+		{
+			name: "call and link nodes without their callees",
+			src: `
+nodes:
+  - id: c
+    call: elsewhere
+    on_error: l
+  - id: l
+    link: other
+`,
+			want: "start->n0 1 \nn0->n1 1 \nn0->n1 7 on_error\n",
 		},
 		{
 			name: "branch with else",
@@ -269,6 +330,53 @@ func TestTruncate(t *testing.T) {
 	for _, tc := range tests {
 		if got := truncate(tc.in, tc.max); got != tc.want {
 			t.Errorf("truncate(%q, %d) = %q, want %q", tc.in, tc.max, got, tc.want)
+		}
+	}
+}
+
+// TestCallNodes checks the summaries and shapes of call and link nodes,
+// and when a callee is drawn plainly: not found, with parse errors, in a
+// cycle, or nested deeper than MaxCallDepth.
+func TestCallNodes(t *testing.T) {
+	callerSrc := "name: caller\ndescription: A test.\nnodes:\n" +
+		"  - id: c\n    call: callee\n  - id: l\n    link: callee\n"
+	caller := parse(t, "caller.yaml", []byte(callerSrc))
+	g := Build(caller)
+	if c, l := g.Nodes[1], g.Nodes[2]; c.Shape != ShapeCall || c.Text != "call: callee" || l.Shape != ShapeLink || l.Text != "link: callee" || len(g.Clusters) != 0 {
+		t.Errorf("plain call and link: %+v, %+v, clusters %v", c, l, g.Clusters)
+	}
+
+	broken, _ := dsl.Parse("callee.yaml", []byte("name: callee\ndescription: Broken.\nnodes:\n  - id: x\n    bogus: 1\n"))
+	if broken == nil || !broken.Partial() {
+		t.Fatal("the broken callee parsed")
+	}
+	g = BuildWith(caller, dsl.NewFlowTable([]*dsl.File{caller, broken}).Callees())
+	if c := g.Nodes[1]; c.Text != "call: callee (it has errors)" || len(g.Clusters) != 0 {
+		t.Errorf("a callee with errors: %+v, clusters %v", c, g.Clusters)
+	}
+
+	// A chain of calls deeper than MaxCallDepth.
+	var files []*dsl.File
+	for i := range MaxCallDepth + 3 {
+		src := fmt.Sprintf("name: f%d\ndescription: A test.\nnodes:\n  - id: c\n    call: f%d\n  - return: done\n", i, i+1)
+		files = append(files, parse(t, fmt.Sprintf("f%d.yaml", i), []byte(src)))
+	}
+	g = BuildWith(files[0], dsl.NewFlowTable(files).Callees())
+	if len(g.Clusters) != MaxCallDepth {
+		t.Errorf("%d clusters drawn, want %d", len(g.Clusters), MaxCallDepth)
+	}
+	var deepest Node
+	for _, n := range g.Nodes {
+		if n.Shape == ShapeCall {
+			deepest = n
+		}
+	}
+	if want := strings.Repeat("c/", MaxCallDepth) + "c"; deepest.Title != want || deepest.Text != fmt.Sprintf("call: f%d (nested too deep to draw)", MaxCallDepth+1) {
+		t.Errorf("deepest call: %q %q, want %q", deepest.Title, deepest.Text, want)
+	}
+	for _, format := range []string{g.Mermaid(), g.DOT()} {
+		if strings.Count(format, "subgraph ") != MaxCallDepth {
+			t.Errorf("%d subgraphs, want %d:\n%s", strings.Count(format, "subgraph "), MaxCallDepth, format)
 		}
 	}
 }

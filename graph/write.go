@@ -14,13 +14,69 @@ func Mermaid(f *dsl.File) string { return Build(f).Mermaid() }
 // DOT draws a flow as a Graphviz digraph.
 func DOT(f *dsl.File) string { return Build(f).DOT() }
 
+// MermaidWith draws a flow as a Mermaid flowchart with the callees of its
+// call and link nodes, which callees finds, in subgraphs (see BuildWith).
+func MermaidWith(f *dsl.File, callees dsl.Callees) string { return BuildWith(f, callees).Mermaid() }
+
+// DOTWith draws a flow as a Graphviz digraph with the callees of its call
+// and link nodes, which callees finds, in clusters (see BuildWith).
+func DOTWith(f *dsl.File, callees dsl.Callees) string { return BuildWith(f, callees).DOT() }
+
 // Fill and line colours of terminal nodes.
 const (
 	returnFill, returnLine = "#e6f4ea", "#2e7d32"
 	failFill, failLine     = "#fdecea", "#c62828"
 	longLine               = "#6a1b9a"
 	approvalLine           = "#1565c0"
+	clusterLine            = "#78909c"
 )
+
+// nesting writes the openings and closings of the clusters nodes are
+// drawn in, as the nodes are written in order (a cluster's nodes come
+// together, see Graph).
+type nesting struct {
+	g     *Graph
+	b     *strings.Builder
+	open  []string // the keys of the clusters open, outermost first
+	begin func(b *strings.Builder, c *Cluster, indent string)
+	close string // what ends a cluster: "end" or "}"
+}
+
+// indent is the indentation of a line inside the clusters open.
+func (n *nesting) indent() string { return strings.Repeat("    ", len(n.open)+1) }
+
+// enter opens and closes clusters so that cluster (a key, "" for the top
+// level) is the innermost one open.
+func (n *nesting) enter(cluster string) {
+	var chain []*Cluster // outermost first
+	for key := cluster; key != ""; {
+		c := n.g.cluster(key)
+		if c == nil {
+			break
+		}
+		chain = append([]*Cluster{c}, chain...)
+		key = c.Parent
+	}
+	for len(n.open) > 0 && (len(n.open) > len(chain) || n.open[len(n.open)-1] != chain[len(n.open)-1].Key) {
+		n.open = n.open[:len(n.open)-1]
+		n.b.WriteString(n.indent() + n.close + "\n")
+	}
+	for len(n.open) < len(chain) {
+		c := chain[len(n.open)]
+		n.begin(n.b, c, n.indent())
+		n.open = append(n.open, c.Key)
+	}
+}
+
+// cluster returns the cluster of key, or nil.
+func (g *Graph) cluster(key string) *Cluster {
+	for i := range g.Clusters {
+		if g.Clusters[i].Key == key {
+			return &g.Clusters[i]
+		}
+	}
+	return nil
+}
 
 // Mermaid writes the graph as a Mermaid flowchart, top to bottom, with
 // the flow's name as its title.
@@ -29,7 +85,11 @@ func (g *Graph) Mermaid() string {
 	title, _ := json.Marshal(g.Name)
 	fmt.Fprintf(&b, "---\ntitle: %s\n---\nflowchart TD\n", title)
 	var returns, fails, long, approvals []string
+	nest := &nesting{g: g, b: &b, close: "end", begin: func(b *strings.Builder, c *Cluster, indent string) {
+		fmt.Fprintf(b, "%ssubgraph %s_flow[\"%s\"]\n", indent, c.Key, mermaidText(c.Title))
+	}}
 	for _, n := range g.Nodes {
+		nest.enter(n.Cluster)
 		if n.Long {
 			long = append(long, n.Key)
 		}
@@ -41,7 +101,7 @@ func (g *Graph) Mermaid() string {
 			label += "<br/>" + mermaidText(n.Text)
 		}
 		open, close := mermaidShape(n.Shape)
-		fmt.Fprintf(&b, "    %s%s\"%s\"%s\n", n.Key, open, label, close)
+		fmt.Fprintf(&b, "%s%s%s\"%s\"%s\n", nest.indent(), n.Key, open, label, close)
 		switch n.Shape {
 		case ShapeReturn:
 			returns = append(returns, n.Key)
@@ -49,10 +109,14 @@ func (g *Graph) Mermaid() string {
 			fails = append(fails, n.Key)
 		}
 	}
+	nest.enter("")
 	for _, e := range g.Edges {
 		arrow := "-->"
-		if e.Kind == EdgeUnavailable || e.Kind == EdgeOnError || e.Kind == EdgeTimeout {
+		switch e.Kind {
+		case EdgeUnavailable, EdgeOnError, EdgeTimeout:
 			arrow = "-.->"
+		case EdgeCall, EdgeReturn:
+			arrow = "==>"
 		}
 		if e.Label == "" {
 			fmt.Fprintf(&b, "    %s %s %s\n", e.From, arrow, e.To)
@@ -93,6 +157,10 @@ func mermaidShape(s Shape) (string, string) {
 		return "(", ")"
 	case ShapeReturn, ShapeFail, ShapeEnd:
 		return "([", "])"
+	case ShapeCall:
+		return "{{", "}}"
+	case ShapeLink:
+		return ">", "]"
 	}
 	return "[", "]"
 }
@@ -120,7 +188,12 @@ func (g *Graph) DOT() string {
 	b.WriteString("    graph [fontname=\"Helvetica\"];\n")
 	b.WriteString("    node [fontname=\"Helvetica\", fontsize=11];\n")
 	b.WriteString("    edge [fontname=\"Helvetica\", fontsize=10];\n")
+	nest := &nesting{g: g, b: &b, close: "}", begin: func(b *strings.Builder, c *Cluster, indent string) {
+		fmt.Fprintf(b, "%ssubgraph cluster_%s {\n", indent, c.Key)
+		fmt.Fprintf(b, "%s    label=%s; style=\"rounded,dashed\"; color=%s; fontcolor=%s;\n", indent, dotString(c.Title), dotString(clusterLine), dotString(clusterLine))
+	}}
 	for _, n := range g.Nodes {
+		nest.enter(n.Cluster)
 		label := n.Title
 		if n.Text != "" {
 			label += "\n" + n.Text
@@ -132,8 +205,9 @@ func (g *Graph) DOT() string {
 		case n.Approval:
 			extra = ", penwidth=3, color=" + dotString(approvalLine)
 		}
-		fmt.Fprintf(&b, "    %s [%s%s, label=%s];\n", n.Key, dotShape(n.Shape), extra, dotString(label))
+		fmt.Fprintf(&b, "%s%s [%s%s, label=%s];\n", nest.indent(), n.Key, dotShape(n.Shape), extra, dotString(label))
 	}
+	nest.enter("")
 	for _, e := range g.Edges {
 		var attrs []string
 		if e.Label != "" {
@@ -146,6 +220,8 @@ func (g *Graph) DOT() string {
 			attrs = append(attrs, "style=dashed")
 		case EdgeTimeout:
 			attrs = append(attrs, "style=dashed", "color="+dotString(approvalLine), "fontcolor="+dotString(approvalLine))
+		case EdgeCall, EdgeReturn:
+			attrs = append(attrs, "style=bold")
 		}
 		if len(attrs) == 0 {
 			fmt.Fprintf(&b, "    %s -> %s;\n", e.From, e.To)
@@ -175,6 +251,10 @@ func dotShape(s Shape) string {
 		return fmt.Sprintf("shape=oval, peripheries=2, style=filled, fillcolor=%s, color=%s", dotString(failFill), dotString(failLine))
 	case ShapeEnd:
 		return "shape=oval, peripheries=2, style=dashed"
+	case ShapeCall:
+		return "shape=hexagon"
+	case ShapeLink:
+		return "shape=cds"
 	}
 	return "shape=box"
 }
