@@ -11,7 +11,9 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/internal/golden"
+	"github.com/flowserve/flowserve/resources"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -107,5 +109,56 @@ func TestLoadPullsCallees(t *testing.T) {
 	_, diags = Load([]string{filepath.Join(dir, "main.yaml")}, Options{})
 	if len(diags) != 1 || diags[0].Code != dsl.CodeUnknownFlow || filepath.Base(diags[0].Pos.File) != "confirm.yaml" {
 		t.Errorf("diagnostics %v, want confirm's unknown-flow", diags)
+	}
+}
+
+// reloadTarget records what a Reloader swaps in.
+type reloadTarget struct{ progs []*flow.Program }
+
+func (r *reloadTarget) ReplaceAll(progs []*flow.Program, _ []*resources.Resource) error {
+	r.progs = progs
+	return nil
+}
+
+// TestReloadRelinksCallers checks that a reload that changes only a
+// callee gives its unchanged callers a program linked to the new callee,
+// and keeps the programs of flows whose calls did not change.
+func TestReloadRelinksCallers(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("caller.yaml", "name: caller\ndescription: x\nnodes:\n  - id: c\n    call: callee\n  - return: \"{{ c }}\"\n")
+	write("callee.yaml", "name: callee\nexpose: false\nnodes:\n  - return: v1\n")
+	write("alone.yaml", "name: alone\ndescription: x\nnodes:\n  - return: alone\n")
+	set, diags := Load([]string{dir}, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	target := &reloadTarget{progs: set.Programs}
+	r := NewReloader([]string{dir}, Options{}, target, set)
+	before := map[string]*flow.Program{}
+	for _, p := range set.Programs {
+		before[p.Name()] = p
+	}
+	write("callee.yaml", "name: callee\nexpose: false\nnodes:\n  - return: v2\n")
+	ch, _, err := r.Reload()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(ch.Updated, " ") != "callee" {
+		t.Errorf("updated %v, want callee", ch.Updated)
+	}
+	after := map[string]*flow.Program{}
+	for _, p := range target.progs {
+		after[p.Name()] = p
+	}
+	if got := after["caller"].Callees(); len(got) != 1 || got[0] != after["callee"] {
+		t.Errorf("the caller is linked to %v, not the new callee %p", got, after["callee"])
+	}
+	if after["alone"] != before["alone"] {
+		t.Error("the program of a flow with no change and no calls was not kept")
 	}
 }

@@ -57,6 +57,21 @@ func NewReloader(paths []string, opts Options, target Target, set *Set) *Reloade
 // Paths returns the paths the Reloader loads.
 func (r *Reloader) Paths() []string { return slices.Clone(r.paths) }
 
+// callsSame reports whether every flow p calls, directly or not, is one
+// whose file did not change (same), so that p's links still hold.
+func callsSame(p *flow.Program, same map[string]bool, seen map[*flow.Program]bool) bool {
+	if seen[p] {
+		return true
+	}
+	seen[p] = true
+	for _, c := range p.Callees() {
+		if !same[c.Name()] || !callsSame(c, same, seen) {
+			return false
+		}
+	}
+	return true
+}
+
 // Reload loads the paths again. Explicitly named files that were deleted,
 // and directories that are gone, hold nothing: a reload after every flow
 // was removed serves none. The diagnostics are those of the load
@@ -83,14 +98,24 @@ func (r *Reloader) Reload() (Change, dsl.Diagnostics, error) {
 	}
 	progs := slices.Clone(set.Programs)
 	next := make(map[string]*flow.Program, len(progs))
+	same := map[string]bool{} // the flows whose files did not change
+	for _, p := range progs {
+		if old, ok := r.current[p.Name()]; ok && old.File().Path == p.File().Path && old.File().Hash == p.File().Hash {
+			same[p.Name()] = true
+		}
+	}
 	var ch Change
 	for i, p := range progs {
 		old, ok := r.current[p.Name()]
 		switch {
 		case !ok:
 			ch.Added = append(ch.Added, p.Name())
-		case old.File().Path == p.File().Path && old.File().Hash == p.File().Hash:
-			progs[i] = old
+		case same[p.Name()]:
+			// The old program is kept unless a flow it calls changed:
+			// it is linked to the callees it was loaded with.
+			if callsSame(old, same, map[*flow.Program]bool{}) {
+				progs[i] = old
+			}
 		default:
 			ch.Updated = append(ch.Updated, p.Name())
 		}

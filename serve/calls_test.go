@@ -665,16 +665,10 @@ func TestCallsReloadInsideCalleeTask(t *testing.T) {
 
 // TestCallsReloaderChangedCallee: a reload by project.Reloader (what
 // `flowserve serve --watch` and server.reload run) that changes only a
-// callee makes new calls of its unchanged callers run the new callee.
-//
-// Skipped: project.Reloader.Reload keeps the old program of a flow whose
-// file did not change (reload.go: progs[i] = old), and that program is
-// linked to the callee it was loaded with, so new calls of remove_item
-// still run version 1 of confirm_action ("Really remove c.txt?", result
-// "Removed c.txt (fine, sure, counted 1)"). The bug is in project, not
-// serve: remove the Skip once it is fixed.
+// callee makes new calls of its unchanged callers run the new callee
+// (the reloader keeps an unchanged flow's program only while the flows
+// it calls are unchanged too).
 func TestCallsReloaderChangedCallee(t *testing.T) {
-	t.Skip("project.Reloader reuses an unchanged caller's program, linked to the callee's old version")
 	ctx := testCtx(t)
 	dir := callsDir(t)
 	opts := project.Options{Actions: callsRegistry(t, &callCounter{})}
