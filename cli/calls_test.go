@@ -121,8 +121,7 @@ nodes:
 `
 
 // TestRunCallsNotRunnable: run does not run a flow whose callees are
-// missing, have errors, or have the same name as another flow beside it,
-// and says which.
+// missing or have errors, and says which.
 func TestRunCallsNotRunnable(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -140,11 +139,6 @@ func TestRunCallsNotRunnable(t *testing.T) {
 				"callee.yaml": "name: callee\ndescription: Broken.\nexpose: false\nnodes:\n  - return: \"{{ nope }}\"\n"},
 			want: []string{"callee.yaml:5:17: error: ", "flowserve run: not running: the flows it calls have errors\n"},
 		},
-		{
-			name:  "two flows of the callee's name",
-			files: map[string]string{"caller.yaml": callerFlow, "a.yaml": calleeFlow("callee"), "b.yaml": calleeFlow("callee")},
-			want:  []string{"b.yaml:1:7: error: ", "flowserve run: not running: the flows it calls have errors\n"},
-		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -155,45 +149,6 @@ func TestRunCallsNotRunnable(t *testing.T) {
 			}
 			checkInOrder(t, "stderr", stderr, tc.want)
 		})
-	}
-}
-
-// TestWithCallees: a flow is loaded with the flow files beside it that
-// its calls reach, directly or not, and every file of a name they reach;
-// the others are left out, and so are files below its directory.
-func TestWithCallees(t *testing.T) {
-	dir := writeFlows(t, map[string]string{
-		"caller.yaml":       callerFlow,
-		"callee.yaml":       "name: callee\ndescription: Calls deeper.\nnodes:\n  - id: d\n    call: deeper\n  - return: \"{{ d }}\"\n",
-		"deeper.yaml":       calleeFlow("deeper"),
-		"deeper_again.yaml": calleeFlow("deeper"),
-		"other.yaml":        calleeFlow("other"),
-		"sub/callee.yaml":   calleeFlow("callee"),
-		"caller_test.yaml":  "tests: []\n",
-		"plain.yaml":        "name: plain\ndescription: Calls nothing.\nnodes:\n  - return: x\n",
-	})
-	rel := func(paths []string) string {
-		var out []string
-		for _, p := range paths {
-			r, err := filepath.Rel(dir, p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, filepath.ToSlash(r))
-		}
-		return strings.Join(out, " ")
-	}
-	tests := []struct{ flow, want string }{
-		{"caller.yaml", "caller.yaml callee.yaml deeper.yaml deeper_again.yaml"},
-		{"callee.yaml", "callee.yaml deeper.yaml deeper_again.yaml"},
-		{"plain.yaml", "plain.yaml"},
-		{"sub/callee.yaml", "sub/callee.yaml"},
-		{"none.yaml", "none.yaml"},
-	}
-	for _, tc := range tests {
-		if got := rel(withCallees(filepath.Join(dir, tc.flow))); got != tc.want {
-			t.Errorf("withCallees(%s) = %s, want %s", tc.flow, got, tc.want)
-		}
 	}
 }
 

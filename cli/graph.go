@@ -59,9 +59,9 @@ func runGraph(ctx context.Context, env *Env) int {
 		return exitUsage
 	}
 	// A flow with errors other than syntax errors is still drawn: the
-	// drawing helps find them. The flows it calls are loaded with it,
-	// from beside it, as run loads them, and drawn inside it.
-	set, diags := project.Load(withCallees(path), project.Options{CheckOnly: true})
+	// drawing helps find them. project.Load also loads the flows beside
+	// it that it calls, which are drawn inside it.
+	set, diags := project.Load([]string{path}, project.Options{CheckOnly: true})
 	if msg, ok := usageError(diags); ok {
 		fmt.Fprintf(env.Stderr, "flowserve graph: %s\n", msg)
 		return exitUsage

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/term"
@@ -310,16 +309,16 @@ func resolveFlow(name string) (string, error) {
 	return "", fmt.Errorf("no flow %q: looked for %s", name, strings.Join(append([]string{name}, candidates...), ", "))
 }
 
-// loadOne loads one flow file as serve loads flows (opts.Values checked
-// as serve checks them), with the flows it calls: the flow files beside
-// it that its call and link nodes name (see withCallees). It prints the
-// diagnostics; a nil program comes with the exit status.
+// loadOne loads one flow file as serve loads it (opts.Values checked as
+// serve checks them): project.Load of the file, which also loads the flow
+// files beside it that its call and link nodes run, directly or not. It
+// prints the diagnostics; a nil program comes with the exit status.
 func loadOne(env *Env, path string, opts project.Options) (*flow.Program, int) {
 	if info, err := os.Stat(path); err == nil && info.IsDir() {
 		fmt.Fprintf(env.Stderr, "flowserve run: %s is a directory; name one flow file\n", path)
 		return nil, exitUsage
 	}
-	set, diags := project.Load(withCallees(path), opts)
+	set, diags := project.Load([]string{path}, opts)
 	if msg, ok := usageError(diags); ok {
 		fmt.Fprintf(env.Stderr, "flowserve run: %s\n", msg)
 		return nil, exitUsage
@@ -335,68 +334,6 @@ func loadOne(env *Env, path string, opts project.Options) (*flow.Program, int) {
 		return nil, exitFail
 	}
 	return p, exitOK
-}
-
-// withCallees returns what to load for the flow file at path: the file
-// and, when it has call or link nodes, the flow files beside it (in its
-// directory, not below it, as the language server lints a file with its
-// neighbours) that its calls reach, directly or through the flows they
-// call, each by the name of the flow. Every file of a name a call
-// reaches is loaded, so that two flows of one name are reported as serve
-// reports them; the other files of the directory are not, so their
-// errors do not stop this flow. A file that cannot be read or parsed is
-// left to project.Load to report.
-func withCallees(path string) []string {
-	paths := []string{path}
-	f := parseQuietly(path)
-	if f == nil || !f.HasCalls() {
-		return paths
-	}
-	dir := filepath.Dir(path)
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return paths
-	}
-	self, _ := os.Stat(path)
-	byName := map[string][]*dsl.File{}
-	for _, e := range entries {
-		if e.IsDir() || !project.IsFlowFile(e.Name()) {
-			continue
-		}
-		p := filepath.Join(dir, e.Name())
-		if info, err := os.Stat(p); err != nil || filepath.Clean(p) == filepath.Clean(path) || (self != nil && os.SameFile(self, info)) {
-			continue
-		}
-		if g := parseQuietly(p); g != nil {
-			byName[g.Name.Value] = append(byName[g.Name.Value], g)
-		}
-	}
-	seen := map[string]bool{}
-	for queue := []*dsl.File{f}; len(queue) > 0; queue = queue[1:] {
-		for _, n := range queue[0].Nodes {
-			if !n.Kind.IsCall() || n.Call == nil || seen[n.Call.Flow.Value] {
-				continue
-			}
-			seen[n.Call.Flow.Value] = true
-			for _, g := range byName[n.Call.Flow.Value] {
-				paths = append(paths, g.Path)
-				queue = append(queue, g)
-			}
-		}
-	}
-	slices.Sort(paths[1:])
-	return paths
-}
-
-// parseQuietly parses the flow file at path, or returns nil when it
-// cannot be read or its YAML cannot be.
-func parseQuietly(path string) *dsl.File {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return nil
-	}
-	f, _ := dsl.Parse(path, src)
-	return f
 }
 
 // programOf returns the program set has for the flow file at path, or
