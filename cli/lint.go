@@ -104,14 +104,14 @@ func runLint(ctx context.Context, env *Env) int {
 	if code >= 0 {
 		return code
 	}
-	diags = withBudget(set, diags, *maxRounds)
+	diags = withBudget(set, paths, diags, *maxRounds)
 	// A fix can let lint see further (a file that parses is compiled), so
 	// --fix goes on while it changes something, as ESLint's does.
 	for pass := 0; *fix && pass < maxFixPasses && applyFixes(env, diags); pass++ {
 		if set, diags, code = lint(env, paths, *against, fs.Usage); code >= 0 {
 			return code
 		}
-		diags = withBudget(set, diags, *maxRounds)
+		diags = withBudget(set, paths, diags, *maxRounds)
 	}
 	if err := writeLint(env, *format, diags, len(set.Files.Flows)+len(set.Files.Resources)); err != nil {
 		fmt.Fprintf(env.Stderr, "flowserve lint: %v\n", err)
@@ -124,17 +124,27 @@ func runLint(ctx context.Context, env *Env) int {
 }
 
 // withBudget returns diags with the round-budget warnings worked out for
-// budget instead of the default one Check and CheckCalls use. A call or
-// link node counts the rounds of the flow it runs, found among the files
-// lint loaded (as project.Load finds callees: the first file with the
-// name).
-func withBudget(set *project.Set, diags dsl.Diagnostics, budget int) dsl.Diagnostics {
+// budget instead of the default one Check and CheckCalls use, in the
+// flow files paths stand for. A call or link node counts the rounds of
+// the flow it runs, found among the files lint loaded (as project.Load
+// finds callees: the first file with the name), those beside a file
+// named that it calls included; those files get no warnings of their
+// own, as project.Load reports only their errors.
+func withBudget(set *project.Set, paths []string, diags dsl.Diagnostics, budget int) dsl.Diagnostics {
 	if budget == dsl.DefaultRoundBudget {
 		return diags
 	}
 	out := slices.DeleteFunc(diags, func(d dsl.Diagnostic) bool { return d.Code == dsl.CodeRoundBudget })
 	callees := dsl.NewFlowTable(set.Parsed).Callees()
+	asked, _ := project.Discover(paths)
+	named := make(map[string]bool, len(asked.Flows))
+	for _, p := range asked.Flows {
+		named[p] = true
+	}
 	for _, f := range set.Parsed {
+		if !named[f.Path] {
+			continue
+		}
 		var ds dsl.Diagnostics
 		for _, d := range dsl.RoundDiagnosticsWith(f, budget, callees) {
 			if d.Code == dsl.CodeRoundBudget {

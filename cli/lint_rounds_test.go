@@ -86,4 +86,10 @@ nodes:
 			t.Errorf("lint %v: the callee's warnings:\n%s\nwant %q", tt.args, out, tt.callee)
 		}
 	}
+	// The caller alone: its callee, beside it, is loaded to count its
+	// rounds but, not asked for, gets no warnings of its own.
+	out, errOut, code := runCLI(t, context.Background(), nil, "lint", "--max-rounds", "2", filepath.Join(dir, "caller.yaml"))
+	if want := "caller.yaml:4:5: warning: a path asks up to 6 rounds"; code != exitOK || !strings.Contains(out, want) || strings.Contains(out, "confirm.yaml") {
+		t.Errorf("lint of the caller alone: exit %d\n%s%s\nwant exit 0 with %q and nothing in confirm.yaml", code, out, errOut, want)
+	}
 }
