@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/flowserve/flowserve/actions"
@@ -16,6 +17,10 @@ type snapshot struct {
 	text *text
 	prev *dsl.File // the last file of the document that parsed, before this text
 	reg  *actions.Registry
+	// flows returns the flows of the document's scope (see scopeOf), self
+	// standing for the document; nil means there are none (the document
+	// alone).
+	flows func(self *dsl.File) dsl.FlowTable
 
 	once sync.Once
 	a    *analysis
@@ -37,7 +42,8 @@ func (s *snapshot) lastGood() *dsl.File {
 	return s.prev
 }
 
-// analysis is what the server knows of a snapshot's text.
+// analysis is what the server knows of a snapshot's text. It is used by
+// one request at a time (the server answers requests in turn).
 type analysis struct {
 	// file is the text parsed (dsl.Parse); nil when its YAML cannot be
 	// read. Positions are taken from it only.
@@ -45,16 +51,24 @@ type analysis struct {
 	// good is file, or when it is nil the last file of the document that
 	// parsed: names and types (ids, the scope, actions) come from it
 	// while the text is half written.
-	good  *dsl.File
-	scope []lang.Var
-	lang  lang.Language
-	occs  []occurrence // every occurrence of a node id in file
+	good *dsl.File
+	lang lang.Language
+	occs []occurrence // every occurrence of a node id in file
 
-	envOnce sync.Once
+	// flows are the flows of the document's scope as of the request
+	// (good among them), which its calls name; nil when there are none.
+	flows dsl.FlowTable
+	// callees are the files good's call nodes found when scope was made:
+	// the scope is made again when they change.
+	callees []*dsl.File
+	scoped  bool
+	scope   []lang.Var
 	env     lang.Env
+	envDone bool
 }
 
-// analysis returns the analysis of s.
+// analysis returns the analysis of s, its scope up to date with the
+// flows its calls name.
 func (s *snapshot) analysis() *analysis {
 	s.once.Do(func() {
 		a := &analysis{}
@@ -64,7 +78,6 @@ func (s *snapshot) analysis() *analysis {
 			a.good = s.prev
 		}
 		if a.good != nil {
-			a.scope = flow.Scope(a.good, flow.Env{Actions: s.reg})
 			a.lang, _ = lang.Lookup(a.good.Expressions.Value)
 		}
 		if a.file != nil {
@@ -72,17 +85,51 @@ func (s *snapshot) analysis() *analysis {
 		}
 		s.a = a
 	})
-	return s.a
+	a := s.a
+	if a.good == nil {
+		return a
+	}
+	if s.flows != nil {
+		a.flows = s.flows(a.good)
+	}
+	callees := a.calleeFiles()
+	if !a.scoped || !slices.Equal(callees, a.callees) {
+		a.scope = flow.Scope(a.good, flow.Env{Actions: s.reg, Callees: a.callee})
+		a.callees, a.scoped = callees, true
+		a.env, a.envDone = nil, false
+	}
+	return a
+}
+
+// callee returns the flow of the document's scope named name, or nil.
+func (a *analysis) callee(name string) *dsl.File {
+	if a.flows == nil {
+		return nil
+	}
+	return a.flows[name]
+}
+
+// calleeFiles returns the flows the call and link nodes of good name, in
+// node order (nil for a name no flow has).
+func (a *analysis) calleeFiles() []*dsl.File {
+	var out []*dsl.File
+	for n := range a.good.Walk() {
+		if n.Kind.IsCall() && n.Call != nil {
+			out = append(out, a.callee(n.Call.Flow.Value))
+		}
+	}
+	return out
 }
 
 // environment returns the expression environment of the flow's scope, or
 // nil when there is none (no file, an unknown language).
 func (a *analysis) environment() lang.Env {
-	a.envOnce.Do(func() {
+	if !a.envDone {
+		a.envDone = true
 		if a.lang != nil {
 			a.env, _ = a.lang.NewEnv(a.scope, lang.Options{})
 		}
-	})
+	}
 	return a.env
 }
 
@@ -186,6 +233,9 @@ func nodeRefs(n *dsl.Node) []keyedRef {
 	}
 	if s := n.Step; s != nil {
 		add("on_error", s.OnError)
+	}
+	if c := n.Call; c != nil {
+		add("on_error", c.OnError)
 	}
 	if b := n.Branch; b != nil {
 		for _, c := range b.Cases {

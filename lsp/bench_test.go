@@ -2,10 +2,13 @@ package lsp
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/project"
 )
 
 // bigFlow returns a flow of about lines lines: blocks of a question, a
@@ -66,9 +69,74 @@ func BenchmarkDiagnostics(b *testing.B) {
 	path := "/nonexistent/flows/big.yaml"
 	overlay := overlayFS{path: src}
 	for b.Loop() {
-		byFile := s.lint(lintPaths(path, overlay), overlay)
-		if got := toProtocol(byFile[path], newText(src)); len(got) == 0 {
+		if got := toProtocol(s.lintDoc(path, overlay), newText(src)); len(got) == 0 {
 			b.Fatal("no diagnostics") // the return reads a field the form lacks
+		}
+	}
+}
+
+// benchProject writes a flows directory of 200 flows of about 100 lines
+// and returns the path of a flow beside them, caller.yaml (not written),
+// that calls one of them and reads a field its string result lacks.
+func benchProject(b *testing.B) (path string, src []byte) {
+	dir := filepath.Join(b.TempDir(), "flows")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	for i := range 200 {
+		flow := strings.Replace(bigFlow(100), "name: big\n", fmt.Sprintf("name: flow_%d\n", i), 1)
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("flow_%03d.yaml", i)), []byte(flow), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "caller.yaml"), []byte(`name: caller
+description: Calls a flow.
+nodes:
+  - id: sub
+    call: flow_7
+    with: {path: x}
+  - return: "{{ sub.nope }}"
+`)
+}
+
+// BenchmarkDiagnosticsInProject lints a flow that calls another, in a
+// flows directory of 200 flows, as a change does. server: the language
+// server, which parses the other flows once and then only lists and
+// stats them; load: project.Load of the directory, what flowserve lint
+// runs (and what the server ran before it kept parses).
+func BenchmarkDiagnosticsInProject(b *testing.B) {
+	path, src := benchProject(b)
+	overlay := overlayFS{path: src}
+	b.Run("server", func(b *testing.B) {
+		s := New(Options{})
+		for b.Loop() {
+			got := toProtocol(s.lintDoc(path, overlay), newText(src))
+			if len(got) == 0 || got[0].diag.Code != "bad-expression" {
+				b.Fatalf("diagnostics %+v, want bad-expression", got) // the callee's result is a string
+			}
+		}
+	})
+	b.Run("load", func(b *testing.B) {
+		for b.Loop() {
+			project.Load([]string{filepath.Dir(path)}, project.Options{FS: overlay, CheckOnly: true})
+		}
+	})
+}
+
+// BenchmarkCompletionInProject completes the flows after call: in a
+// flows directory of 200 flows, the parses of the others kept: each
+// request lists and stats the directory.
+func BenchmarkCompletionInProject(b *testing.B) {
+	path, src := benchProject(b)
+	s := New(Options{})
+	doc := &document{uri: pathURI(path), path: path}
+	s.docs[doc.uri] = doc
+	text := strings.Replace(string(src), "call: flow_7", "call: flow_1", 1)
+	s.setText(doc, []byte(text))
+	pos := posOf(b, text, "flow_1", 0, len("flow_1"))
+	for b.Loop() {
+		if items := complete(doc.snap, pos); len(items) != 200 {
+			b.Fatalf("%d items", len(items))
 		}
 	}
 }

@@ -34,25 +34,28 @@ func complete(snap *snapshot, pos Position) []CompletionItem {
 	a := snap.analysis()
 	off := t.offset(pos)
 	line := t.linePrefix(off)
-	c := completer{a: a, t: t, off: off, reg: snap.reg}
+	c := completer{a: a, t: t, off: off, reg: snap.reg, path: snap.path}
 	if src, ok := exprPrefix(a, t, off, line); ok {
 		return c.expression(src)
 	}
 	if m := refKeyRE.FindStringSubmatch(line); m != nil {
 		return c.nodeIDs(m[2])
 	}
+	if m := callKeyRE.FindStringSubmatch(line); m != nil {
+		return c.flowNames(m[2])
+	}
 	if m := stepKeyRE.FindStringSubmatch(line); m != nil {
 		return c.actionNames(m[1])
 	}
 	if m := flowWithRE.FindStringSubmatch(line); m != nil {
-		action := ""
-		if sm := stepValueRE.FindStringSubmatch(t.lineAt(pos.Line)); sm != nil {
-			action = sm[1]
+		var key, value string
+		if sm := runsValueRE.FindStringSubmatch(t.lineAt(pos.Line)); sm != nil {
+			key, value = sm[1], sm[2]
 		} else {
 			sib, _ := mapping(t, pos.Line, readLine(t.lineAt(pos.Line)).keyCol)
-			action = valueOf(sib, "step")
+			key, value = runs(sib)
 		}
-		return c.withKeys(action, m[1], nil)
+		return c.withKeys(key, value, m[1], nil)
 	}
 	if m := blockKeyRE.FindStringSubmatch(line); m != nil {
 		return c.keys(pos.Line, len(m[1]), m[2])
@@ -69,10 +72,11 @@ func afterKey(t *text, pos Position) bool {
 
 // completer makes the items of one completion request.
 type completer struct {
-	a   *analysis
-	t   *text
-	off int
-	reg *actions.Registry
+	a    *analysis
+	t    *text
+	off  int
+	reg  *actions.Registry
+	path string // the document's
 }
 
 // edit replaces the word being typed, the partial bytes before the
@@ -186,30 +190,60 @@ func (c completer) actionNames(partial string) []CompletionItem {
 	return out
 }
 
-// withKeys completes a key of a step's with: the properties of the
-// action's input schema that are not there yet.
-func (c completer) withKeys(action, partial string, have []string) []CompletionItem {
-	act, ok := c.reg.Lookup(action)
-	if !ok {
+// flowNames completes the flow a call or link node runs: the tool flows
+// of the document's scope, expose: false ones included (prompts are no
+// callees), but the document's own, which would call itself.
+func (c completer) flowNames(partial string) []CompletionItem {
+	var out []CompletionItem
+	for _, name := range c.a.flows.Names() {
+		f := c.a.flows[name]
+		if f == c.a.good {
+			continue
+		}
+		out = append(out, c.item(name, KindFunction, flowDetail(f), flowDoc(f, c.path), partial, name))
+	}
+	return out
+}
+
+// withKeys completes a key of the with of a node whose kind key is key,
+// written value (a step's action, a call's or link's flow): the
+// properties of the action's or flow's input schema that are not there
+// yet.
+func (c completer) withKeys(key, value, partial string, have []string) []CompletionItem {
+	var input map[string]any
+	switch key {
+	case "step":
+		act, ok := c.reg.Lookup(value)
+		if !ok {
+			return nil
+		}
+		input = act.Input
+	case "call", "link":
+		callee := c.a.callee(value)
+		if callee == nil {
+			return nil
+		}
+		input = flowInput(callee)
+	default:
 		return nil
 	}
 	required := map[string]bool{}
-	if req, ok := act.Input["required"].([]any); ok {
+	if req, ok := input["required"].([]any); ok {
 		for _, r := range req {
 			if s, ok := r.(string); ok {
 				required[s] = true
 			}
 		}
 	}
-	fs := fields(act.Input)
+	fs := fields(input)
 	var out []CompletionItem
 	for _, name := range slices.Sorted(maps.Keys(fs)) {
 		if slices.Contains(have, name) {
 			continue
 		}
 		var notes []string
-		if required[name] {
-			notes = append(notes, "required")
+		if _, hasDefault := fs[name]["default"]; required[name] && (key == "step" || !hasDefault) {
+			notes = append(notes, "required") // a flow's default fills in what its caller leaves out
 		}
 		detail := describe(fs[name], notes...)
 		out = append(out, c.item(name, KindProperty, detail, schemaDoc(fs[name]), partial, name+": "))
@@ -225,7 +259,8 @@ func (c completer) keys(line, col int, partial string) []CompletionItem {
 	have := keysOf(siblings)
 	switch {
 	case parent.key == "with":
-		return c.withKeys(c.stepOf(line, parent), partial, have)
+		key, value := c.runsOf(line, parent)
+		return c.withKeys(key, value, partial, have)
 	case parent.key == "nodes" && parent.indent == 0 && !parent.item:
 		var out []CompletionItem
 		for _, k := range nodeKeys(have) {
@@ -244,17 +279,29 @@ func (c completer) keys(line, col int, partial string) []CompletionItem {
 	return nil
 }
 
-// stepOf returns the action of the step whose with: is the line parent,
+// runsOf returns the kind key and its value (the action of a step, the
+// flow of a call or link) of the node whose with: is the line parent,
 // found above line.
-func (c completer) stepOf(line int, parent lineInfo) string {
+func (c completer) runsOf(line int, parent lineInfo) (key, value string) {
 	for l := line - 1; l >= 0; l-- {
 		li := readLine(c.t.lineAt(l))
 		if li.key == "with" && li.keyCol == parent.keyCol {
 			sib, _ := mapping(c.t, l, li.keyCol)
-			return strings.Trim(valueOf(sib, "step"), `"'`)
+			return runs(sib)
 		}
 	}
-	return ""
+	return "", ""
+}
+
+// runs returns the kind key among lines that takes a with (step, call or
+// link) and its value, unquoted.
+func runs(lines []lineInfo) (key, value string) {
+	for _, k := range []string{"step", "call", "link"} {
+		if v := valueOf(lines, k); v != "" {
+			return k, strings.Trim(v, `"'`)
+		}
+	}
+	return "", ""
 }
 
 // nodeSummary describes a node for documentation: its kind, and its
@@ -266,6 +313,8 @@ func nodeSummary(n *dsl.Node) string {
 		what = n.Ask.Message.Src
 	case n.Step != nil:
 		what = n.Step.Action.Value
+	case n.Call != nil:
+		what = n.Call.Flow.Value
 	case n.Return != nil && n.Return.Text != nil:
 		what = n.Return.Text.Src
 	case n.Fail != nil:

@@ -135,13 +135,14 @@ const lead = `(?:^\s*(?:-\s+)*|[{,]\s*)`
 var (
 	refKeyRE  = regexp.MustCompile(lead + `(next|then|else|unavailable|on_error|on_timeout):\s*["']?([\w]*)$`)
 	stepKeyRE = regexp.MustCompile(lead + `step:\s*["']?([\w.]*)$`)
+	callKeyRE = regexp.MustCompile(lead + `(call|link):\s*["']?([\w.-]*)$`)
 	condRE    = regexp.MustCompile(lead + `(?:if|rule):\s*["']?(.*)$`)
 	// flowWithRE matches a key being typed in a flow mapping under with:
 	// "with: {path: x, re".
 	flowWithRE = regexp.MustCompile(`with:\s*\{(?:[^{}]*,)?\s*([\w]*)$`)
 	// blockKeyRE matches a key being typed on a line of its own.
 	blockKeyRE   = regexp.MustCompile(`^(\s*(?:-\s+)*)([\w]*)$`)
-	stepValueRE  = regexp.MustCompile(`(?:^|[{,\s])step:\s*["']?([\w.]+)`)
+	runsValueRE  = regexp.MustCompile(`(?:^|[{,\s])(step|call|link):\s*["']?([\w.-]+)`)
 	chainRE      = regexp.MustCompile(`([A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*|\[[^\[\]]*\])*)\??\.([\w$]*)$`)
 	trailWordRE  = regexp.MustCompile(`[A-Za-z_$][\w$]*$`)
 	identCharsRE = regexp.MustCompile(`[\w$]`)

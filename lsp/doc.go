@@ -4,31 +4,46 @@
 // # Features
 //
 //   - Diagnostics as you type: exactly flowserve lint's, from the same
-//     pipeline (project.Load) run over the open document's text (not the
-//     file on disk) together with the other flow files and resource
-//     declarations of its directory, so that checks across files
-//     (duplicate-tool) see them; published on didOpen at once and,
+//     checks as project.Load's, run over the open document's text (not
+//     the file on disk) together with the other flow files and resource
+//     declarations of its scope (workspace.go: the nearest directory
+//     named flows above it, subdirectories included, else its own
+//     directory), so that checks across files (duplicate-tool, and the
+//     calls: unknown-flow, the with of a call against the callee's input,
+//     call-cycle, the rounds asked across calls, the call's result typed
+//     by the callee's output) see them. The other files are only parsed,
+//     and their parses kept while their text (an open document's) or
+//     their size and time (a file's) stay the same, so that a run costs
+//     what the document alone costs; a test compares every run with
+//     project.Load of the directory. Published on didOpen at once and,
 //     debounced (Options.Debounce, 200 ms by default), after didChange; a
-//     run that a newer change made stale (project.Load cannot be
-//     interrupted) publishes nothing, and one that has not started yet
-//     never starts; cleared on didClose.
+//     change, open or close of a document lints the other open documents
+//     of its scope again, and didChangeWatchedFiles every one; a run that
+//     a newer one made stale publishes nothing, and one that has not
+//     started yet never starts; cleared on didClose. Each run publishes
+//     its own document's diagnostics only.
 //     Ranges are converted from flowserve's positions (1-based lines as
 //     YAML counts them, 1-based columns in runes) to the protocol's
 //     (0-based lines, UTF-16 code units) through byte offsets.
 //   - Completion: node ids after next, then, else, unavailable, on_error
-//     and on_timeout; action names after step (summaries as detail); a
-//     step's with keys from its action's input schema; inside expressions
-//     (in {{ }}, if and rule), the names in scope and the fields of a path
-//     from its type (flow.Scope: input's schema, a form's properties under
-//     an ask's content, a step's output, vars and secrets); top-level and
+//     and on_timeout; action names after step (summaries as detail); the
+//     tool flows of the scope after call and link (descriptions as
+//     detail); a step's with keys from its action's input schema, a
+//     call's or link's from its callee's; inside expressions (in {{ }},
+//     if and rule), the names in scope and the fields of a path from its
+//     type (flow.Scope, with the scope's flows as callees: input's
+//     schema, a form's properties under an ask's content, a step's
+//     output, a call's callee's output, vars and secrets); top-level and
 //     node keys from the flow schema.
 //   - Hover: the type of the path or expression under the cursor
 //     ("confirm.content.plan: string, one of free, team"), an action's
-//     summary and schemas on a step's action, a node's kind on its id.
+//     summary and schemas on a step's action, a flow's description and
+//     schemas on the flow of a call or link, a node's kind on its id.
 //   - Go to definition of node ids (also of set names and of vars and
-//     secrets read in expressions), and rename of node ids: the id, every
-//     reference to it, and every expression that reads it, at the
-//     positions the parsed file gives; prepareRename.
+//     secrets read in expressions, and of the flow of a call or link: its
+//     name in its file), and rename of node ids: the id, every reference
+//     to it, and every expression that reads it, at the positions the
+//     parsed file gives; prepareRename.
 //   - Code actions: the fixes of the diagnostics (did-you-mean
 //     replacements) as quickfixes.
 //

@@ -9,9 +9,9 @@ import (
 )
 
 // fileExprs returns every expression of f: templates' expressions,
-// conditions, validate rules, with values, set values, results, form
-// defaults that are templates, an approval's to and webhook. Each comes
-// once, in file order.
+// conditions, validate rules, with values (of steps, calls and links),
+// set values, results, form defaults that are templates, an approval's
+// to and webhook. Each comes once, in file order.
 func fileExprs(f *dsl.File) []*dsl.Expr {
 	var out []*dsl.Expr
 	for n := range f.Walk() {
@@ -43,6 +43,9 @@ func nodeExprs(out []*dsl.Expr, f *dsl.File, n *dsl.Node) []*dsl.Expr {
 	}
 	if s := n.Step; s != nil {
 		out = valueExprs(out, s.With)
+	}
+	if c := n.Call; c != nil {
+		out = valueExprs(out, c.With)
 	}
 	if b := n.Branch; b != nil {
 		for _, c := range b.Cases {

@@ -14,8 +14,9 @@ var pathEndRE = regexp.MustCompile(`[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*|\[[
 
 // hover answers textDocument/hover: the type of the path (or the
 // expression) under the cursor, an action's summary and schemas on a
-// step's action, a node's kind on its id or a reference to it. The
-// result is nil (null) elsewhere.
+// step's action, a flow's description and schemas on the flow a call or
+// link runs, a node's kind on its id or a reference to it. The result is
+// nil (null) elsewhere.
 func (s *Server) hover(p *TextDocumentPositionParams) (*Hover, error) {
 	snap, err := s.docSnapshot(p.TextDocument.URI)
 	if err != nil {
@@ -43,6 +44,10 @@ func hoverAt(snap *snapshot, pos Position) *Hover {
 			r := t.rangeOf(start, start+len(name))
 			return &Hover{Contents: markdown(actionDoc(name, snap.reg)), Range: &r}
 		}
+	}
+	if n, start, ok := a.calleeAt(t, off); ok {
+		r := t.rangeOf(start, start+len(n.Call.Flow.Value))
+		return &Hover{Contents: markdown(calleeHover(a, n, snap.path)), Range: &r}
 	}
 	if o, ok := a.occurrenceAt(off); ok {
 		r := t.rangeOf(o.start, o.end)

@@ -38,6 +38,8 @@ var kindDefs = map[string][]string{
 	"sample": {"sampleNode"},
 	"roots":  {"rootsNode"},
 	"all":    {"allNode"},
+	"call":   {"callNode"},
+	"link":   {"linkNode"},
 }
 
 func loadFlowKeys() keySet {

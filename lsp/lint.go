@@ -1,71 +1,89 @@
 package lsp
 
 import (
-	"os"
-	"path/filepath"
+	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/project"
-	"github.com/flowserve/flowserve/resources"
 )
 
-// maxSiblings is the most files of a directory linted together with an
-// open document; a directory with more is linted one document at a time
-// (its cross-file checks, such as duplicate-tool, are then left to
-// flowserve lint).
-const maxSiblings = 200
-
-// lintPaths returns what flowserve lint is given for the document at
-// path: the flow files and resource declarations of its directory
-// (project.IsFlowFile, resources.IsDeclarationFile), open ones included,
-// so that the checks across files (names defined twice) see its
-// neighbours; the file alone when it is not in such a directory. A test
-// file (*_test.yaml) is no flow: it gets no paths and no diagnostics.
-func lintPaths(path string, overlay overlayFS) []string {
-	base := filepath.Base(path)
-	ext := filepath.Ext(base)
-	if (ext == ".yaml" || ext == ".yml") && strings.HasSuffix(strings.TrimSuffix(base, ext), "_test") {
-		return nil
-	}
-	if !filepath.IsAbs(path) || !(project.IsFlowFile(base) || resources.IsDeclarationFile(base)) {
-		return []string{path}
-	}
-	dir := filepath.Dir(path)
-	paths := []string{path}
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		if !e.IsDir() && (project.IsFlowFile(e.Name()) || resources.IsDeclarationFile(e.Name())) {
-			paths = append(paths, filepath.Join(dir, e.Name()))
+// lintDoc returns flowserve lint's diagnostics of the document at path:
+// those project.Load of the files of its scope (scopeOf) gives for it,
+// the open documents read from overlay. A declaration file is loaded
+// with the other declarations of its scope; a flow is parsed and checked,
+// its calls checked against the flows of its scope and it is compiled
+// with them as its callees, and its name is checked against theirs, as
+// project.Load does each: the other flows are only parsed, and their
+// parses are kept (workspace) for the next run while their text is the
+// same. A test file (*_test.yaml) gets none.
+func (s *Server) lintDoc(path string, overlay overlayFS) dsl.Diagnostics {
+	sc := scopeOf(path, overlay)
+	if !slices.Contains(sc.flows, path) {
+		if len(sc.decls) == 0 {
+			return nil
 		}
+		_, diags := project.Load(sc.decls, project.Options{Actions: s.opts.Actions, FS: overlay, CheckOnly: true})
+		return ofFile(diags, path)
 	}
-	for p := range overlay {
-		if filepath.Dir(p) == dir && (project.IsFlowFile(filepath.Base(p)) || resources.IsDeclarationFile(filepath.Base(p))) {
-			paths = append(paths, p)
-		}
+	src, ok := read(path, overlay)
+	if !ok {
+		_, diags := project.Load([]string{path}, project.Options{Actions: s.opts.Actions, FS: overlay, CheckOnly: true})
+		return ofFile(diags, path)
 	}
-	slices.Sort(paths)
-	paths = slices.Compact(paths)
-	if len(paths) > maxSiblings {
-		return []string{path}
+	f, diags := dsl.Parse(path, src)
+	if f == nil {
+		diags.SetEnds(path, src)
+		diags.Sort()
+		return ofFile(diags.Compact(), path)
 	}
-	return paths
+	diags = append(diags, dsl.Check(f, s.opts.Actions)...)
+	diags.SetEnds(path, src)
+	files := s.ws.files(sc, overlay, path, f)
+	if !f.Partial() {
+		table := dsl.NewFlowTable(files)
+		calls := dsl.CheckCalls(f, table)
+		_, cds := flow.Compile(f, flow.Env{Actions: s.opts.Actions, Callees: table.Callees()})
+		ds := append(calls, cds...)
+		ds.SetEnds(path, f.Source)
+		diags = append(diags, ds...)
+	}
+	diags = append(diags, duplicateName(f, files)...)
+	diags.Sort()
+	return ofFile(diags.Compact(), path)
 }
 
-// lint runs flowserve lint's pipeline (project.Load) over paths, reading
-// the open documents from overlay, and returns the diagnostics by file.
-func (s *Server) lint(paths []string, overlay overlayFS) map[string]dsl.Diagnostics {
-	out := map[string]dsl.Diagnostics{}
-	if len(paths) == 0 {
-		return out
+// ofFile returns the diagnostics of diags in the file path.
+func ofFile(diags dsl.Diagnostics, path string) dsl.Diagnostics {
+	return slices.DeleteFunc(diags, func(d dsl.Diagnostic) bool { return d.Pos.File != path })
+}
+
+// duplicateName reports f's name when a file before it among files (in
+// file order) already has it, as project.Load does: names are unique
+// across tool and prompt flows.
+func duplicateName(f *dsl.File, files []*dsl.File) dsl.Diagnostics {
+	if f.Name.Value == "" {
+		return nil
 	}
-	_, diags := project.Load(paths, project.Options{Actions: s.opts.Actions, FS: overlay})
-	for _, d := range diags {
-		out[d.Pos.File] = append(out[d.Pos.File], d)
+	for _, other := range files {
+		if other == f {
+			return nil
+		}
+		if other.Name.Value != f.Name.Value {
+			continue
+		}
+		kind := dsl.FlowTool
+		if f.IsPrompt() {
+			kind = dsl.FlowPrompt
+		}
+		ds := dsl.Diagnostics{{Pos: f.Name.Pos, Severity: dsl.Error, Code: dsl.CodeDuplicateTool,
+			Message: fmt.Sprintf("%s %q is also defined in %s", kind, f.Name.Value, other.Path)}}
+		ds.SetEnds(f.Path, f.Source)
+		return ds
 	}
-	return out
+	return nil
 }
 
 // toProtocol converts the diagnostics of one document.
@@ -104,9 +122,9 @@ func (s *Server) scheduleLint(doc *document, delay time.Duration) {
 }
 
 // lintNow lints the document uri, unless a newer run was asked for
-// meanwhile, and publishes the diagnostics of it and of the other open
-// documents the run covered. Runs take turns; a run that finds itself
-// stale when its turn comes, or once it is done, publishes nothing.
+// meanwhile, and publishes its diagnostics. Runs take turns; a run that
+// finds itself stale when its turn comes, or once it is done, publishes
+// nothing.
 func (s *Server) lintNow(uri string, gen int) {
 	s.lintTurn <- struct{}{}
 	defer func() { <-s.lintTurn }()
@@ -116,43 +134,47 @@ func (s *Server) lintNow(uri string, gen int) {
 		s.mu.Unlock()
 		return
 	}
-	overlay, versions := s.overlayLocked()
-	path := doc.path
+	overlay := s.overlayLocked()
+	path, version := doc.path, doc.version
 	s.mu.Unlock()
 
-	paths := lintPaths(path, overlay)
-	byFile := s.lint(paths, overlay)
+	diags := s.lintDoc(path, overlay)
 
 	s.pubMu.Lock()
 	defer s.pubMu.Unlock()
 	s.mu.Lock()
-	var notes []PublishDiagnosticsParams
-	for _, d := range s.docs {
-		covered := d.uri == uri || slices.Contains(paths, d.path)
-		if !covered || d.version != versions[d.uri] || (d.uri == uri && d.lint != gen) {
-			continue
-		}
-		notes = append(notes, s.setPublishedLocked(d, byFile[d.path]))
+	if s.docs[uri] != doc || doc.lint != gen || doc.version != version {
+		s.mu.Unlock()
+		return
 	}
+	note := s.setPublishedLocked(doc, diags)
 	s.mu.Unlock()
-	for _, n := range notes {
-		s.notify("textDocument/publishDiagnostics", n)
-	}
+	s.notify("textDocument/publishDiagnostics", note)
 	if s.opts.onLint != nil {
 		s.opts.onLint(uri)
 	}
 }
 
-// overlayLocked returns the texts of the open documents by path, and
-// their versions by URI. The caller holds s.mu.
-func (s *Server) overlayLocked() (overlayFS, map[string]int) {
+// lintScopeLocked asks for a lint run, after the debounce delay, of each
+// open document other than doc whose scope may hold doc: what doc says
+// (its name, its input and output) is part of their diagnostics. The
+// caller holds s.mu.
+func (s *Server) lintScopeLocked(doc *document) {
+	for _, d := range s.docs {
+		if d != doc && inScope(scopeRoot(d.path), doc.path) {
+			s.scheduleLint(d, s.opts.Debounce)
+		}
+	}
+}
+
+// overlayLocked returns the texts of the open documents by path. The
+// caller holds s.mu.
+func (s *Server) overlayLocked() overlayFS {
 	overlay := overlayFS{}
-	versions := map[string]int{}
 	for _, d := range s.docs {
 		overlay[d.path] = d.src
-		versions[d.uri] = d.version
 	}
-	return overlay, versions
+	return overlay
 }
 
 // setPublishedLocked records diags as doc's published diagnostics and
@@ -175,13 +197,13 @@ func (s *Server) currentDiagnostics(doc *document) []published {
 	if doc.publishedVersion == doc.version && doc.published != nil {
 		return doc.published
 	}
-	overlay, _ := s.overlayLocked()
+	overlay := s.overlayLocked()
 	path, version, t := doc.path, doc.version, doc.snapshot().text
 	s.mu.Unlock()
-	byFile := s.lint(lintPaths(path, overlay), overlay)
+	diags := s.lintDoc(path, overlay)
 	s.mu.Lock()
 	if doc.version != version {
 		return nil
 	}
-	return toProtocol(byFile[path], t)
+	return toProtocol(diags, t)
 }

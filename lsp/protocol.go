@@ -118,6 +118,7 @@ type CompletionItemKind int
 // The kinds of completion items the server gives.
 const (
 	KindMethod    CompletionItemKind = 2  // an action
+	KindFunction  CompletionItemKind = 3  // a flow a call or link runs
 	KindField     CompletionItemKind = 5  // a field of an expression's value
 	KindVariable  CompletionItemKind = 6  // a variable of the flow's scope
 	KindProperty  CompletionItemKind = 10 // a key of a mapping

@@ -7,11 +7,13 @@ import (
 	"github.com/flowserve/flowserve/dsl"
 )
 
-// definition answers textDocument/definition: on a node id (a reference
-// such as next: or then:, an identifier in an expression, or the id
-// itself), the node's id; on a set name in an expression, its first
-// binding; on vars.NAME or secrets.NAME, the declaration. Elsewhere the
-// result is empty.
+// definition answers textDocument/definition: on the flow a call or link
+// runs, that flow's name: in its file (the file's start when the name
+// comes from the file's name); on a node id (a reference such as next:
+// or then:, an identifier in an expression, or the id itself), the
+// node's id; on a set name in an expression, its first binding; on
+// vars.NAME or secrets.NAME, the declaration. Elsewhere the result is
+// empty.
 func (s *Server) definition(p *TextDocumentPositionParams) ([]Location, error) {
 	snap, err := s.docSnapshot(p.TextDocument.URI)
 	if err != nil {
@@ -21,6 +23,13 @@ func (s *Server) definition(p *TextDocumentPositionParams) ([]Location, error) {
 	off := t.offset(p.Position)
 	at := func(start, end int) ([]Location, error) {
 		return []Location{{URI: p.TextDocument.URI, Range: t.rangeOf(start, end)}}, nil
+	}
+	if n, _, ok := a.calleeAt(t, off); ok {
+		callee := a.callee(n.Call.Flow.Value)
+		if callee == nil {
+			return []Location{}, nil
+		}
+		return []Location{{URI: s.uriOf(callee.Path), Range: flowLocation(callee)}}, nil
 	}
 	if o, ok := a.occurrenceAt(off); ok {
 		for _, d := range a.occs {
@@ -36,6 +45,19 @@ func (s *Server) definition(p *TextDocumentPositionParams) ([]Location, error) {
 		}
 	}
 	return []Location{}, nil
+}
+
+// uriOf returns the URI of the file at path: the open document's, else
+// its file URI.
+func (s *Server) uriOf(path string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, d := range s.docs {
+		if d.path == path {
+			return d.uri
+		}
+	}
+	return pathURI(path)
 }
 
 // declarationAt returns the name the expression under off reads that a

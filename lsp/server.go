@@ -48,6 +48,8 @@ type Server struct {
 	opts Options
 	out  *writer
 
+	ws *workspace // the parsed files of the documents' scopes
+
 	mu          sync.Mutex
 	docs        map[string]*document
 	initialized bool
@@ -68,7 +70,7 @@ func New(opts Options) *Server {
 	if opts.Log == nil {
 		opts.Log = log.New(io.Discard, "", 0)
 	}
-	return &Server{opts: opts, docs: map[string]*document{}, lintTurn: make(chan struct{}, 1)}
+	return &Server{opts: opts, ws: newWorkspace(), docs: map[string]*document{}, lintTurn: make(chan struct{}, 1)}
 }
 
 // Serve reads messages from r and writes replies and notifications to w

@@ -2,6 +2,8 @@ package lsp
 
 import (
 	"fmt"
+
+	"github.com/flowserve/flowserve/dsl"
 )
 
 // didOpen starts tracking a document and lints it at once.
@@ -20,6 +22,7 @@ func (s *Server) didOpen(p *DidOpenTextDocumentParams) error {
 	doc.version = item.Version
 	s.setText(doc, []byte(item.Text))
 	s.scheduleLint(doc, 0)
+	s.lintScopeLocked(doc)
 	return nil
 }
 
@@ -42,11 +45,13 @@ func (s *Server) didChange(p *DidChangeTextDocumentParams) error {
 	doc.version = p.TextDocument.Version
 	s.setText(doc, src)
 	s.scheduleLint(doc, s.opts.Debounce)
+	s.lintScopeLocked(doc)
 	return nil
 }
 
 // didClose stops tracking a document, cancels its lint runs and clears
-// its diagnostics.
+// its diagnostics; the open documents of its scope are linted again,
+// with the file on disk in its place.
 func (s *Server) didClose(p *DidCloseTextDocumentParams) error {
 	s.mu.Lock()
 	doc := s.docs[p.TextDocument.URI]
@@ -59,6 +64,7 @@ func (s *Server) didClose(p *DidCloseTextDocumentParams) error {
 		doc.timer.Stop()
 	}
 	delete(s.docs, doc.uri)
+	s.lintScopeLocked(doc)
 	s.mu.Unlock()
 	s.pubMu.Lock()
 	defer s.pubMu.Unlock()
@@ -66,8 +72,10 @@ func (s *Server) didClose(p *DidCloseTextDocumentParams) error {
 	return nil
 }
 
-// relintAll lints every open document again (files on disk changed).
+// relintAll lints every open document again (files on disk changed),
+// reading every file of their scopes again.
 func (s *Server) relintAll() {
+	s.ws.reset()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, d := range s.docs {
@@ -80,6 +88,18 @@ func (s *Server) setText(doc *document, src []byte) {
 	prev := doc.snap.lastGood()
 	doc.src = src
 	doc.snap = newSnapshot(doc.path, src, prev, s.opts.Actions)
+	path := doc.path
+	doc.snap.flows = func(self *dsl.File) dsl.FlowTable { return s.flowTable(path, self) }
+}
+
+// flowTable returns the flows of the scope of the document at path, self
+// standing for it, read as they are now (the open documents' texts, the
+// files on disk).
+func (s *Server) flowTable(path string, self *dsl.File) dsl.FlowTable {
+	s.mu.Lock()
+	overlay := s.overlayLocked()
+	s.mu.Unlock()
+	return dsl.NewFlowTable(s.ws.files(scopeOf(path, overlay), overlay, path, self))
 }
 
 // snapshot returns the snapshot of doc's current text.
