@@ -110,6 +110,22 @@ func TestLoadPullsCallees(t *testing.T) {
 	if len(diags) != 1 || diags[0].Code != dsl.CodeUnknownFlow || filepath.Base(diags[0].Pos.File) != "confirm.yaml" {
 		t.Errorf("diagnostics %v, want confirm's unknown-flow", diags)
 	}
+
+	// Two files beside it of the name it calls: as for the directory.
+	write("confirm.yaml", "name: confirm
+expose: false
+nodes:
+  - return: one
+")
+	write("confirm_too.yaml", "name: confirm
+expose: false
+nodes:
+  - return: two
+")
+	_, diags = Load([]string{filepath.Join(dir, "main.yaml")}, Options{})
+	if len(diags) != 1 || diags[0].Code != dsl.CodeDuplicateTool || filepath.Base(diags[0].Pos.File) != "confirm_too.yaml" {
+		t.Errorf("diagnostics %v, want confirm_too's duplicate-tool", diags)
+	}
 }
 
 // reloadTarget records what a Reloader swaps in.

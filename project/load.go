@@ -249,8 +249,10 @@ func pullCallees(fsys fs.FS, paths []string, got []loaded, env flow.Env) []loade
 	if len(wanted) == 0 {
 		return nil
 	}
-	// The files beside the paths, by the name each flow has.
-	byName := map[string]loaded{}
+	// The files beside the paths, by the name each flow has (all of them:
+	// two files of a name wanted are both pulled in, so that the load
+	// reports duplicate-tool as it would for the directory).
+	byName := map[string][]loaded{}
 	dirs := map[string]bool{}
 	for _, p := range paths {
 		dir := path.Dir(p)
@@ -278,22 +280,20 @@ func pullCallees(fsys fs.FS, paths []string, got []loaded, env flow.Env) []loade
 					errs = append(errs, d)
 				}
 			}
-			if _, dup := byName[f.Name.Value]; !dup {
-				byName[f.Name.Value] = loaded{f: f, diags: errs, pulled: true}
-			}
+			byName[f.Name.Value] = append(byName[f.Name.Value], loaded{f: f, diags: errs, pulled: true})
 		}
 	}
 	var out []loaded
 	for len(wanted) > 0 {
 		name := wanted[0]
 		wanted = wanted[1:]
-		l, ok := byName[name]
+		ls, ok := byName[name]
 		if !ok || have[name] {
 			continue
 		}
 		have[name] = true
-		out = append(out, l)
-		need(l.f)
+		out = append(out, ls...)
+		need(ls[0].f)
 	}
 	return out
 }
