@@ -112,16 +112,8 @@ func TestLoadPullsCallees(t *testing.T) {
 	}
 
 	// Two files beside it of the name it calls: as for the directory.
-	write("confirm.yaml", "name: confirm
-expose: false
-nodes:
-  - return: one
-")
-	write("confirm_too.yaml", "name: confirm
-expose: false
-nodes:
-  - return: two
-")
+	write("confirm.yaml", "name: confirm\nexpose: false\nnodes:\n  - return: one\n")
+	write("confirm_too.yaml", "name: confirm\nexpose: false\nnodes:\n  - return: two\n")
 	_, diags = Load([]string{filepath.Join(dir, "main.yaml")}, Options{})
 	if len(diags) != 1 || diags[0].Code != dsl.CodeDuplicateTool || filepath.Base(diags[0].Pos.File) != "confirm_too.yaml" {
 		t.Errorf("diagnostics %v, want confirm_too's duplicate-tool", diags)
