@@ -60,9 +60,9 @@ const (
 	// id (each question's, for an all node) is bound to an answer whose
 	// action is "unavailable".
 	EdgeUnavailable
-	// EdgeOnError is a step's `on_error`, taken when its action failed:
-	// `error` is bound to the failure's message, and the step's id is not
-	// bound.
+	// EdgeOnError is a step's `on_error`, taken when its action failed,
+	// or a call's, taken when its callee failed: `error` is bound to the
+	// failure's message, and the node's id is not bound.
 	EdgeOnError
 	// EdgeOnTimeout is an approval's `on_timeout` (an ask with `to` and a
 	// timeout), taken when nobody answered before the timeout: the ask's

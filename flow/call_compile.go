@@ -2,6 +2,7 @@ package flow
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/lang"
@@ -130,3 +131,31 @@ func (p *Program) Callees() []*Program {
 // Private reports whether the flow says expose: false: servers do not
 // list or serve it; other flows call it.
 func (p *Program) Private() bool { return p.file.Private }
+
+// Node returns the node a key names, and the program of the flow it is
+// in: a node id of p, or a call path into the flows p calls, as the
+// engine keys a callee's questions, steps and trace ("confirm/ok": node ok
+// of the flow that call node confirm runs; "a/b/ok" nested). It returns
+// nil when no node has that key (or a callee on the way is not linked).
+func (p *Program) Node(key string) (*Program, *dsl.Node) {
+	for {
+		call, rest, inside := strings.Cut(key, "/")
+		if !inside {
+			n := p.file.ByID[key]
+			if n == nil {
+				return nil, nil
+			}
+			return p, n
+		}
+		var next *Program
+		for _, cn := range p.nodes {
+			if cn.n.ID == call && cn.n.Kind.IsCall() {
+				next = cn.callee
+			}
+		}
+		if next == nil {
+			return nil, nil
+		}
+		p, key = next, rest
+	}
+}

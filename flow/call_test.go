@@ -286,3 +286,24 @@ func TestCalleeVersionUnavailable(t *testing.T) {
 		t.Fatalf("round on a changed callee: %v, want a VersionError for confirm %s", err, v1["confirm.yaml"].Version().Short())
 	}
 }
+
+// TestProgramNode checks that Program.Node finds nodes by key through
+// the call nodes of linked callees.
+func TestProgramNode(t *testing.T) {
+	progs := compileSet(t, map[string]string{
+		"a.yaml": "name: a\ndescription: x\nnodes:\n  - id: b\n    call: b\n  - id: done\n    return: \"{{ b }}\"\n",
+		"b.yaml": "name: b\ndescription: x\nexpose: false\nnodes:\n  - id: c\n    call: c\n  - return: \"{{ c }}\"\n",
+		"c.yaml": "name: c\ndescription: x\nexpose: false\nnodes:\n  - id: q\n    ask: Q?\n    form: {v: {type: string}}\n  - return: done\n",
+	}, testOptions{Actions: testRegistry(t, &counters{})})
+	a := progs["a.yaml"]
+	for key, want := range map[string]string{"done": "a", "b": "a", "b/c": "b", "b/c/q": "c", "b/q": "", "x/q": "", "done/q": ""} {
+		p, n := a.Node(key)
+		got := ""
+		if n != nil {
+			got = p.Name()
+		}
+		if got != want {
+			t.Errorf("Node(%q) is in %q, want %q", key, got, want)
+		}
+	}
+}

@@ -14,9 +14,10 @@ const FlowScheme = "flow"
 // ForFlow returns the resources of a served flow, a tool or a prompt: its
 // source, flow://<name>/source (application/yaml, the file as written),
 // and its diagram, flow://<name>/diagram (text/vnd.mermaid, as
-// `flowserve graph` draws it). Names may hold "/" and ".", which keeps the
-// URIs distinct: only the last path element says which of the two it is.
-func ForFlow(f *dsl.File) []*Resource {
+// `flowserve graph` draws it, with the flows it calls that callees finds,
+// which may be nil). Names may hold "/" and ".", which keeps the URIs
+// distinct: only the last path element says which of the two it is.
+func ForFlow(f *dsl.File, callees dsl.Callees) []*Resource {
 	tool := f.Name.Value
 	kind := "tool"
 	if f.IsPrompt() {
@@ -42,7 +43,7 @@ func ForFlow(f *dsl.File) []*Resource {
 			MIMEType:    Mermaid,
 			Cache:       Cache{Scope: Public},
 			Pos:         pos,
-			text:        literal(graph.Mermaid(f)),
+			text:        literal(graph.MermaidWith(f, callees)),
 		},
 	}
 }

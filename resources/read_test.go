@@ -313,7 +313,7 @@ func TestForFlow(t *testing.T) {
 	if ds.HasErrors() {
 		t.Fatal(ds)
 	}
-	rs := resources.ForFlow(f)
+	rs := resources.ForFlow(f, nil)
 	if len(rs) != 2 {
 		t.Fatalf("got %d resources; want 2", len(rs))
 	}
@@ -329,12 +329,12 @@ func TestForFlow(t *testing.T) {
 		t.Errorf("pos = %v; want the flow file", rs[0].Pos)
 	}
 	// The same flow gives equal resources; a changed one does not.
-	again := resources.ForFlow(f)
+	again := resources.ForFlow(f, nil)
 	if !rs[0].Equal(again[0]) || !rs[1].Equal(again[1]) {
 		t.Error("ForFlow of the same file gives unequal resources")
 	}
 	f2, _ := dsl.Parse("flows/greet.yaml", append(src, "# changed\n"...))
-	if rs[0].Equal(resources.ForFlow(f2)[0]) {
+	if rs[0].Equal(resources.ForFlow(f2, nil)[0]) {
 		t.Error("a changed source is Equal to the old one")
 	}
 }

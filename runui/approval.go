@@ -191,6 +191,15 @@ func newApproval(p *flow.Program, fa *flow.Approval, name string, now time.Time)
 // long enough for its approvals to wait (their timeout, or a month for
 // one without), or 0, the codec's default, when it has none.
 func approvalStateTTL(p *flow.Program) time.Duration {
+	return approvalTTL(p, map[*flow.Program]bool{})
+}
+
+// approvalTTL is approvalStateTTL over p and the flows it calls.
+func approvalTTL(p *flow.Program, seen map[*flow.Program]bool) time.Duration {
+	if seen[p] {
+		return 0
+	}
+	seen[p] = true
 	var ttl time.Duration
 	for _, n := range p.File().Nodes {
 		if n.Kind != dsl.KindAsk || !n.Ask.Approval() {
@@ -201,6 +210,9 @@ func approvalStateTTL(p *flow.Program) time.Duration {
 			wait = 30 * 24 * time.Hour
 		}
 		ttl = max(ttl, wait+time.Hour)
+	}
+	for _, c := range p.Callees() {
+		ttl = max(ttl, approvalTTL(c, seen))
 	}
 	return ttl
 }

@@ -251,7 +251,7 @@ func question(p *flow.Program, id string, e *flow.InputRequest, prev *Answer) *Q
 		q.Message, q.Rejected = e.Asked(), e.Rejected
 		q.Previous = prev
 	}
-	if n := p.File().ByID[id]; n != nil && n.Kind == dsl.KindAsk && n.Ask.Form != nil {
+	if _, n := p.Node(id); n != nil && n.Kind == dsl.KindAsk && n.Ask.Form != nil {
 		for _, prop := range n.Ask.Form.Properties {
 			q.Order = append(q.Order, prop.Name)
 		}

@@ -60,7 +60,7 @@ func (t *taskReporter) status(s, why string) {
 // onStep reports the steps that run; a long one is reported again every
 // taskEvery while it runs.
 func (t *taskReporter) onStep(node, action string, _ int, done bool) {
-	n := t.p.File().ByID[node]
+	_, n := t.p.Node(node)
 	long := n != nil && n.Step != nil && n.Step.Long
 	if !done {
 		if long {

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/resources"
 )
@@ -104,7 +105,7 @@ func (s *Server) syncResources() {
 			p := flows[name]
 			rs, ok := s.flowRes[p]
 			if !ok {
-				rs = resources.ForFlow(p.File())
+				rs = resources.ForFlow(p.File(), calleeFiles(p))
 			}
 			flowRes[p] = rs
 			for _, r := range rs {
@@ -224,4 +225,24 @@ func resourceErrors(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return res, err
 	}
+}
+
+// calleeFiles finds the files of the flows p calls, directly or not, as
+// they are linked to it; nil when it calls none.
+func calleeFiles(p *flow.Program) dsl.Callees {
+	files := map[string]*dsl.File{}
+	var walk func(q *flow.Program)
+	walk = func(q *flow.Program) {
+		for _, c := range q.Callees() {
+			if _, seen := files[c.Name()]; !seen {
+				files[c.Name()] = c.File()
+				walk(c)
+			}
+		}
+	}
+	walk(p)
+	if len(files) == 0 {
+		return nil
+	}
+	return func(name string) *dsl.File { return files[name] }
 }
