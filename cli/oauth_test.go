@@ -78,7 +78,7 @@ func TestServeOAuth(t *testing.T) {
 	hc := &http.Client{Transport: bearerTransport{token: token}}
 	cs := connectHTTP(t, cliCtx(t, 30*time.Second), hc, s.url)
 	list, err := cs.ListTools(cliCtx(t, 30*time.Second), nil)
-	if err != nil || len(list.Tools) != 7 {
+	if err != nil || len(list.Tools) != 9 {
 		t.Fatalf("tools/list with a token: %v, %v", list, err)
 	}
 }

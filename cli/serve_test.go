@@ -150,7 +150,7 @@ func TestServeStdio(t *testing.T) {
 			for _, tool := range tools.Tools {
 				names = append(names, tool.Name)
 			}
-			if got := strings.Join(names, ","); got != "book_meeting,delete_file,expense_approval,github_signin,project_brief,refund_approval,signup" {
+			if got := strings.Join(names, ","); got != "book_meeting,delete_file,expense_approval,github_signin,project_brief,refund_approval,rotate_key,signup,write_file" {
 				t.Errorf("tools %s", got)
 			}
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "delete_file", Arguments: map[string]any{"path": "report.txt"}})
@@ -316,7 +316,7 @@ var servingLine = regexp.MustCompile(`^flowserve: serving (\d+) tools? \(([^)]*)
 func startHTTPServer(t *testing.T, args ...string) *httpServer {
 	t.Helper()
 	s, tools := startServeCmd(t, exec.Command(binary(t), append([]string{"serve", "--http", "127.0.0.1:0"}, args...)...))
-	if tools != "7 book_meeting, delete_file, expense_approval, github_signin, project_brief, refund_approval, signup" {
+	if tools != "9 book_meeting, delete_file, expense_approval, github_signin, project_brief, refund_approval, rotate_key, signup, write_file" {
 		t.Errorf("serving %s", tools)
 	}
 	return s

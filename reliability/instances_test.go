@@ -69,6 +69,10 @@ type exampleCase struct {
 // caller answers.
 var approvals = map[string]bool{"refund_approval": true}
 
+// private are the example flows that are no tools of their own (expose:
+// false): the flows that call them drive them.
+var private = map[string]bool{"confirm_action": true}
+
 func exampleCases() map[string]exampleCase {
 	return map[string]exampleCase{
 		"book_meeting": {
@@ -111,6 +115,26 @@ func exampleCases() map[string]exampleCase {
 			script: script{"about": {{"name": "flowserve", "goal": "Serve MCP tools as YAML flows"}}},
 			want:   "flowserve: A brief.",
 		},
+		"rotate_key": {
+			args:   map[string]any{"key": "ci-deploy"},
+			script: script{"confirm/ok": {{"proceed": true}}},
+			want:   "Rotated ci-deploy: the new key is ",
+		},
+		"write_file": {
+			args:   map[string]any{"path": "draft.txt", "text": "new text"},
+			script: script{"confirm/ok": {{"proceed": true}}},
+			want:   "Wrote 8 bytes to draft.txt.",
+			setup: func(t *testing.T, root string) {
+				if err := os.WriteFile(filepath.Join(root, "draft.txt"), []byte("old text"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			},
+			check: func(t *testing.T, root string) {
+				if b, err := os.ReadFile(filepath.Join(root, "draft.txt")); err != nil || string(b) != "new text" {
+					t.Errorf("draft.txt holds %q (%v), want the new text", b, err)
+				}
+			},
+		},
 		"signup": {
 			script: script{"details": {{"name": "Ada Lovelace", "email": "ada@example.com", "plan": "team", "seats": 5, "interests": []string{"research"}}}},
 			want:   "Signed up Ada Lovelace <ada@example.com> on the team plan with 5 seat(s) for research.",
@@ -135,6 +159,9 @@ func TestExampleFlowsAcrossInstances(t *testing.T) {
 	cases := exampleCases()
 	for _, file := range cfg.files {
 		tool := strings.TrimSuffix(filepath.Base(file), ".yaml")
+		if private[tool] {
+			continue
+		}
 		if approvals[tool] {
 			// Answered on a page, not round by round:
 			// TestApprovalInBrowser and serve's

@@ -1,6 +1,8 @@
 package serve_test
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -50,6 +52,16 @@ func fileGone(name string) func(testing.TB, string) {
 	}
 }
 
+func fileHas(name, content string) func(testing.TB, string) {
+	return func(t testing.TB, root string) {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(root, name))
+		if err != nil || string(b) != content {
+			t.Errorf("%s holds %q (%v), want %q", name, b, err, content)
+		}
+	}
+}
+
 func fileKept(name string) func(testing.TB, string) {
 	return func(t testing.TB, root string) {
 		t.Helper()
@@ -90,6 +102,12 @@ func detailsQ(answer *mcp.ElicitResult, has ...string) question {
 
 func signinQ(answer *mcp.ElicitResult) question {
 	return question{id: "signin", mode: "url", has: []string{"Sign in to GitHub"}, url: githubLogin, answer: answer}
+}
+
+// okQ is the question of confirm_action, which rotate_key and write_file
+// call as node confirm: its key is the call's path.
+func okQ(answer *mcp.ElicitResult, has ...string) question {
+	return question{id: "confirm/ok", has: has, answer: answer}
 }
 
 func issueQ(answer *mcp.ElicitResult, has ...string) question {
@@ -311,6 +329,26 @@ var flowCases = []flowCase{
 	{name: "no URL mode", tool: "github_signin", args: issueBody, only: []string{v20250618},
 		isError: true, want: []string{"needs a GitHub sign-in in the browser"}},
 
+	// rotate_key and write_file: a call of the private confirm_action,
+	// whose question is keyed by the call's path.
+	{name: "rotated", tool: "rotate_key", args: map[string]any{"key": "ci-deploy"},
+		asks: []question{okQ(accept(map[string]any{"proceed": true, "note": "quarterly"}), "Rotate the API key ci-deploy? Clients have 24 hours")},
+		want: []string{"Rotated ci-deploy: the new key is ", "the old one works for 24 more hours."}},
+	{name: "kept", tool: "rotate_key", args: map[string]any{"key": "ci-deploy"},
+		asks:       []question{okQ(declined)},
+		want:       []string{"Kept ci-deploy: the rotation was not confirmed."},
+		structured: map[string]any{"status": "kept", "key": "ci-deploy", "note": ""}},
+	{name: "new file", tool: "write_file", args: map[string]any{"path": "new.txt", "text": "fresh"},
+		want: []string{"Wrote 5 bytes to new.txt."}},
+	{name: "replaced", tool: "write_file", args: map[string]any{"path": "report.txt", "text": "fresh"}, files: reportFile,
+		asks:  []question{okQ(accept(map[string]any{"proceed": true}), "Replace report.txt? It has 11 bytes")},
+		want:  []string{"Wrote 5 bytes to report.txt."},
+		check: fileHas("report.txt", "fresh")},
+	{name: "not replaced", tool: "write_file", args: map[string]any{"path": "report.txt", "text": "fresh"}, files: reportFile,
+		asks:  []question{okQ(accept(map[string]any{"proceed": false}))},
+		want:  []string{"Kept report.txt as it was: replacing it was not confirmed."},
+		check: fileHas("report.txt", "hello world")},
+
 	// project_brief: these clients declare no roots, so its all node goes
 	// to its unavailable node; TestSamplingRootsAndAll drives sample,
 	// roots and all with clients that have them.
@@ -328,8 +366,9 @@ func TestExampleFlows(t *testing.T) {
 	}
 	for _, p := range progs {
 		// Approvals are answered on a page, not by the client:
-		// TestExampleRefundApproval drives them at every era.
-		if !covered[p.Name()] && !p.File().HasApprovals() {
+		// TestExampleRefundApproval drives them at every era. A private
+		// flow is not served: the cases of the flows that call it drive it.
+		if !covered[p.Name()] && !p.File().HasApprovals() && !p.Private() {
 			t.Errorf("example flow %s (%s) has no test case", p.Name(), p.File().Path)
 		}
 	}

@@ -138,6 +138,13 @@ func exampleFlows(t testing.TB) []*flow.Program {
 			}
 			examplesProg = append(examplesProg, p)
 		}
+		// Join call nodes to the flows they run (rotate_key and
+		// write_file call confirm_action), as project.Load does.
+		byName := map[string]*flow.Program{}
+		for _, p := range examplesProg {
+			byName[p.Name()] = p
+		}
+		flow.Link(examplesProg, func(name string) *flow.Program { return byName[name] })
 	})
 	if examplesErr != nil {
 		t.Fatal(examplesErr)

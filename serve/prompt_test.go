@@ -127,8 +127,14 @@ func TestPromptsList(t *testing.T) {
 						t.Errorf("tools/list lists the prompt %s", tool.Name)
 					}
 				}
-				if len(tools.Tools) != len(exampleFlows(t)) {
-					t.Errorf("tools/list has %d tools, want the %d example flows", len(tools.Tools), len(exampleFlows(t)))
+				exposed := 0 // the example flows but the private ones (expose: false)
+				for _, p := range exampleFlows(t) {
+					if !p.Private() {
+						exposed++
+					}
+				}
+				if len(tools.Tools) != exposed {
+					t.Errorf("tools/list has %d tools, want the %d exposed example flows", len(tools.Tools), exposed)
 				}
 				if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "signup"}); rpcErrorOf(err) == nil || rpcErrorOf(err).Code != jsonrpc.CodeInvalidParams {
 					t.Errorf("prompts/get of a tool: %v, want -32602", err)

@@ -135,7 +135,7 @@ func TestToolListSorted(t *testing.T) {
 	progs := exampleFlows(t)
 	reversed := slices.Clone(progs)
 	slices.Reverse(reversed)
-	want := []string{"book_meeting", "delete_file", "expense_approval", "github_signin", "project_brief", "refund_approval", "signup"}
+	want := []string{"book_meeting", "delete_file", "expense_approval", "github_signin", "project_brief", "refund_approval", "rotate_key", "signup", "write_file"}
 	for _, version := range []string{v20260728, v20251125, v20250618} {
 		for _, kind := range transports {
 			t.Run(version+"/"+string(kind), func(t *testing.T) {
