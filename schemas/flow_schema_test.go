@@ -754,6 +754,56 @@ kind: prompt
 nodes:
   - return:
       messages: [{text: a}]`},
+	{"call without id", false, "missing property 'id'", `
+nodes:
+  - call: confirm_action
+  - fail: x`},
+	{"link without id", false, "missing property 'id'", `
+nodes:
+  - link: receipt`},
+	{"call without a flow name", false, "/nodes/0/call", `
+nodes:
+  - id: c
+    call: " "
+  - fail: x`},
+	{"call of a name no flow can have", true, "/nodes/0/call", `
+nodes:
+  - id: c
+    call: confirm action
+  - fail: x`},
+	{"next on a link", false, "'next'", `
+nodes:
+  - id: l
+    link: receipt
+    next: l`},
+	{"on_error on a link", false, "'on_error'", `
+nodes:
+  - id: l
+    link: receipt
+    on_error: e
+  - id: e
+    fail: x`},
+	{"a step's key on a call", false, "'timeout'", `
+nodes:
+  - id: c
+    call: confirm_action
+    timeout: 5s
+  - fail: x`},
+	{"call with that is a list", false, "/nodes/0/with", `
+nodes:
+  - id: c
+    call: confirm_action
+    with: [a]
+  - fail: x`},
+	{"call and step in one node", false, "'step'", `
+nodes:
+  - id: c
+    call: confirm_action
+    step: fs.stat
+  - fail: x`},
+	{"expose that is a string", false, "/expose", `
+expose: "no"
+nodes: [{fail: x}]`},
 }
 
 func TestInvalidFlows(t *testing.T) {
@@ -789,6 +839,7 @@ description:
 expressions:
 input:
 output:
+expose:
 nodes: [{fail: x}]`},
 	{"vars and secrets", `
 vars:
@@ -901,6 +952,28 @@ nodes:
     ask: Sign in
     url: "{{ input.login_url }}"
   - fail: x`},
+	{"call and link", `
+expose: false
+nodes:
+  - id: confirm
+    call: confirm_action
+    with:
+      action: "Delete {{ input.path }}"
+      times: 2
+      tags: [a, "{{ input.tag }}"]
+    on_error: refused
+    next: handover
+  - id: bare
+    call: other.flow-v2
+    with:
+  - id: handover
+    link: receipt
+    with: {item: "{{ confirm.note }}"}
+  - id: refused
+    link: explain`},
+	{"expose true and empty", `
+expose: true
+nodes: [{fail: x}]`},
 }
 
 func TestValidFlows(t *testing.T) {
