@@ -8,13 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf16"
+
+	"github.com/flowserve/flowserve/internal/nvimtest"
 )
 
 // frames returns LSP messages framed as the base protocol frames them.
@@ -61,23 +61,6 @@ func TestLspCommand(t *testing.T) {
 			}
 		})
 	}
-}
-
-// nvimInstall says how to get Neovim; test failures quote it.
-const nvimInstall = "install it with `apt-get install -y neovim` (Debian, Ubuntu; as root; .ci/run does), or set NVIM to the path of a Neovim binary"
-
-// nvimPath returns the Neovim the editor test drives: $NVIM or nvim on
-// the PATH. Without one the test fails: CI installs it.
-func nvimPath(t testing.TB) string {
-	t.Helper()
-	if p := os.Getenv("NVIM"); p != "" {
-		return p
-	}
-	p, err := exec.LookPath("nvim")
-	if err != nil {
-		t.Fatalf("Neovim is not installed; the editor test needs it: %s", nvimInstall)
-	}
-	return p
 }
 
 // nvimScript drives Neovim's built-in LSP client as a user's setup
@@ -150,37 +133,6 @@ vim.fn.writefile({vim.fn.json_encode(results)}, env("OUT_FILE"))
 vim.cmd("qa!")
 `
 
-// nvimVersionRE reads the version nvim --version prints first.
-var nvimVersionRE = regexp.MustCompile(`NVIM v(\d+)\.(\d+)`)
-
-// editorSetup returns the Lua snippet docs/editors.md gives for Neovim
-// major.minor: the block after the paragraph that names its versions.
-func editorSetup(t *testing.T, major, minor int) string {
-	t.Helper()
-	doc, err := os.ReadFile("../docs/editors.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lead := "Neovim 0.11 and later"
-	switch {
-	case major == 0 && minor < 8:
-		lead = "Neovim 0.7 (Debian 12's)"
-	case major == 0 && minor < 11:
-		lead = "Neovim 0.8 to 0.10"
-	}
-	i := strings.Index(string(doc), "\n"+lead)
-	if i < 0 {
-		t.Fatalf("docs/editors.md has no paragraph starting %q", lead)
-	}
-	rest := string(doc)[i:]
-	start := strings.Index(rest, "```lua\n")
-	end := strings.Index(rest[start+7:], "```")
-	if start < 0 || end < 0 {
-		t.Fatalf("docs/editors.md has no Lua block after %q", lead)
-	}
-	return rest[start+7 : start+7+end]
-}
-
 // nvimFlow has a misspelt field after non-ASCII text.
 const nvimFlow = `name: nvim_demo
 description: Démo 🎉 flow.
@@ -198,20 +150,13 @@ nodes:
 // diagnostics at the right UTF-16 range, complete a form's fields,
 // hover, send an incremental change and get the diagnostics cleared.
 func TestLspNeovim(t *testing.T) {
-	nvim := nvimPath(t)
+	nvim, major, minor := nvimtest.Find(t)
 	bin := binary(t)
-	version, err := exec.Command(nvim, "--version").Output()
-	m := nvimVersionRE.FindStringSubmatch(string(version))
-	if err != nil || m == nil {
-		t.Fatalf("nvim --version: %v\n%s", err, version)
-	}
-	major, _ := strconv.Atoi(m[1])
-	minor, _ := strconv.Atoi(m[2])
 	dir := t.TempDir()
 	flowPath := filepath.Join(dir, "flows", "nvim_demo.yaml")
 	out := filepath.Join(dir, "out.json")
 	files := map[string]string{flowPath: nvimFlow, filepath.Join(dir, "drive.lua"): nvimScript,
-		filepath.Join(dir, "setup.lua"): editorSetup(t, major, minor)}
+		filepath.Join(dir, "setup.lua"): nvimtest.Setup(t, "../docs/editors.md", major, minor)}
 	for path, text := range files {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)

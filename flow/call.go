@@ -216,18 +216,11 @@ func (r *runner) linked(cn *cnode) (*Program, error) {
 // calleeArgs renders the call's with and prepares it as the callee's
 // arguments: its input schema's defaults added, checked against it.
 func (r *runner) calleeArgs(cn *cnode, callee *Program) (map[string]any, error) {
-	args := map[string]any{}
-	if cn.with != nil {
-		v, err := cn.with.eval(r.vars)
-		if err != nil {
-			return nil, err
-		}
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("with must be a map")
-		}
-		args = cloneJSON(m).(map[string]any)
+	args, err := r.with(cn)
+	if err != nil {
+		return nil, err
 	}
+	args = cloneJSON(args).(map[string]any)
 	args, violations := callee.prepare(args)
 	if len(violations) > 0 {
 		return nil, fmt.Errorf("the with of %s %s does not match the input of flow %s: %s", cn.n.Kind, cn.n.ID, callee.Name(), violationsText(violations))

@@ -112,20 +112,28 @@ func (r *runner) stepFailed(cn *cnode, msg string) (int, error) {
 	return cn.onError, nil
 }
 
+// with renders the with of a step, call or link node: {} when it has none.
+func (r *runner) with(cn *cnode) (map[string]any, error) {
+	if cn.with == nil {
+		return map[string]any{}, nil
+	}
+	v, err := cn.with.eval(r.vars)
+	if err != nil {
+		return nil, err
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("with must be a map")
+	}
+	return m, nil
+}
+
 // runAction renders the step's input and runs its action with the timeout and
 // retries the flow gives, returning the output as JSON.
 func (r *runner) runAction(cn *cnode, pos int) ([]byte, error) {
-	in := map[string]any{}
-	if cn.with != nil {
-		v, err := cn.with.eval(r.vars)
-		if err != nil {
-			return nil, err
-		}
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("with must be a map")
-		}
-		in = m
+	in, err := r.with(cn)
+	if err != nil {
+		return nil, err
 	}
 	if r.req.Mock != nil {
 		in = cn.action.WithDefaults(in)

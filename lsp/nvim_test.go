@@ -8,11 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/flowserve/flowserve/internal/nvimtest"
 )
 
 // serverEnv, set in the environment of the test binary, makes it the
@@ -89,33 +89,6 @@ vim.fn.writefile({vim.fn.json_encode(results)}, env("OUT_FILE"))
 vim.cmd("qa!")
 `
 
-// nvimSetup returns the Lua snippet docs/editors.md gives for Neovim
-// major.minor: the block after the paragraph that names its versions.
-func nvimSetup(t *testing.T, major, minor int) string {
-	t.Helper()
-	doc, err := os.ReadFile("../docs/editors.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lead := "Neovim 0.11 and later"
-	switch {
-	case major == 0 && minor < 8:
-		lead = "Neovim 0.7 (Debian 12's)"
-	case major == 0 && minor < 11:
-		lead = "Neovim 0.8 to 0.10"
-	}
-	_, rest, ok := strings.Cut(string(doc), "\n"+lead)
-	if !ok {
-		t.Fatalf("docs/editors.md has no paragraph starting %q", lead)
-	}
-	_, rest, ok = strings.Cut(rest, "```lua\n")
-	block, _, closed := strings.Cut(rest, "```")
-	if !ok || !closed {
-		t.Fatalf("docs/editors.md has no Lua block after %q", lead)
-	}
-	return block
-}
-
 // TestNeovimCallDefinition is go to definition across files in a real
 // editor: headless Neovim, set up as docs/editors.md says, starts the
 // server (this test binary, as flowserve on the PATH), shows the
@@ -123,20 +96,7 @@ func nvimSetup(t *testing.T, major, minor int) string {
 // call's flow name to that flow's name in its file. Without Neovim the
 // test fails, as cli's TestLspNeovim does: CI installs it.
 func TestNeovimCallDefinition(t *testing.T) {
-	nvim := os.Getenv("NVIM")
-	if nvim == "" {
-		var err error
-		if nvim, err = exec.LookPath("nvim"); err != nil {
-			t.Fatal("Neovim is not installed; the editor test needs it: install it with `apt-get install -y neovim` (Debian, Ubuntu; as root; .ci/run does), or set NVIM to the path of a Neovim binary")
-		}
-	}
-	version, err := exec.Command(nvim, "--version").Output()
-	m := regexp.MustCompile(`NVIM v(\d+)\.(\d+)`).FindStringSubmatch(string(version))
-	if err != nil || m == nil {
-		t.Fatalf("nvim --version: %v\n%s", err, version)
-	}
-	major, _ := strconv.Atoi(m[1])
-	minor, _ := strconv.Atoi(m[2])
+	nvim, major, minor := nvimtest.Find(t)
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +108,7 @@ func TestNeovimCallDefinition(t *testing.T) {
 	writeFlows(t, dir, map[string]string{
 		"bin/flowserve": fmt.Sprintf("#!/bin/sh\n%s=1 exec '%s' \"$@\"\n", serverEnv, self),
 		"drive.lua":     nvimCallScript,
-		"setup.lua":     nvimSetup(t, major, minor),
+		"setup.lua":     nvimtest.Setup(t, "../docs/editors.md", major, minor),
 	})
 	if err := os.Chmod(filepath.Join(bin, "flowserve"), 0o755); err != nil {
 		t.Fatal(err)
