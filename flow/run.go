@@ -244,7 +244,11 @@ func (r *runner) run() (*Result, error) {
 		if err := r.ctx.Err(); err != nil {
 			return r.fail(n, err)
 		}
-		r.trace = append(r.trace, r.prefix+cn.name)
+		if r.prefix == "" {
+			r.trace = append(r.trace, cn.name)
+		} else {
+			r.trace = append(r.trace, r.prefix+cn.name)
+		}
 		var (
 			next int
 			res  *Result
