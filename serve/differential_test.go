@@ -62,6 +62,12 @@ import (
 // JSON gets HTTP 400 and JSON-RPC's parse error, -32700 with a null id,
 // from flowserve, as JSON-RPC 2.0 says; go-sdk answers a plain-text 400,
 // or, for a message followed by trailing data, reads the message.
+//
+// A third (the cases marked repeated): a message whose envelope or params
+// repeat a member, in any case, gets HTTP 400 from flowserve, -32600 for
+// the envelope and -32602 for params, on every path; go-sdk keeps the last
+// and runs it. Two readers of one such body can read it two ways, which
+// let a scope check read one tool and dispatch run another (#27).
 
 // diffMaxBody is the body limit both handlers are given, small so that the
 // oversize cases stay small.
@@ -321,6 +327,10 @@ type diffCase struct {
 	// unparsable: the body is not JSON; go-sdk answers HTTP 400 in plain
 	// text, flowserve with JSON-RPC's -32700 (see the top of this file).
 	unparsable bool
+	// repeated: a member of the envelope (code -32600) or of params
+	// (-32602) repeats; flowserve refuses it with HTTP 400, go-sdk reads
+	// the last (see the top of this file).
+	repeated int64
 }
 
 // engineAnswer is flowserve's answer to an undecodable case: an HTTP
@@ -760,7 +770,7 @@ func diffCases(state, key string) []diffCase {
 		{name: "meta/progressToken", params: plain.meta("progressToken", "p1")},
 		{name: "meta/unknown key", params: plain.meta("example.com/x", []any{1}), lean: true},
 		{name: "meta/repeated", body: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"diff_plain","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}}`,
-			hdr: []hmod{set("Mcp-Name", "diff_plain")}},
+			hdr: []hmod{set("Mcp-Name", "diff_plain")}, repeated: -32602},
 
 		// Protocol versions.
 		{name: "version/unsupported", params: plain.meta("io.modelcontextprotocol/protocolVersion", "2099-01-01"), hdr: []hmod{set("Mcp-Protocol-Version", "2099-01-01")}},
@@ -808,15 +818,15 @@ func diffCases(state, key string) []diffCase {
 		{name: "body/no params", body: `{"jsonrpc":"2.0","id":7,"method":"tools/call"}`, hdr: []hmod{set("Mcp-Name", "diff_plain")}},
 		{name: "body/params null", body: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":null}`, hdr: []hmod{set("Mcp-Name", "diff_plain")}},
 		{name: "body/params an array", body: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":[]}`, hdr: []hmod{set("Mcp-Name", "diff_plain")}},
-		{name: "body/params repeated", body: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"diff_echo"},"params":` + mustJSON(plain) + `}`, hdr: []hmod{set("Mcp-Name", "diff_plain")}},
-		{name: "body/method repeated", body: strings.Replace(plainBody, `"method":"tools/call"`, `"method":"tools/list","method":"tools/call"`, 1), hdr: []hmod{set("Mcp-Name", "diff_plain")}},
+		{name: "body/params repeated", body: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"diff_echo"},"params":` + mustJSON(plain) + `}`, hdr: []hmod{set("Mcp-Name", "diff_plain")}, repeated: -32600},
+		{name: "body/method repeated", body: strings.Replace(plainBody, `"method":"tools/call"`, `"method":"tools/list","method":"tools/call"`, 1), hdr: []hmod{set("Mcp-Name", "diff_plain")}, repeated: -32600},
 		{name: "body/name not a string", params: plain.with("name", 5), hdr: []hmod{set("Mcp-Name", "5")}},
 		{name: "body/name null", params: plain.with("name", nil), hdr: []hmod{set("Mcp-Name", "diff_plain")}},
-		{name: "body/name repeated", body: strings.Replace(plainBody, `"name":"diff_plain"`, `"name":"diff_echo","name":"diff_plain"`, 1), hdr: []hmod{set("Mcp-Name", "diff_plain")}},
+		{name: "body/name repeated", body: strings.Replace(plainBody, `"name":"diff_plain"`, `"name":"diff_echo","name":"diff_plain"`, 1), hdr: []hmod{set("Mcp-Name", "diff_plain")}, repeated: -32602},
 		{name: "body/arguments repeated", body: strings.Replace(echoBody, `"arguments":{"region":"eu"}`, `"arguments":{"region":"us"},"arguments":{"region":"eu"}`, 1),
-			hdr: []hmod{set("Mcp-Name", "diff_echo"), region("eu")}},
+			hdr: []hmod{set("Mcp-Name", "diff_echo"), region("eu")}, repeated: -32602},
 		{name: "body/arguments repeated, header names the first", body: strings.Replace(echoBody, `"arguments":{"region":"eu"}`, `"arguments":{"region":"us"},"arguments":{"query":"q"}`, 1),
-			hdr: []hmod{set("Mcp-Name", "diff_echo"), region("us")}},
+			hdr: []hmod{set("Mcp-Name", "diff_echo"), region("us")}, repeated: -32602},
 		{name: "body/invalid UTF-8", body: strings.Replace(plainBody, `"arguments":{}`, "\"arguments\":{\"q\":\"\xff\"}", 1), hdr: []hmod{set("Mcp-Name", "diff_plain")}},
 		{name: "body/requestState not a string", params: plain.with("requestState", 5)},
 		{name: "body/requestState null", params: plain.with("requestState", nil), lean: true},
@@ -922,6 +932,12 @@ func TestDifferentialLeanPath(t *testing.T) {
 				}
 				if got.Status != http.StatusBadRequest || got.Kind != "json-rpc" || got.Code != -32700 || got.ID != "null" {
 					t.Errorf("flowserve: %v, want HTTP 400 and JSON-RPC -32700 with a null id", got)
+				}
+				return
+			}
+			if c.repeated != 0 {
+				if got.Status != http.StatusBadRequest || got.Code != c.repeated {
+					t.Errorf("flowserve: %v, want HTTP 400 and %d for a repeated member", got, c.repeated)
 				}
 				return
 			}

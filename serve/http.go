@@ -214,6 +214,9 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 			return
 		}
 		if !leanEligible(r) {
+			if r.Method == http.MethodPost && refuseDuplicates(w, r, opts.MaxRequestBodyBytes) {
+				return
+			}
 			stateless.ServeHTTP(w, r.WithContext(withBase(r.Context(), requestBase(r))))
 			return
 		}
@@ -375,7 +378,7 @@ func (s *Server) serveSessions(w http.ResponseWriter, r *http.Request, h http.Ha
 	}
 	if mediaType(r.Header.Get("Content-Type")) == "application/json" {
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
-		if err == nil && int64(len(body)) <= maxBody && writeParseError(w, body) {
+		if err == nil && int64(len(body)) <= maxBody && (writeParseError(w, body) || writeDuplicateError(w, body)) {
 			return
 		}
 		r.Body = readCloser{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
@@ -432,6 +435,28 @@ func writeParseError(w http.ResponseWriter, body []byte) bool {
 	}
 	writeRPCError(w, http.StatusBadRequest, json.RawMessage("null"), &jsonrpc.Error{Code: codeParseError, Message: msg})
 	return true
+}
+
+// writeDuplicateError answers a body whose messages repeat a member
+// (readTargets) with 400 and the error saying which, and reports whether
+// it did.
+func writeDuplicateError(w http.ResponseWriter, body []byte) bool {
+	_, rpcErr := readTargets(body)
+	if rpcErr == nil {
+		return false
+	}
+	writeRPCError(w, http.StatusBadRequest, requestID(bytes.TrimSpace(body)), rpcErr)
+	return true
+}
+
+// refuseDuplicates reads r's body, answers it as writeDuplicateError
+// does when a member repeats, and otherwise leaves the body to be read
+// again. A body over maxBody is left to the handler after it, which
+// answers 413.
+func refuseDuplicates(w http.ResponseWriter, r *http.Request, maxBody int64) bool {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	r.Body = readCloser{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+	return err == nil && int64(len(body)) <= maxBody && writeDuplicateError(w, body)
 }
 
 // refuseSession answers a request that would open a session with 503 and

@@ -43,6 +43,9 @@ type leanRequest struct {
 
 	// client is the client _meta describes, once validateLean has read it.
 	client flow.Client
+	// dup, when decoding stopped at a member that repeats, is the error
+	// refusing the request (see readTargets).
+	dup *jsonrpc.Error
 }
 
 // leanParams are tools/call (or prompts/get) params, with the answers
@@ -86,6 +89,14 @@ func (s *Server) serveLean(w http.ResponseWriter, r *http.Request, maxBody int64
 		if writeParseError(w, body) {
 			return
 		}
+		if req.dup != nil {
+			writeRPCError(w, http.StatusBadRequest, requestID(body), req.dup)
+			return
+		}
+		if writeDuplicateError(w, body) {
+			// A batch, or a message the lean path leaves to others.
+			return
+		}
 		if isTasksMethod(req.Method) {
 			s.serveTasks(w, r, body)
 			return
@@ -108,10 +119,9 @@ func (s *Server) serveLean(w http.ResponseWriter, r *http.Request, maxBody int64
 // decodeLeanRequest decodes body into req and reports whether the lean
 // path serves it: a well-formed tools/call or prompts/get with params and
 // an id, whose envelope go-sdk reads as decodeLean does. It is not when
-// the SDK would read it otherwise: nested deeper than the SDK allows, an
-// id it would not echo as sent (leanID), or arguments given twice (the SDK
-// merges them to check the Mcp-Param headers and keeps the last for the
-// tool). The answers and a prompt's arguments are brought into the SDK's
+// the SDK would read it otherwise (nested deeper than the SDK allows, an
+// id it would not echo as sent: leanID), nor when a member repeats
+// (req.dup then says which: see readTargets). The answers and a prompt's arguments are brought into the SDK's
 // form later (leanParams.asSDK).
 func decodeLeanRequest(body []byte, req *leanRequest) bool {
 	return withinSDKDepth(body) && decodeLean(body, req) == nil && req.JSONRPC == "2.0" &&
@@ -244,6 +254,10 @@ func (s *Server) callLean(w http.ResponseWriter, r *http.Request, req *leanReque
 		writeRPCError(w, http.StatusBadRequest, req.ID, &jsonrpc.Error{Code: codeInvalidParams, Message: fmt.Sprintf("unknown %s %q", kind, req.Params.Name)})
 		return
 	}
+	if rpcErr := scopeRefusal(authenticated(r.Context()), p); rpcErr != nil {
+		writeRPCError(w, http.StatusForbidden, req.ID, rpcErr)
+		return
+	}
 	ctx := r.Context()
 	if s.opts.Host != nil {
 		ctx = actions.WithHost(ctx, s.opts.Host)
@@ -354,7 +368,12 @@ func decodeLean(body []byte, req *leanRequest) error {
 		*dst = s
 		return nil
 	}
+	var envelope memberSet
 	return jsonx.Fields(body, func(k, raw []byte) error {
+		if envelope.add(envelopeNames[:], k) {
+			req.dup = duplicateError(k, false)
+			return errDuplicate
+		}
 		switch string(k) {
 		case "jsonrpc":
 			return str(raw, &req.JSONRPC)
@@ -368,8 +387,12 @@ func decodeLean(body []byte, req *leanRequest) error {
 			}
 			p := &leanParams{}
 			req.Params = p
-			args := 0
+			var members memberSet
 			return jsonx.Fields(raw, func(k, raw []byte) error {
+				if members.add(paramsNames[:], k) {
+					req.dup = duplicateError(k, true)
+					return errDuplicate
+				}
 				switch string(k) {
 				case "_meta":
 					if p.Meta == nil {
@@ -382,9 +405,6 @@ func decodeLean(body []byte, req *leanRequest) error {
 				case "name":
 					return str(raw, &p.Name)
 				case "arguments":
-					if args++; args > 1 {
-						return errNotLean
-					}
 					p.Arguments = raw
 				case "inputResponses":
 					if string(raw) == "null" {

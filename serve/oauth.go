@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/flowserve/flowserve/flow"
@@ -77,7 +78,7 @@ func (s *Server) checkOAuth(w http.ResponseWriter, r *http.Request, o *OAuth, ma
 	if !ok {
 		s.metrics.Rejected.WithLabelValues(metrics.RejectUnauthorized).Inc()
 		ch := oauth.Challenge{ResourceMetadata: meta}
-		if p := s.calledProgram(r, maxBody); p != nil {
+		if p, _, _ := s.calledProgram(r, maxBody); p != nil {
 			ch.Scopes = p.Scopes()
 		}
 		writeChallenge(w, http.StatusUnauthorized, ch, "Unauthorized: this server needs an OAuth access token (Authorization: Bearer)")
@@ -100,7 +101,12 @@ func (s *Server) checkOAuth(w http.ResponseWriter, r *http.Request, o *OAuth, ma
 		http.Error(w, "Service Unavailable: the access token cannot be checked now; try again", http.StatusServiceUnavailable)
 		return nil, false
 	}
-	if prog := s.calledProgram(r, maxBody); prog != nil {
+	prog, rpcErr, id := s.calledProgram(r, maxBody)
+	if rpcErr != nil {
+		writeRPCError(w, http.StatusBadRequest, id, rpcErr)
+		return nil, false
+	}
+	if prog != nil {
 		if missing := p.Missing(prog.Scopes()); len(missing) > 0 {
 			s.metrics.Rejected.WithLabelValues(metrics.RejectScope).Inc()
 			s.log.Info("call refused: the token lacks scopes", flowKind(prog), prog.Name(), "sub", p.Subject, "missing", strings.Join(missing, " "))
@@ -136,49 +142,56 @@ func writeChallenge(w http.ResponseWriter, status int, ch oauth.Challenge, msg s
 
 // calledProgram returns the flow a POST calls (tools/call or
 // prompts/get, one message or any of a batch) when it requires scopes, or
-// nil. It reads the body and leaves it to be read again; it reads none
-// when no served flow requires scopes.
-func (s *Server) calledProgram(r *http.Request, maxBody int64) *flow.Program {
+// nil; or the error refusing a body whose members repeat (readTargets),
+// which no path dispatches, and the id to answer it with. It reads the body as go-sdk and the lean path
+// do (readTargets) and leaves it to be read again; it reads none when no
+// served flow requires scopes. Dispatch checks the scopes of the program
+// it runs again (scopeRefusal), so a body read otherwise there still
+// cannot run a flow the token does not grant.
+func (s *Server) calledProgram(r *http.Request, maxBody int64) (*flow.Program, *jsonrpc.Error, json.RawMessage) {
 	if r.Method != http.MethodPost || !s.scoped.Load() {
-		return nil
+		return nil, nil, nil
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 	r.Body = readCloser{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
 	if err != nil || int64(len(body)) > maxBody {
-		return nil
+		return nil, nil, nil
 	}
-	type call struct {
-		Method string `json:"method"`
-		Params struct {
-			Name string `json:"name"`
-		} `json:"params"`
-	}
-	var calls []call
-	if body = bytes.TrimSpace(body); len(body) > 0 && body[0] == '[' {
-		if json.Unmarshal(body, &calls) != nil {
-			return nil
-		}
-	} else {
-		var c call
-		if json.Unmarshal(body, &c) != nil {
-			return nil
-		}
-		calls = []call{c}
+	targets, rpcErr := readTargets(body)
+	if rpcErr != nil {
+		return nil, rpcErr, requestID(bytes.TrimSpace(body))
 	}
 	var worst *flow.Program
-	for _, c := range calls {
+	for _, c := range targets {
 		var p *flow.Program
-		switch c.Method {
+		switch c.method {
 		case "tools/call":
-			p = s.servedOrRemoved(c.Params.Name, false)
+			p = s.servedOrRemoved(c.name, false)
 		case "prompts/get":
-			p = s.servedOrRemoved(c.Params.Name, true)
+			p = s.servedOrRemoved(c.name, true)
 		}
 		if p != nil && len(p.Scopes()) > 0 && (worst == nil || len(p.Scopes()) > len(worst.Scopes())) {
 			worst = p
 		}
 	}
-	return worst
+	return worst, nil, nil
+}
+
+// scopeRefusal returns the error refusing a call of p by caller, whose
+// token lacks a scope p requires, or nil. Dispatch checks it on the
+// program it is about to run, read from the request it dispatches; the
+// HTTP guard (checkOAuth) has answered such a call 403 before, unless
+// it read the request otherwise.
+func scopeRefusal(caller *oauth.Principal, p *flow.Program) *jsonrpc.Error {
+	if caller == nil {
+		return nil
+	}
+	missing := caller.Missing(p.Scopes())
+	if len(missing) == 0 {
+		return nil
+	}
+	return &jsonrpc.Error{Code: codeInvalidRequest, Message: fmt.Sprintf("Forbidden: the %s %s needs the scopes %s; the access token lacks %s",
+		p.Name(), flowKind(p), strings.Join(p.Scopes(), " "), strings.Join(missing, " "))}
 }
 
 // servedOrRemoved returns the program a call of the tool (or prompt)

@@ -27,11 +27,12 @@ type oauthServer struct {
 	base     string // http://127.0.0.1:port
 	endpoint string // base + /mcp, the resource and the tokens' audience
 	srv      *serve.Server
+	oauth    *serve.OAuth // the server's OAuth configuration
 }
 
 // startOAuth serves the example flows, deploy_scoped and deploy_task with
 // OAuth on: JWTs checked against the keys, opaque tokens introspected.
-func startOAuth(t *testing.T, hide bool) *oauthServer {
+func startOAuth(t testing.TB, hide bool) *oauthServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -48,9 +49,8 @@ func startOAuth(t *testing.T, hide bool) *oauthServer {
 	}
 	progs := append(compileExamples(t, flow.Env{}), testFlow(t, "deploy_scoped", flow.Env{}), testFlow(t, "deploy_task", flow.Env{}))
 	o.srv = serverWith(t, progs, serve.Options{})
-	hs := httptest.NewUnstartedServer(o.srv.HTTPHandler(serve.HTTPOptions{
-		OAuth: &serve.OAuth{Verifier: v, Issuer: o.as.Issuer(), HideTools: hide},
-	}))
+	o.oauth = &serve.OAuth{Verifier: v, Issuer: o.as.Issuer(), HideTools: hide}
+	hs := httptest.NewUnstartedServer(o.srv.HTTPHandler(serve.HTTPOptions{OAuth: o.oauth}))
 	hs.Listener.Close()
 	hs.Listener = ln
 	hs.Start()
@@ -59,7 +59,7 @@ func startOAuth(t *testing.T, hide bool) *oauthServer {
 }
 
 // token gets an access token for sub granting scopes, with an email.
-func (o *oauthServer) token(t *testing.T, sub string, scopes ...string) string {
+func (o *oauthServer) token(t testing.TB, sub string, scopes ...string) string {
 	return o.as.Token(t, oauthtest.TokenRequest{Subject: sub, Scopes: scopes, Claims: map[string]any{"email": sub + "@example.com"}})
 }
 

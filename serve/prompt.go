@@ -42,6 +42,9 @@ func (s *Server) promptHandler(name string) mcp.PromptHandler {
 		if !ok {
 			return nil, invalidParams(fmt.Sprintf("unknown prompt %q", name))
 		}
+		if rpcErr := scopeRefusal(sdkPrincipal(req), p); rpcErr != nil {
+			return nil, rpcErr
+		}
 		if s.opts.Host != nil {
 			ctx = actions.WithHost(ctx, s.opts.Host)
 		}

@@ -513,6 +513,9 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		if !ok {
 			return nil, invalidParams(fmt.Sprintf("unknown tool %q", name))
 		}
+		if rpcErr := scopeRefusal(sdkPrincipal(req), p); rpcErr != nil {
+			return nil, rpcErr
+		}
 		if s.opts.Host != nil {
 			ctx = actions.WithHost(ctx, s.opts.Host)
 		}

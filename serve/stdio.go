@@ -96,7 +96,7 @@ func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
 }
 
 // checkMessage reports whether msg is a JSON-RPC message or a batch of
-// them; when it is not, the code and reason of the error to answer, and
+// them, none of whose members repeats (readTargets); when it is not, the code and reason of the error to answer, and
 // the request's id when one can be read.
 func checkMessage(msg []byte) (id any, code int64, reason string) {
 	if !json.Valid(msg) {
@@ -121,6 +121,11 @@ func checkMessage(msg []byte) (id any, code int64, reason string) {
 			_ = json.Unmarshal(m, &head)
 			return head.ID, codeInvalidRequest, "Invalid Request: " + err.Error()
 		}
+	}
+	if _, rpcErr := readTargets(msg); rpcErr != nil {
+		var id any
+		_ = json.Unmarshal(requestID(msg), &id)
+		return id, rpcErr.Code, rpcErr.Message
 	}
 	return nil, 0, ""
 }
