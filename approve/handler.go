@@ -20,6 +20,9 @@ type Page struct {
 	To      string         // who is asked
 	For     string         // on whose behalf the tool was called (the caller, e.g. a client name or user), "" when unknown
 	Expires time.Time      // until when the link works
+	// Caller is the subject, at the issuer, of the OAuth caller whose run
+	// asks, or "" when unknown: with sign-in, they may not answer it.
+	Caller string
 }
 
 // Answer is what the person submitted.
@@ -144,6 +147,9 @@ func (h *handler) get(w http.ResponseWriter, r *http.Request, token string) {
 			h.begin(w, r, token)
 			return
 		}
+		if h.refuse(w, p, who) {
+			return
+		}
 	}
 	cookie := ensureCSRFCookie(w, r)
 	f := newForm(p, defaults(p.Schema), nil, nil)
@@ -186,6 +192,10 @@ func (h *handler) post(w http.ResponseWriter, r *http.Request, token string) {
 			h.write(w, http.StatusForbidden, noticeSignedOut)
 			return
 		}
+		if h.refuse(w, p, a.Approver) {
+			h.log.Info("approval form refused", "task", t.Task, "key", t.Key, "sub", a.Approver.Subject, "reason", "not an approver of this question")
+			return
+		}
 		a.By = a.Approver.Subject
 	} else {
 		nameErr = nameProblem(a.By)
@@ -206,6 +216,18 @@ func (h *handler) post(w http.ResponseWriter, r *http.Request, token string) {
 		return
 	}
 	h.submit(w, r, t, token, p, a)
+}
+
+// refuse writes the page telling who, signed in, that they may not
+// answer p's question (see Page.refusal), and reports whether it did.
+func (h *handler) refuse(w http.ResponseWriter, p *Page, who *Approver) bool {
+	why := p.refusal(who)
+	if why == "" {
+		return false
+	}
+	h.write(w, http.StatusForbidden, view{Heading: "You cannot answer this question",
+		Lines: []string{why, "You are signed in as " + who.display() + "."}})
+	return true
 }
 
 // nameProblem returns what is wrong with the name an answerer typed, or

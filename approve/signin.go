@@ -41,6 +41,9 @@ type Approver struct {
 	Subject string // the ID token's sub
 	Name    string // its name, or ""
 	Email   string // its email, or ""
+	// EmailVerified is the ID token's email_verified: only a verified
+	// email matches a question addressed to it.
+	EmailVerified bool `json:",omitempty"`
 }
 
 // display names the approver for people: the name, else the email, else
@@ -198,13 +201,15 @@ func (h *handler) exchange(r *http.Request, code string, st *signInState) (*Appr
 		return nil, errors.New("the ID token's nonce is not the sign-in's")
 	}
 	var claims struct {
-		Name  string `json:"name"`
-		Email string `json:"email"`
+		Name          string `json:"name"`
+		Email         string `json:"email"`
+		EmailVerified any    `json:"email_verified"` // a boolean, or (some issuers) "true"
 	}
 	if err := id.Claims(&claims); err != nil {
 		return nil, fmt.Errorf("read the ID token's claims: %w", err)
 	}
-	return &Approver{Subject: id.Subject, Name: claims.Name, Email: claims.Email}, nil
+	verified := claims.EmailVerified == true || claims.EmailVerified == "true"
+	return &Approver{Subject: id.Subject, Name: claims.Name, Email: claims.Email, EmailVerified: verified}, nil
 }
 
 // approver returns who signed in for token in this browser, or nil.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/flowserve/flowserve/approve"
 	"github.com/flowserve/flowserve/flow"
@@ -103,11 +104,30 @@ func (s *Server) awaitApproval(t *tasks.Task, ap *flow.Approval) error {
 // has no webhook, since then the caller is the only one who can pass it
 // on.
 func waitingMessage(a *tasks.Approval) string {
-	msg := fmt.Sprintf("waiting for %s to answer %q (until %s)", a.To, a.Node, wireTime(a.Expires))
-	if a.Webhook == "" {
-		msg += " at " + a.Link
+	return fmt.Sprintf("waiting for %s to answer %q (until %s)", a.To, a.Node, wireTime(a.Expires)) + linkFor(a)
+}
+
+// redactLink returns an approval link with all but the first characters
+// of its token cut, for logs: enough to tell links apart, too little to
+// answer with.
+func redactLink(link string) string {
+	i := strings.LastIndex(link, approve.Path(""))
+	if i < 0 {
+		return "[redacted]"
 	}
-	return msg
+	token := link[i+len(approve.Path("")):]
+	return link[:i] + approve.Path(token[:min(len(token), 6)]) + "…[redacted]"
+}
+
+// linkFor returns how a message to the caller names where approval a
+// is answered: " at <link>" when the ask has no other channel (the
+// caller passes it on), else "" (the link went only to the webhook: a
+// link in the caller's hands would let them answer their own request).
+func linkFor(a *tasks.Approval) string {
+	if a.Webhook != "" {
+		return ""
+	}
+	return " at " + a.Link
 }
 
 // approvalWaiting does what follows a task's entering approval wait, once
@@ -122,13 +142,14 @@ func (s *Server) approvalWaiting(ctx context.Context, t *tasks.Task) {
 		}
 	}
 	s.metrics.Approvals.WithLabelValues(t.Tool, "asked").Inc()
-	attrs := []any{"task", t.ID, "tool", t.Tool, "ask", a.Node, "to", a.To, "expires", a.Expires}
-	if a.Webhook == "" {
-		// Nobody else learns the link: whoever runs the server may pass
-		// it on.
-		attrs = append(attrs, "link", a.Link)
+	// The link is a credential: the log shows only its start, and where
+	// it went (the webhook, or the caller, who is to pass it on).
+	sentTo := "caller"
+	if a.Webhook != "" {
+		sentTo = "webhook"
 	}
-	s.log.Info("approval waiting", attrs...)
+	s.log.Info("approval waiting", "task", t.ID, "tool", t.Tool, "ask", a.Node, "to", a.To, "expires", a.Expires,
+		"link", redactLink(a.Link), "sent_to", sentTo)
 	if a.Webhook != "" {
 		s.notify(t, a)
 	}
@@ -265,6 +286,9 @@ func (b pages) Page(ctx context.Context, tk approve.Ticket) (*approve.Page, erro
 	}
 	pg := &approve.Page{Tool: t.Tool, Message: req.Params.Message, Schema: req.Params.Schema,
 		To: t.Approval.To, For: onBehalfOf(t), Expires: t.Approval.Expires}
+	if t.Identity != nil {
+		pg.Caller = t.Identity.Subject // with sign-in, they may not answer it
+	}
 	if p, ok := b.s.runProgram(ctx, t.Tool, t.Version); ok {
 		pg.Title = p.Title()
 	}

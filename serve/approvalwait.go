@@ -16,8 +16,10 @@ import (
 // the run is kept as a task no client sees, whose page takes the answer
 // as any other's, and the call polls the store for it, telling the caller
 // how it waits in progress notifications, up to Options.MaxWait. It then
-// ends with an error result carrying the link, so the caller can pass it
-// on; the task goes on on a worker once the page is answered.
+// ends with an error result; when the ask has no webhook, the progress
+// and the result carry the link, so the caller can pass it on (with a
+// webhook, the link goes only there). The task goes on on a worker once
+// the page is answered.
 
 // tellFunc sends the caller a progress notification while its call
 // waits. Nil sends none.
@@ -52,7 +54,7 @@ func (s *Server) waitInline(ctx context.Context, p *flow.Program, fr *flow.Reque
 			// Between the progress of the steps before the approval
 			// and of those after it (see progressHook).
 			waited := min(float64(now.Sub(start))/float64(s.opts.MaxWait), 0.99)
-			tell(fmt.Sprintf("waiting for %s to answer %q at %s (until %s)", a.To, a.Node, a.Link, wireTime(a.Expires)),
+			tell(fmt.Sprintf("waiting for %s to answer %q%s (until %s)", a.To, a.Node, linkFor(a), wireTime(a.Expires)),
 				float64(2*ap.Position+1)+waited)
 		}
 		select {
@@ -69,11 +71,22 @@ func (s *Server) waitInline(ctx context.Context, p *flow.Program, fr *flow.Reque
 		case state != "":
 			return state, nil, nil
 		case done:
-			return "", flowErrorResult(fmt.Sprintf(
-				"The %s tool is waiting for %s to answer %q at %s (the link works until %s). This call cannot wait longer; pass the link on if they have not received it. The run goes on when it is answered.",
-				p.Name(), a.To, a.Node, a.Link, a.Expires.UTC().Format(time.RFC1123))), nil
+			return "", flowErrorResult(waitOverMessage(p, a)), nil
 		}
 	}
+}
+
+// waitOverMessage is the error result of a call that waited for approval
+// a as long as it may. The link is in it only when the ask has no other
+// channel, for the caller to pass on (see linkFor).
+func waitOverMessage(p *flow.Program, a *tasks.Approval) string {
+	until := a.Expires.UTC().Format(time.RFC1123)
+	if a.Webhook != "" {
+		return fmt.Sprintf("The %s tool is waiting for %s to answer %q; the link was sent to them and works until %s. This call cannot wait longer. The run goes on when it is answered.",
+			p.Name(), a.To, a.Node, until)
+	}
+	return fmt.Sprintf("The %s tool is waiting for %s to answer %q at %s (the link works until %s). This call cannot wait longer; pass the link on if they have not received it. The run goes on when it is answered.",
+		p.Name(), a.To, a.Node, a.Link, until)
 }
 
 // lookInline looks at the task a call waits for once: it returns the

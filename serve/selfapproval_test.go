@@ -1,0 +1,196 @@
+package serve_test
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/flowserve/flowserve/approve"
+	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/internal/oauthtest"
+	"github.com/flowserve/flowserve/oauth"
+	"github.com/flowserve/flowserve/serve"
+)
+
+// The self-approval of #27: a caller without tasks got the approval link
+// in every progress notification and in the final error result even when
+// the ask had a webhook, and with sign-in any account at the issuer (the
+// caller included) could answer.
+
+// TestApprovalLinkOnlyToWebhook: with a webhook, a session client's
+// progress notifications and the error result of a call that waited as
+// long as it may never carry the link; without one they do (the caller
+// is the only channel).
+func TestApprovalLinkOnlyToWebhook(t *testing.T) {
+	for _, withHook := range []bool{true, false} {
+		name := map[bool]string{true: "webhook", false: "no webhook"}[withHook]
+		t.Run(name, func(t *testing.T) {
+			ctx := testCtx(t)
+			args := map[string]any{"amount": 13, "manager": "ana"}
+			var h *hook
+			if withHook {
+				var hookURL string
+				h, hookURL = newHook(t, 0)
+				args["hook"] = hookURL
+			}
+			srv, _ := approvalServer(t, "1h", serve.Options{MaxWait: 400 * time.Millisecond})
+			var told, linked atomic.Int32
+			client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
+				ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+					if strings.Contains(req.Params.Message, "waiting for ana") {
+						told.Add(1)
+					}
+					if strings.Contains(req.Params.Message, serve.ApprovePath) {
+						linked.Add(1)
+					}
+				}})
+			cs := connect(t, ctx, srv, overHTTP, v20251125, client, nil)
+			params := &mcp.CallToolParams{Name: "refund", Arguments: args}
+			params.SetProgressToken("p")
+			res, err := cs.CallTool(ctx, params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := res.Content[0].(*mcp.TextContent).Text
+			if !res.IsError || !strings.Contains(text, "waiting for ana") {
+				t.Fatalf("result: %+v %s", res, text)
+			}
+			if told.Load() == 0 {
+				t.Error("no progress notification while the call waited")
+			}
+			hasLink := strings.Contains(text, serve.ApprovePath)
+			if withHook {
+				if hasLink || linked.Load() != 0 {
+					t.Errorf("the caller got the link although the webhook has it: result %q, %d notifications with it", text, linked.Load())
+				}
+				if link := h.first(t); !linkPattern.MatchString(link) {
+					t.Errorf("the webhook got no link: %q", link)
+				}
+			} else if !hasLink || linked.Load() == 0 {
+				t.Errorf("without a webhook the caller must get the link: result %q, %d notifications with it", text, linked.Load())
+			}
+		})
+	}
+}
+
+// TestApprovalSignInWhoMayAnswer: with sign-in, the run's own caller
+// cannot answer, even when the question names them; someone the question
+// does not name cannot answer; the person it names (by verified email, or
+// user:<sub>) can.
+func TestApprovalSignInWhoMayAnswer(t *testing.T) {
+	ctx := testCtx(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String()
+	endpoint := base + serve.EndpointPath
+	as := oauthtest.New(t, oauthtest.Options{Audience: endpoint})
+	ana := oauthtest.User{Username: "ana", Password: "s3cret-pass", Subject: "user-ana", Email: "ana@example.com", Name: "Ana"}
+	boss := oauthtest.User{Username: "boss", Password: "s3cret-pass", Subject: "user-boss", Email: "boss@example.com", Name: "Boss"}
+	mal := oauthtest.User{Username: "mal", Password: "s3cret-pass", Subject: "user-mal", Email: "mal@example.com", Name: "Mal"}
+	for _, u := range []oauthtest.User{ana, boss, mal} {
+		as.AddUser(u)
+	}
+	id, secret := as.WebClient(base + approve.SignInPath)
+	signIn, err := approve.NewSignIn(ctx, approve.SignInConfig{Issuer: as.Issuer(), ClientID: id, ClientSecret: secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := oauth.NewVerifier(ctx, oauth.Config{Issuer: as.Issuer(), Audience: endpoint})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := serverWith(t, []*flow.Program{refundProgram(t, "1h")}, serve.Options{PollInterval: 50 * time.Millisecond, ApprovalSignIn: signIn})
+	hs := httptest.NewUnstartedServer(srv.HTTPHandler(serve.HTTPOptions{OAuth: &serve.OAuth{Verifier: v, Issuer: as.Issuer()}}))
+	hs.Listener.Close()
+	hs.Listener = ln
+	hs.Start()
+	t.Cleanup(hs.Close)
+	anaToken := bearer(as.Token(t, oauthtest.TokenRequest{Subject: ana.Subject}))
+
+	// ask starts a refund as Ana, addressed to `to`, and returns its link
+	// (from the webhook: the caller is not given it).
+	ask := func(to string) string {
+		h, hookURL := newHook(t, 0)
+		var task wireTask
+		postRaw(t, ctx, endpoint, anaToken, "tools/call", callParams("refund", map[string]any{"amount": 50, "manager": to, "hook": hookURL}, tasksCaps)).result(t, &task)
+		if task.TaskID == "" {
+			t.Fatalf("no task: %+v", task)
+		}
+		return h.first(t)
+	}
+	tests := []struct {
+		name, to string
+		who      oauthtest.User
+		ok       bool
+		want     string
+	}{
+		{"the caller, named by sub", "user:user-ana", ana, false, "You made this request"},
+		{"the caller, named by email", "ana@example.com", ana, false, "You made this request"},
+		{"someone not named", "boss@example.com", mal, false, "This question is for boss@example.com"},
+		{"named by email, another case", "Boss@Example.com", boss, true, ""},
+		{"named by user:sub", "user:user-boss", boss, true, ""},
+		{"named by a bare sub", "user-boss", boss, true, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			link := ask(tt.to)
+			b := signedInBrowser(t, as, link, tt.who)
+			status, page := b.get(link)
+			if !tt.ok {
+				if status != http.StatusForbidden || strings.Contains(page, `name="csrf"`) || !strings.Contains(page, tt.want) {
+					t.Fatalf("GET as %s: %d\n%s", tt.who.Username, status, page)
+				}
+				// Nor can they post an answer.
+				form := approveValues("", map[string]string{"approve": "true"})
+				form.Set("csrf", "x")
+				req, _ := http.NewRequest(http.MethodPost, link, strings.NewReader(form.Encode()))
+				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+				req.Header.Set("Sec-Fetch-Site", "same-origin")
+				if resp, err := b.hc.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+					t.Fatalf("POST as %s: %v %v, want 403", tt.who.Username, resp, err)
+				}
+				return
+			}
+			if status != http.StatusOK || !strings.Contains(page, `name="csrf"`) {
+				t.Fatalf("GET as %s: %d\n%s", tt.who.Username, status, page)
+			}
+			if status, page := b.submit(link, approveValues("", map[string]string{"approve": "true"}), false); status != http.StatusOK {
+				t.Fatalf("POST as %s: %d\n%s", tt.who.Username, status, page)
+			}
+		})
+	}
+}
+
+// signedInBrowser signs who in at as for link's page and returns the
+// browser.
+func signedInBrowser(t *testing.T, as *oauthtest.Server, link string, who oauthtest.User) *browser {
+	t.Helper()
+	b := newBrowser(t)
+	noFollow := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	b.hc.CheckRedirect = noFollow
+	resp, err := b.hc.Get(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	back := as.Login(t, resp.Header.Get("Location"), who)
+	resp, err = b.hc.Get(back.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("back from the issuer as %s: %d", who.Username, resp.StatusCode)
+	}
+	b.hc.CheckRedirect = nil
+	return b
+}
