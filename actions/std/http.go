@@ -29,13 +29,14 @@ const (
 var httpMethods = []any{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
 
 type httpIn struct {
-	Method  string            `json:"method,omitempty" jsonschema:"The HTTP method."`
-	URL     string            `json:"url" jsonschema:"The absolute http:// or https:// URL to request."`
-	Headers map[string]string `json:"headers,omitempty" jsonschema:"Request headers, name to value."`
-	Query   map[string]string `json:"query,omitempty" jsonschema:"Query parameters added to the URL, name to value; a parameter already in the URL with the same name is replaced."`
-	JSON    json.RawMessage   `json:"json,omitempty" jsonschema:"A request body of any JSON value, sent as application/json. Not together with text."`
-	Text    *string           `json:"text,omitempty" jsonschema:"A request body of plain text. Not together with json."`
-	Timeout string            `json:"timeout,omitempty" jsonschema:"How long the whole request (redirects and body included) may take, as a Go duration like 10s or 1m30s; longer than 5m is capped to 5m."`
+	Method          string            `json:"method,omitempty" jsonschema:"The HTTP method."`
+	URL             string            `json:"url" jsonschema:"The absolute http:// or https:// URL to request."`
+	Headers         map[string]string `json:"headers,omitempty" jsonschema:"Request headers, name to value."`
+	Query           map[string]string `json:"query,omitempty" jsonschema:"Query parameters added to the URL, name to value; a parameter already in the URL with the same name is replaced."`
+	JSON            json.RawMessage   `json:"json,omitempty" jsonschema:"A request body of any JSON value, sent as application/json. Not together with text."`
+	Text            *string           `json:"text,omitempty" jsonschema:"A request body of plain text. Not together with json."`
+	Timeout         string            `json:"timeout,omitempty" jsonschema:"How long the whole request (redirects and body included) may take, as a Go duration like 10s or 1m30s; longer than 5m is capped to 5m."`
+	FollowRedirects string            `json:"follow_redirects,omitempty" jsonschema:"Which redirects are followed: same-host follows those to the URL's own scheme, host and port and fails the step on one elsewhere; always follows every one, without the headers set here (nor Authorization, Cookie, Proxy-Authorization) once one leaves that host; never returns the 3xx response as the output."`
 }
 
 type httpOut struct {
@@ -52,7 +53,10 @@ func httpSpecs(m *actions.Module[*builtins]) []actions.Spec {
 	return []actions.Spec{actions.Method(m, "http.request", "Sends an HTTP request and returns the response's status, headers and body.", (*builtins).httpRequest,
 		actions.Describe("Sends one HTTP or HTTPS request. The body is `json` (any JSON value, sent with "+
 			"`Content-Type: application/json`) or `text` (sent as `text/plain; charset=utf-8`), never both; "+
-			"a `Content-Type` in `headers` wins. Redirects are followed, at most 10. A response body over "+
+			"a `Content-Type` in `headers` wins. Redirects are followed, at most 10, and by default only within the "+
+			"URL's scheme, host and port: a redirect to another host fails the step unless `follow_redirects` is "+
+			"`always` (the `headers` are then not sent past that host) or `never` (the 3xx response is the output). "+
+			"No `Referer` is sent, except one set in `headers`, and that one only within the URL's host. A response body over "+
 			"10 MiB is an error. A response whose media type is `application/json` (or `*+json`) and "+
 			"whose body parses comes back as `json`; any other body comes back as `text`. "+
 			"A non-2xx status is not an error: branch on `status`. "+
@@ -68,6 +72,10 @@ func httpSpecs(m *actions.Module[*builtins]) []actions.Spec {
 		actions.InputProperty("timeout", func(p *jsonschema.Schema) {
 			byDefault("30s")(p)
 			minLength(1)(p)
+		}),
+		actions.InputProperty("follow_redirects", func(p *jsonschema.Schema) {
+			p.Enum = followModes
+			byDefault(FollowSameHost)(p)
 		}),
 		actions.OutputProperty("json", anyJSON),
 		actions.OutputProperty("text", text),
@@ -115,6 +123,10 @@ func (b *builtins) httpRequest(ctx context.Context, in httpIn) (httpOut, error) 
 		}
 		timeout = min(timeout, HTTPMaxTimeout)
 	}
+	policy, err := newRedirectPolicy(in.FollowRedirects, in.Headers)
+	if err != nil {
+		return httpOut{}, err
+	}
 
 	var body io.Reader
 	var contentType string
@@ -154,7 +166,7 @@ func (b *builtins) httpRequest(ctx context.Context, in httpIn) (httpOut, error) 
 		}
 		return fmt.Errorf("%s %s: %w", method, u.Redacted(), err)
 	}
-	resp, err := httpClient(b.hostOf(ctx)).Do(req)
+	resp, err := httpClient(b.hostOf(ctx), policy).Do(req)
 	if err != nil {
 		return httpOut{}, fail(err)
 	}
@@ -184,9 +196,10 @@ func (b *builtins) httpRequest(ctx context.Context, in httpIn) (httpOut, error) 
 var errTooManyRedirects = fmt.Errorf("stopped after %d redirects", HTTPMaxRedirects)
 
 // httpClient returns a copy of the host's client (or a new one) that
-// follows at most HTTPMaxRedirects redirects. The host's own CheckRedirect,
-// if any, still runs.
-func httpClient(h *actions.Host) *http.Client {
+// follows at most HTTPMaxRedirects redirects, those that p allows, with
+// the headers p leaves. The host's own CheckRedirect, if any, runs after
+// p's on each redirect p follows.
+func httpClient(h *actions.Host, p redirectPolicy) *http.Client {
 	var c http.Client
 	if h.HTTPClient != nil {
 		c = *h.HTTPClient
@@ -195,6 +208,9 @@ func httpClient(h *actions.Host) *http.Client {
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if len(via) > HTTPMaxRedirects {
 			return errTooManyRedirects
+		}
+		if err := p.check(req, via); err != nil {
+			return err
 		}
 		if prev != nil {
 			return prev(req, via)
