@@ -6,7 +6,9 @@
 // JWT access tokens with RS256 keys it generates at start and can rotate,
 // issues opaque access tokens for RFC 7662 introspection, and signs users in
 // on an HTML login page for the authorization code flow with PKCE (S256,
-// required). Refresh tokens, dynamic client registration, the implicit flow
+// required; Options.NoPKCE makes it an issuer that refuses PKCE). Tests
+// can rewrite its metadata (Options.Metadata) and the typ header of its
+// JWTs (TokenRequest.Type). Refresh tokens, dynamic client registration, the implicit flow
 // and JWT client assertions are not supported, though the op's metadata
 // lists some of them.
 //
@@ -58,6 +60,7 @@ type Server struct {
 	store    *storage
 
 	introID, introSecret string
+	rewrite              func(map[string]any) // Options.Metadata
 
 	mu       sync.Mutex
 	requests map[string]int
@@ -70,6 +73,17 @@ type Options struct {
 	Audience string
 	// Path is the issuer's path, optional (e.g. "/oauth") to test issuers with a path.
 	Path string
+	// NoPKCE makes the server an issuer without PKCE S256: its metadata
+	// has no code_challenge_methods_supported, and its authorization
+	// endpoint refuses a code_challenge_method of S256 with
+	// invalid_request, as RFC 7636 §4.4.1 has a server refuse a method it
+	// does not support (so no sign-in succeeds there).
+	NoPKCE bool
+	// Metadata, when set, rewrites the metadata document (the same at
+	// every well-known URL) before it is served, e.g. to leave out
+	// code_challenge_methods_supported as Microsoft Entra ID and Amazon
+	// Cognito do.
+	Metadata func(doc map[string]any)
 }
 
 // New starts an authorization server, stopped by t.Cleanup. Its issuer is
@@ -99,7 +113,8 @@ func newServer(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{path: path, store: store, requests: map[string]int{}}
+	store.noPKCE = opts.NoPKCE
+	s := &Server{path: path, store: store, requests: map[string]int{}, rewrite: opts.Metadata}
 	s.srv = httptest.NewUnstartedServer(s)
 	s.base = "http://" + s.srv.Listener.Addr().String()
 	s.issuer = s.base + path
@@ -108,7 +123,7 @@ func newServer(opts Options) (*Server, error) {
 	_, _ = rand.Read(key[:]) // crypto/rand.Read never fails
 	config := &op.Config{
 		CryptoKey:       key,
-		CodeMethodS256:  true,
+		CodeMethodS256:  !opts.NoPKCE,
 		AuthMethodPost:  true,
 		SupportedScopes: []string{oidc.ScopeOpenID, oidc.ScopeProfile, oidc.ScopeEmail},
 	}
@@ -161,6 +176,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.Path
 	s.count(p)
 	switch {
+	case s.isMetadataPath(p) && s.rewrite != nil:
+		s.serveRewritten(w, r)
 	case s.isMetadataPath(p):
 		s.forward(w, r, oidc.DiscoveryEndpoint)
 	case p == s.path+loginPath:
@@ -172,6 +189,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		http.NotFound(w, r)
 	}
+}
+
+// serveRewritten serves the op's metadata document after Options.Metadata
+// rewrote it.
+func (s *Server) serveRewritten(w http.ResponseWriter, r *http.Request) {
+	rec := httptest.NewRecorder()
+	s.forward(rec, r, oidc.DiscoveryEndpoint)
+	var doc map[string]any
+	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &doc) != nil {
+		http.Error(w, "oauthtest: the op's metadata could not be read", http.StatusInternalServerError)
+		return
+	}
+	s.rewrite(doc)
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(doc)
 }
 
 // isMetadataPath reports whether p is one of the well-known URLs of the
@@ -326,7 +358,15 @@ type TokenRequest struct {
 	// (e.g. "email"). They cannot replace the registered claims the op sets
 	// (iss, sub, aud, exp, iat, nbf, jti, client_id) nor "scope".
 	Claims map[string]any
+	// Type, when set, is the JWT's typ header (e.g. "at+jwt" or
+	// "id_token+jwt"), or NoType for none: the op's token, typed "JWT",
+	// is signed again with the same key and claims under that header.
+	// Not for opaque tokens.
+	Type string
 }
+
+// NoType is the TokenRequest.Type of a JWT without a typ header.
+const NoType = "(none)"
 
 // Token gets an access token for req from the server with a real
 // client_credentials grant over HTTP, failing t on error.
@@ -389,7 +429,36 @@ func (s *Server) token(req TokenRequest) (string, error) {
 	if tr.AccessToken == "" {
 		return "", fmt.Errorf("token response has no access_token: %s", body)
 	}
+	if req.Type != "" && !req.Opaque {
+		return s.retype(tr.AccessToken, req.Type)
+	}
 	return tr.AccessToken, nil
+}
+
+// retype signs the claims of the op's JWT again, with the key that signed
+// it, under the typ header typ (none for NoType).
+func (s *Server) retype(token, typ string) (string, error) {
+	jws, err := jose.ParseSigned(token, []jose.SignatureAlgorithm{jose.RS256})
+	if err != nil {
+		return "", fmt.Errorf("retype: the op's token is not a JWS: %w", err)
+	}
+	key, ok := s.store.keyByID(jws.Signatures[0].Header.KeyID)
+	if !ok {
+		return "", errors.New("retype: the key that signed the op's token is gone")
+	}
+	opts := &jose.SignerOptions{}
+	if typ != NoType {
+		opts = opts.WithType(jose.ContentType(typ))
+	}
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: key.key, KeyID: key.id}}, opts)
+	if err != nil {
+		return "", fmt.Errorf("retype: %w", err)
+	}
+	signed, err := signer.Sign(jws.UnsafePayloadWithoutVerification())
+	if err != nil {
+		return "", fmt.Errorf("retype: %w", err)
+	}
+	return signed.CompactSerialize()
 }
 
 // Revoke makes an access token inactive at introspection, as if it had been

@@ -23,6 +23,7 @@ const defaultLifetime = time.Hour
 // memory; it implements op.Storage and op.ClientCredentialsStorage.
 type storage struct {
 	audience string
+	noPKCE   bool // Options.NoPKCE
 
 	mu       sync.Mutex
 	clients  map[string]*client
@@ -161,12 +162,28 @@ func (s *storage) currentKey() *signingKey {
 	return s.keys[len(s.keys)-1]
 }
 
+// keyByID returns the published key with the kid.
+func (s *storage) keyByID(kid string) (*signingKey, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, k := range s.keys {
+		if k.id == kid {
+			return k, true
+		}
+	}
+	return nil, false
+}
+
 // CreateAuthRequest implements op.AuthStorage. It requires PKCE with S256,
-// as OAuth 2.1 and MCP do, and takes the audience from the RFC 8707
-// resource parameters, or the server's default.
+// as OAuth 2.1 and MCP do (with Options.NoPKCE it refuses S256 instead),
+// and takes the audience from the RFC 8707 resource parameters, or the
+// server's default.
 func (s *storage) CreateAuthRequest(ctx context.Context, req *oidc.AuthRequest, _ string) (op.AuthRequest, error) {
 	if slices.Contains(req.Prompt, oidc.PromptNone) {
 		return nil, oidc.ErrLoginRequired()
+	}
+	if s.noPKCE && req.CodeChallengeMethod == oidc.CodeChallengeMethodS256 {
+		return nil, oidc.ErrInvalidRequest().WithDescription("code_challenge_method S256 is not supported")
 	}
 	if req.CodeChallenge == "" {
 		return nil, oidc.ErrInvalidRequest().WithDescription("code_challenge is required (PKCE)")
