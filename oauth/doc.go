@@ -11,7 +11,10 @@
 //     aud must name the audience (RFC 8707: the server's own URL unless
 //     configured), and exp, nbf and iat are checked with a small clock
 //     skew. Only asymmetric signatures are accepted (RS, PS, ES and
-//     EdDSA), never none or HMAC;
+//     EdDSA), never none or HMAC. Its typ header must say it is an
+//     access token: at+jwt (RFC 9068), JWT or none by default, only
+//     at+jwt with Config.RequireATJWT; an ID token (id_token+jwt), a
+//     logout token or any other typ is refused;
 //   - any other token is introspected (RFC 7662) when the Verifier has
 //     introspection credentials, and refused otherwise. An active token
 //     must name the audience and, when it says, the issuer. Answers are
@@ -32,5 +35,9 @@
 // cache is this package's, because go-oidc's RemoteKeySet fetches the set
 // again on every token whose signature does not verify, with no limit,
 // and its verifier is for ID tokens (audience = client id, no leeway on
-// exp). The go-sdk's auth package discovers the issuer's metadata.
+// exp). The issuer's metadata is discovered by this package too, as
+// go-sdk's auth.GetAuthServerMetadata does but without requiring
+// code_challenge_methods_supported, which a resource server does not use
+// and which issuers such as Microsoft Entra ID and Amazon Cognito leave
+// out.
 package oauth

@@ -11,17 +11,18 @@ type Reason string
 
 // The reasons a token is refused.
 const (
-	ReasonMalformed   Reason = "malformed"      // not a JWT this server accepts, or not a bearer token
-	ReasonSignature   Reason = "bad signature"  // the signature does not verify
-	ReasonUnknownKey  Reason = "unknown key"    // signed with a key the issuer does not publish
-	ReasonExpired     Reason = "expired"        // exp is past (beyond the clock skew)
-	ReasonNotYetValid Reason = "not yet valid"  // nbf or iat is in the future
-	ReasonIssuer      Reason = "wrong issuer"   // iss is not the configured issuer
-	ReasonAudience    Reason = "wrong audience" // aud does not name this server
-	ReasonNoSubject   Reason = "no subject"     // no sub claim
-	ReasonNoExpiry    Reason = "no expiry"      // no exp claim
-	ReasonInactive    Reason = "inactive"       // introspection says the token is not active
-	ReasonOpaque      Reason = "opaque token"   // not a JWT, and the server cannot introspect
+	ReasonMalformed   Reason = "malformed"        // not a JWT this server accepts, or not a bearer token
+	ReasonSignature   Reason = "bad signature"    // the signature does not verify
+	ReasonUnknownKey  Reason = "unknown key"      // signed with a key the issuer does not publish
+	ReasonExpired     Reason = "expired"          // exp is past (beyond the clock skew)
+	ReasonNotYetValid Reason = "not yet valid"    // nbf or iat is in the future
+	ReasonIssuer      Reason = "wrong issuer"     // iss is not the configured issuer
+	ReasonAudience    Reason = "wrong audience"   // aud does not name this server
+	ReasonNoSubject   Reason = "no subject"       // no sub claim
+	ReasonNoExpiry    Reason = "no expiry"        // no exp claim
+	ReasonInactive    Reason = "inactive"         // introspection says the token is not active
+	ReasonOpaque      Reason = "opaque token"     // not a JWT, and the server cannot introspect
+	ReasonTokenType   Reason = "wrong token type" // the JWT's typ is not an access token's (id_token+jwt, ...), or not at+jwt when that is required
 )
 
 // ErrInvalidToken is what every *TokenError matches with errors.Is.

@@ -12,7 +12,6 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
 
@@ -40,6 +39,11 @@ type Config struct {
 	Client *http.Client
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+	// RequireATJWT makes the Verifier accept only JWTs whose typ header
+	// is at+jwt (or application/at+jwt), as RFC 9068 §4 asks; by default
+	// JWT and no typ are accepted too. Either way a typ of another kind
+	// of token (id_token+jwt, logout+jwt, ...) is refused.
+	RequireATJWT bool
 }
 
 // Introspection is how a Verifier introspects opaque tokens.
@@ -89,6 +93,7 @@ type Verifier struct {
 	issuer, audience string
 	skew             time.Duration
 	now              func() time.Time
+	requireATJWT     bool
 	meta             *oauthex.AuthServerMeta
 	keys             *keySet // nil when the issuer publishes none
 	intro            *introspector
@@ -101,7 +106,8 @@ var signatureAlgorithms = []jose.SignatureAlgorithm{
 }
 
 // NewVerifier discovers the issuer's metadata (RFC 8414, then OpenID
-// Connect discovery) and returns a Verifier for it.
+// Connect discovery) and returns a Verifier for it. The metadata need not
+// list code_challenge_methods_supported: PKCE is the clients' business.
 func NewVerifier(ctx context.Context, cfg Config) (*Verifier, error) {
 	if cfg.Issuer == "" {
 		return nil, errors.New("oauth: no issuer")
@@ -121,14 +127,15 @@ func NewVerifier(ctx context.Context, cfg Config) (*Verifier, error) {
 	if cfg.ClockSkew == 0 {
 		cfg.ClockSkew = DefaultClockSkew
 	}
-	meta, err := auth.GetAuthServerMetadata(ctx, cfg.Issuer, cfg.Client)
+	meta, err := discover(ctx, cfg.Issuer, cfg.Client)
 	switch {
 	case err != nil:
 		return nil, fmt.Errorf("oauth: discover the metadata of %s: %w", cfg.Issuer, err)
 	case meta == nil:
 		return nil, fmt.Errorf("oauth: %s publishes no authorization server metadata (.well-known/oauth-authorization-server or openid-configuration)", cfg.Issuer)
 	}
-	v := &Verifier{issuer: cfg.Issuer, audience: cfg.Audience, skew: max(cfg.ClockSkew, 0), now: cfg.Now, meta: meta}
+	v := &Verifier{issuer: cfg.Issuer, audience: cfg.Audience, skew: max(cfg.ClockSkew, 0), now: cfg.Now,
+		requireATJWT: cfg.RequireATJWT, meta: meta}
 	if meta.JWKSURI != "" {
 		v.keys = &keySet{url: meta.JWKSURI, client: cfg.Client, now: cfg.Now}
 	}
@@ -197,6 +204,9 @@ func (v *Verifier) verifyJWT(ctx context.Context, token string) (*Principal, err
 		return nil, refused(ReasonMalformed)
 	}
 	h := tok.Headers[0]
+	if !v.acceptsType(h) {
+		return nil, refused(ReasonTokenType)
+	}
 	keys, err := v.keys.lookup(ctx, h.KeyID, h.Algorithm)
 	if err != nil {
 		return nil, err
