@@ -62,6 +62,7 @@ type serveFlags struct {
 	replies         string
 	roundTimeout    time.Duration
 	flowResources   bool
+	httpDenyPrivate bool
 	values          valueFlags
 	tasks           taskFlags
 	oauth           oauthFlags
@@ -244,7 +245,7 @@ func (f *serveFlags) runtime(ctx context.Context, values *project.Values, logger
 			return nil, fmt.Errorf("--fs-root %s is not a directory", f.fsRoot)
 		}
 	}
-	host := &actions.Host{FSRoot: f.fsRoot, Logger: logger}
+	host := &actions.Host{FSRoot: f.fsRoot, Logger: logger, HTTPClient: stepHTTPClient(f.httpDenyPrivate)}
 	reg, err := actions.Default().Provision(ctx, host)
 	if err != nil {
 		return nil, err
@@ -373,6 +374,7 @@ func (f *serveFlags) flagSet(env *Env) *flag.FlagSet {
 	f.values.register(fs)
 	f.tasks.register(fs)
 	fs.BoolVar(&f.flowResources, "flow-resources", false, "serve each flow's source and diagram as the resources flow://<tool>/source and flow://<tool>/diagram (off: a flow's source may hold what clients need not read)")
+	fs.BoolVar(&f.httpDenyPrivate, "http-deny-private", false, "http.request steps refuse to connect to private addresses: loopback, link-local (cloud metadata), RFC 1918, fc00::/7, CGNAT, unspecified, multicast (checked at dial time; no HTTP proxy is used)")
 	fs.Int64Var(&f.maxBody, "max-body", serve.DefaultMaxRequestBodyBytes, "longest request body in bytes")
 	fs.IntVar(&f.maxState, "max-state", state.DefaultMaxSize, "longest requestState in bytes")
 	fs.IntVar(&f.maxJournal, "max-journal", flow.DefaultJournalLimit, "journal entries per run")
