@@ -10,8 +10,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	"golang.org/x/crypto/chacha20poly1305"
@@ -76,7 +78,14 @@ type SignInConfig struct {
 // see the form; their answer is then recorded with their subject rather
 // than a name they type. go-oidc discovers the issuer and verifies the ID
 // token.
+//
+// PKCE is always S256. An issuer whose metadata leaves out
+// code_challenge_methods_supported (Microsoft Entra ID, Amazon Cognito)
+// is assumed to support it; one that lists methods without S256 is
+// refused by NewSignIn, and one that refuses S256 when a person signs in
+// makes the sign-in fail with a page and a log line that say so.
 type SignIn struct {
+	issuer   string
 	verifier *oidc.IDTokenVerifier
 	oauth    oauth2.Config // RedirectURL is set per request
 	client   *http.Client
@@ -95,12 +104,33 @@ func NewSignIn(ctx context.Context, cfg SignInConfig) (*SignIn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("approve: discover %s for sign-in: %w", cfg.Issuer, err)
 	}
+	if err := checkPKCE(provider, cfg.Issuer); err != nil {
+		return nil, err
+	}
 	return &SignIn{
+		issuer:   cfg.Issuer,
 		verifier: provider.Verifier(&oidc.Config{ClientID: cfg.ClientID}),
 		oauth: oauth2.Config{ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret, Endpoint: provider.Endpoint(),
 			Scopes: []string{oidc.ScopeOpenID, "profile", "email"}},
 		client: client,
 	}, nil
+}
+
+// checkPKCE refuses an issuer whose metadata lists the PKCE methods it
+// supports without S256. A metadata without the list says nothing, and
+// S256 is assumed: OAuth 2.1 requires it of every issuer, and some that
+// support it leave the list out.
+func checkPKCE(p *oidc.Provider, issuer string) error {
+	var meta struct {
+		Methods []string `json:"code_challenge_methods_supported"`
+	}
+	if err := p.Claims(&meta); err != nil {
+		return fmt.Errorf("approve: the metadata of %s: code_challenge_methods_supported is not a list of strings: %w", issuer, err)
+	}
+	if len(meta.Methods) > 0 && !slices.Contains(meta.Methods, "S256") {
+		return fmt.Errorf("approve: %s does not support PKCE with S256 (its metadata lists code_challenge_methods_supported %q), which approval sign-in requires", issuer, meta.Methods)
+	}
+	return nil
 }
 
 // signInState is what the state parameter of a sign-in carries.
@@ -158,11 +188,14 @@ func (h *handler) signedIn(w http.ResponseWriter, r *http.Request) {
 		h.write(w, http.StatusForbidden, noticeSignInFailed)
 		return
 	case q.Get("error") != "":
-		h.log.Info("approval sign-in refused by the issuer", "error", q.Get("error"))
-		h.write(w, http.StatusForbidden, noticeSignInFailed)
+		h.issuerRefused(w, q.Get("error"), q.Get("error_description"))
 		return
 	}
 	a, err := h.exchange(r, q.Get("code"), &st)
+	if re, ok := errors.AsType[*oauth2.RetrieveError](err); ok && pkceRefused(re.ErrorCode, re.ErrorDescription) {
+		h.issuerRefused(w, re.ErrorCode, re.ErrorDescription)
+		return
+	}
 	if err != nil {
 		h.log.Info("approval sign-in failed", "err", err)
 		h.write(w, http.StatusForbidden, noticeSignInFailed)
@@ -178,6 +211,50 @@ func (h *handler) signedIn(w http.ResponseWriter, r *http.Request) {
 		Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode, MaxAge: int(approverTime / time.Second)})
 	h.log.Info("approver signed in", "sub", a.Subject)
 	http.Redirect(w, r, Path(st.Token), http.StatusSeeOther)
+}
+
+// issuerRefused answers a sign-in the issuer refused with an OAuth error:
+// when the error says it refused PKCE with S256, the page and the log say
+// so, for the operator to choose an issuer or client settings that
+// support it.
+func (h *handler) issuerRefused(w http.ResponseWriter, code, description string) {
+	description = clip(description, 300)
+	if pkceRefused(code, description) {
+		h.log.Error("approval sign-in failed: the issuer refused PKCE with S256 (code_challenge_method=S256), which approval sign-in requires; enable S256 PKCE for the client at the issuer",
+			"issuer", h.signIn.issuer, "error", clip(code, 100), "error_description", description)
+		h.write(w, http.StatusBadGateway, noticePKCERefused)
+		return
+	}
+	h.log.Info("approval sign-in refused by the issuer", "issuer", h.signIn.issuer, "error", clip(code, 100), "error_description", description)
+	h.write(w, http.StatusForbidden, noticeSignInFailed)
+}
+
+// pkceRefused reports whether an OAuth error says the issuer refused
+// PKCE: invalid_request (at the authorization endpoint, RFC 7636 §4.4.1)
+// or invalid_grant (at the token endpoint) with a description that names
+// the code challenge, its method or the verifier.
+func pkceRefused(code, description string) bool {
+	if code != "invalid_request" && code != "invalid_grant" {
+		return false
+	}
+	d := strings.ToLower(description)
+	for _, word := range []string{"code_challenge", "code challenge", "code_verifier", "code verifier", "pkce", "s256", "transform"} {
+		if strings.Contains(d, word) {
+			return true
+		}
+	}
+	return false
+}
+
+// clip cuts s to at most n bytes, at a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // exchange trades the code for tokens and returns who the ID token names.
@@ -238,8 +315,15 @@ func (h *handler) base(r *http.Request) string {
 	return scheme + "://" + r.Host
 }
 
-// noticeSignInFailed is the page of a sign-in that did not succeed.
-var noticeSignInFailed = view{Heading: "Signing in did not succeed", Lines: []string{"Open the link you were sent again to sign in."}}
+// noticeSignInFailed is the page of a sign-in that did not succeed;
+// noticePKCERefused the page of one the issuer refused for its PKCE.
+var (
+	noticeSignInFailed = view{Heading: "Signing in did not succeed", Lines: []string{"Open the link you were sent again to sign in."}}
+	noticePKCERefused  = view{Heading: "Signing in did not succeed", Lines: []string{
+		"The sign-in service refused the secure sign-in this server uses (PKCE with S256).",
+		"Opening the link again will not help: tell the operator of this server, who can enable it at the sign-in service.",
+	}}
+)
 
 // sealJSON seals v, as JSON, with the sign-in key.
 func (s *Sealer) sealJSON(v any) (string, error) {
