@@ -33,12 +33,13 @@ import (
 // dispatches, in the order of their instants. A store opened again
 // dispatches at once what fell due while the file was closed.
 //
-// The file holds four buckets: "tasks" (task id → the task in the
+// The file holds five buckets: "tasks" (task id → the task in the
 // stored format, Marshal), "queued" (a big-endian 8-byte sequence number
 // → the id of a task dispatched and not yet claimed), "claimed" (task
 // id → an 8-byte sequence number and the token of the claim not yet
-// released) and "due" (the big-endian 8-byte unix nanoseconds of a
-// schedule's instant, then the task id → nothing).
+// released), "due" (the big-endian 8-byte unix nanoseconds of a
+// schedule's instant, then the task id → nothing) and "open", the index
+// of open tasks by principal (boltopen.go).
 type Bolt struct {
 	db    *bolt.DB
 	path  string
@@ -283,27 +284,7 @@ func (b *Bolt) fail(err error) error {
 
 // Create stores t, unless a task that has not expired has its id.
 func (b *Bolt) Create(ctx context.Context, t *Task) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	enc, err := Marshal(t)
-	if err != nil {
-		return err
-	}
-	err = b.db.Update(func(tx *bolt.Tx) error {
-		bk := tx.Bucket(boltTasks)
-		if v := bk.Get([]byte(t.ID)); v != nil {
-			old, err := Unmarshal(v)
-			if err != nil || !b.expired(old) {
-				return ErrExists
-			}
-		}
-		return bk.Put([]byte(t.ID), enc)
-	})
-	if err != nil {
-		return b.fail(err)
-	}
-	return nil
+	return b.CreateLimited(ctx, t, 0)
 }
 
 // Get returns the task, dropping it when it has expired.
@@ -342,8 +323,12 @@ func (b *Bolt) drop(id string) error {
 		if v == nil {
 			return nil
 		}
-		if t, err := Unmarshal(v); err != nil || !b.expired(t) {
+		t, err := Unmarshal(v)
+		if err != nil || !b.expired(t) {
 			return nil
+		}
+		if err := b.unindexOpen(tx, t); err != nil {
+			return err
 		}
 		return bk.Delete([]byte(id))
 	})
@@ -376,10 +361,18 @@ func (b *Bolt) Update(ctx context.Context, id string, fn func(*Task) error) (*Ta
 		if err != nil {
 			return err
 		}
+		open, err := b.openIndex(tx)
+		if err != nil {
+			return err
+		}
 		if b.expired(t) {
 			expired = true
+			if err := open.Delete(openKey(t.Principal, id)); err != nil {
+				return err
+			}
 			return bk.Delete(key)
 		}
+		old := t.Clone()
 		if fnErr = fn(t); fnErr != nil {
 			return fnErr
 		}
@@ -389,7 +382,10 @@ func (b *Bolt) Update(ctx context.Context, id string, fn func(*Task) error) (*Ta
 			return err
 		}
 		stored = t
-		return bk.Put(key, enc)
+		if err := bk.Put(key, enc); err != nil {
+			return err
+		}
+		return indexOpen(open, old, t)
 	})
 	switch {
 	case fnErr != nil:

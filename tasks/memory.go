@@ -12,6 +12,10 @@ type Memory struct {
 	now   func() time.Time
 	mu    sync.Mutex
 	tasks map[string]*Task
+	// open indexes the tasks that are open (Task.Open) by principal, so
+	// that counting a principal's does not look at every task; an entry
+	// may outlive its task's expiry, which counting checks.
+	open  map[string]map[string]struct{}
 	queue *Queue
 	// timers are the schedules of DispatchAt not yet fired.
 	timers map[schedule]*time.Timer
@@ -29,11 +33,18 @@ func NewMemory(now func() time.Time) *Memory {
 	if now == nil {
 		now = time.Now
 	}
-	return &Memory{now: now, tasks: map[string]*Task{}, queue: NewQueue(), timers: map[schedule]*time.Timer{}}
+	return &Memory{now: now, tasks: map[string]*Task{}, open: map[string]map[string]struct{}{}, queue: NewQueue(),
+		timers: map[schedule]*time.Timer{}}
 }
 
 // Create stores a copy of t.
-func (m *Memory) Create(_ context.Context, t *Task) error {
+func (m *Memory) Create(ctx context.Context, t *Task) error {
+	return m.CreateLimited(ctx, t, 0)
+}
+
+// CreateLimited stores a copy of t unless its principal has limit open
+// tasks already.
+func (m *Memory) CreateLimited(_ context.Context, t *Task, limit int) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.tasks == nil {
@@ -43,8 +54,65 @@ func (m *Memory) Create(_ context.Context, t *Task) error {
 	if _, ok := m.tasks[t.ID]; ok {
 		return ErrExists
 	}
-	m.tasks[t.ID] = t.Clone()
+	if limit > 0 && m.countLocked(t.Principal, limit) >= limit {
+		return ErrTooMany
+	}
+	m.putLocked(t.Clone())
 	return nil
+}
+
+// OpenTasks counts the open tasks of principal, up to max.
+func (m *Memory) OpenTasks(_ context.Context, principal string, max int) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.tasks == nil {
+		return 0, ErrClosed
+	}
+	return m.countLocked(principal, max), nil
+}
+
+// countLocked counts the open tasks of principal that have not expired,
+// stopping at max (max <= 0: all), and drops the expired ones it meets.
+func (m *Memory) countLocked(principal string, max int) int {
+	n := 0
+	for id := range m.open[principal] {
+		if _, err := m.liveLocked(id); err != nil {
+			continue
+		}
+		if n++; n == max {
+			break
+		}
+	}
+	return n
+}
+
+// putLocked stores t, keeping the index of open tasks in step.
+func (m *Memory) putLocked(t *Task) {
+	m.tasks[t.ID] = t
+	ids := m.open[t.Principal]
+	if !t.Open() {
+		delete(ids, t.ID)
+		if len(ids) == 0 {
+			delete(m.open, t.Principal)
+		}
+		return
+	}
+	if ids == nil {
+		ids = map[string]struct{}{}
+		m.open[t.Principal] = ids
+	}
+	ids[t.ID] = struct{}{}
+}
+
+// deleteLocked drops task t and its entry in the index of open tasks.
+func (m *Memory) deleteLocked(t *Task) {
+	delete(m.tasks, t.ID)
+	if ids := m.open[t.Principal]; ids != nil {
+		delete(ids, t.ID)
+		if len(ids) == 0 {
+			delete(m.open, t.Principal)
+		}
+	}
 }
 
 // Get returns a copy of the task.
@@ -71,7 +139,8 @@ func (m *Memory) Update(_ context.Context, id string, fn func(*Task) error) (*Ta
 		return nil, err
 	}
 	c.ID = id
-	m.tasks[id] = c
+	m.deleteLocked(t) // its index entry, should fn have changed its principal
+	m.putLocked(c)
 	return c.Clone(), nil
 }
 
@@ -85,7 +154,7 @@ func (m *Memory) liveLocked(id string) (*Task, error) {
 		return nil, ErrNotFound
 	}
 	if !m.now().Before(t.Expires()) {
-		delete(m.tasks, id)
+		m.deleteLocked(t)
 		return nil, ErrNotFound
 	}
 	return t, nil
@@ -95,9 +164,9 @@ func (m *Memory) liveLocked(id string) (*Task, error) {
 // more than the tasks created within one TTL.
 func (m *Memory) sweepLocked() {
 	now := m.now()
-	for id, t := range m.tasks {
+	for _, t := range m.tasks {
 		if !now.Before(t.Expires()) {
-			delete(m.tasks, id)
+			m.deleteLocked(t)
 		}
 	}
 }
@@ -151,7 +220,7 @@ func (m *Memory) Claim(ctx context.Context) (*Claim, error) {
 // Close drops every task and every schedule.
 func (m *Memory) Close() error {
 	m.mu.Lock()
-	m.tasks = nil
+	m.tasks, m.open = nil, nil
 	for _, timer := range m.timers {
 		timer.Stop()
 	}

@@ -233,13 +233,34 @@ var (
 	ErrCorrupt = errors.New("stored task is corrupt")
 	// ErrClosed: the store was closed.
 	ErrClosed = errors.New("task store is closed")
+	// ErrTooMany: CreateLimited was given a task whose principal has as
+	// many open tasks as the limit allows.
+	ErrTooMany = errors.New("the principal has as many open tasks as it may")
 )
+
+// Open reports whether t counts among its principal's open tasks: it has
+// not ended (and, being in a store, not expired). A task waiting for an
+// approval, or for a call that waits for one inside itself, is open.
+func (t *Task) Open() bool { return !t.Status.Terminal() }
 
 // Store keeps tasks and dispatches them to workers. Implementations are
 // safe for concurrent use.
 type Store interface {
 	// Create stores a new task (ErrExists when the id is taken).
 	Create(ctx context.Context, t *Task) error
+	// CreateLimited is Create for a task whose principal may have at
+	// most limit open tasks (Task.Open, not expired), the new one
+	// included: when the principal has limit open tasks already it
+	// stores nothing and fails with ErrTooMany. The count and the
+	// creation are one atomic step with respect to every other write to
+	// the store, by every instance sharing it, so that concurrent calls
+	// never leave the principal with more than limit open tasks. limit
+	// <= 0 means no limit.
+	CreateLimited(ctx context.Context, t *Task, limit int) error
+	// OpenTasks counts the open tasks of principal, stopping at max (max
+	// <= 0: counting them all). The count is the store's, whatever
+	// process made the tasks: it survives restarts of stores that do.
+	OpenTasks(ctx context.Context, principal string, max int) (int, error)
 	// Get returns a copy of the task, or ErrNotFound.
 	Get(ctx context.Context, id string) (*Task, error)
 	// Update applies fn to a copy of the task and stores the result,

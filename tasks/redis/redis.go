@@ -38,6 +38,19 @@
 // the set and the stream in one slot: give the prefix a hash tag
 // ("{flowserve}:task:"), which puts every key of the store in that slot.
 //
+// The open tasks (tasks.Task.Open) of each principal are indexed in a
+// sorted set, "<prefix>open:<32 hex digits of the principal's SHA-256>",
+// whose members are task ids scored with their expiry in unix
+// milliseconds (rounded up): Create and Update write the task and its
+// entry in one transaction, an entry is removed when its task ends, and
+// one whose task expired is not counted (its score has passed) and is
+// removed by the next write to the set, which also expires the set with
+// its last task. CreateLimited counts the principal's entries and creates
+// the task in one optimistic transaction watching the task's key and the
+// set, so that instances creating tasks of one principal at once never
+// exceed the limit. On a Redis Cluster the transaction needs the task and
+// the set in one slot: the hash tag of the prefix does that too.
+//
 // Use a Redis whose eviction policy is noeviction: an evicted task is
 // lost, and an evicted stream loses the dispatches in it.
 package redis
@@ -45,10 +58,12 @@ package redis
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -180,6 +195,27 @@ end
 return #due
 `)
 
+// index keeps the entry of a task (ARGV[1]) in the sorted set of its
+// principal's open tasks (KEYS[1]) in step with the task: scored with its
+// expiry (ARGV[2], unix milliseconds) while it is open, removed when
+// ARGV[2] is "" (it ended, or expired). It drops the entries that expired
+// by ARGV[3] (now, unix milliseconds) and expires the set with its last
+// entry.
+var index = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
+if ARGV[2] == '' then
+	redis.call('ZREM', KEYS[1], ARGV[1])
+else
+	redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+end
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+if #last == 0 then
+	return 0
+end
+redis.call('PEXPIRE', KEYS[1], math.max(1, tonumber(last[2]) - tonumber(ARGV[3])))
+return 1
+`
+
 // New returns a store that keeps tasks through client. It creates the
 // stream and its consumer group unless they exist, so it fails when the
 // server does not answer. Close does not close a client passed to New.
@@ -279,6 +315,12 @@ func (s *Store) Stream() string { return s.stream }
 // Due returns the key of the sorted set of schedules (DispatchAt).
 func (s *Store) Due() string { return s.due }
 
+// OpenKey returns the key of the sorted set of principal's open tasks.
+func (s *Store) OpenKey(principal string) string {
+	sum := sha256.Sum256([]byte(principal))
+	return s.prefix + "open:" + hex.EncodeToString(sum[:16])
+}
+
 // Consumer returns the store's name in the consumer group.
 func (s *Store) Consumer() string { return s.consumer }
 
@@ -317,11 +359,11 @@ func (s *Store) life(t *tasks.Task) time.Duration {
 	return (d + time.Millisecond - 1).Truncate(time.Millisecond)
 }
 
-// transact runs fn in a transaction watching key, again while another
-// client changed key first.
-func (s *Store) transact(ctx context.Context, key string, fn func(*goredis.Tx) error) error {
+// transact runs fn in a transaction watching keys, again while another
+// client changed one of them first.
+func (s *Store) transact(ctx context.Context, fn func(*goredis.Tx) error, keys ...string) error {
 	for {
-		err := s.client.Watch(ctx, fn, key)
+		err := s.client.Watch(ctx, fn, keys...)
 		if !errors.Is(err, goredis.TxFailedErr) {
 			return err
 		}
@@ -344,18 +386,56 @@ func load(ctx context.Context, tx *goredis.Tx, key string) (*tasks.Task, error) 
 }
 
 // store queues in p the write of t under key: SET with PX, or DEL when t
-// has expired.
+// has expired; and the write of its entry in the index of open tasks.
 func (s *Store) store(ctx context.Context, p goredis.Pipeliner, key string, t *tasks.Task, enc []byte) {
-	if life := s.life(t); life > 0 {
+	life := s.life(t)
+	if life > 0 {
 		p.Set(ctx, key, enc, life)
 	} else {
 		p.Del(ctx, key)
 	}
+	score := ""
+	if life > 0 && t.Open() {
+		score = strconv.FormatInt(expiryMilli(t), 10)
+	}
+	p.Eval(ctx, index, []string{s.OpenKey(t.Principal)}, t.ID, score, s.now().UnixMilli())
+}
+
+// unindex queues in p the removal of task t's entry from the index of open
+// tasks.
+func (s *Store) unindex(ctx context.Context, p goredis.Pipeliner, t *tasks.Task) {
+	p.Eval(ctx, index, []string{s.OpenKey(t.Principal)}, t.ID, "", s.now().UnixMilli())
+}
+
+// expiryMilli returns when t expires, in unix milliseconds rounded up.
+func expiryMilli(t *tasks.Task) int64 {
+	return (t.Expires().UnixNano() + int64(time.Millisecond) - 1) / int64(time.Millisecond)
+}
+
+// countOpen counts the entries of the index key whose task has not
+// expired, as c (a transaction, or the client) reads them, stopping at
+// max (max <= 0: all of them).
+func (s *Store) countOpen(ctx context.Context, c goredis.Cmdable, key string, max int) (int, error) {
+	n, err := c.ZCount(ctx, key, "("+strconv.FormatInt(s.now().UnixMilli(), 10), "+inf").Result()
+	if err != nil {
+		return 0, err
+	}
+	if max > 0 && n > int64(max) {
+		n = int64(max)
+	}
+	return int(n), nil
 }
 
 // Create stores t, unless a task that has not expired has its id. A task
 // that has expired already is not stored.
 func (s *Store) Create(ctx context.Context, t *tasks.Task) error {
+	return s.CreateLimited(ctx, t, 0)
+}
+
+// CreateLimited is Create unless t's principal has limit open tasks
+// already: it counts them and stores t in one transaction that watches the
+// task's key and the principal's index of open tasks.
+func (s *Store) CreateLimited(ctx context.Context, t *tasks.Task, limit int) error {
 	if s.isClosed() {
 		return tasks.ErrClosed
 	}
@@ -363,8 +443,12 @@ func (s *Store) Create(ctx context.Context, t *tasks.Task) error {
 	if err != nil {
 		return err
 	}
-	key := s.Key(t.ID)
-	err = s.transact(ctx, key, func(tx *goredis.Tx) error {
+	key, open := s.Key(t.ID), s.OpenKey(t.Principal)
+	watch := []string{key}
+	if limit > 0 {
+		watch = append(watch, open)
+	}
+	err = s.transact(ctx, func(tx *goredis.Tx) error {
 		old, err := load(ctx, tx, key)
 		switch {
 		case errors.Is(err, tasks.ErrCorrupt):
@@ -375,16 +459,44 @@ func (s *Store) Create(ctx context.Context, t *tasks.Task) error {
 		case !s.expired(old):
 			return tasks.ErrExists
 		}
+		if limit > 0 {
+			n, err := s.countOpen(ctx, tx, open, limit)
+			if err != nil {
+				return err
+			}
+			if n >= limit {
+				return tasks.ErrTooMany
+			}
+		}
 		_, err = tx.TxPipelined(ctx, func(p goredis.Pipeliner) error {
+			if old != nil {
+				s.unindex(ctx, p, old)
+			}
 			s.store(ctx, p, key, t, enc)
 			return nil
 		})
 		return err
-	})
+	}, watch...)
+	if errors.Is(err, tasks.ErrTooMany) {
+		return err
+	}
 	if err != nil {
 		return s.fail(ctx, "create "+t.ID, err)
 	}
 	return nil
+}
+
+// OpenTasks counts the entries of principal's index of open tasks whose
+// task has not expired, up to max.
+func (s *Store) OpenTasks(ctx context.Context, principal string, max int) (int, error) {
+	if s.isClosed() {
+		return 0, tasks.ErrClosed
+	}
+	n, err := s.countOpen(ctx, s.client, s.OpenKey(principal), max)
+	if err != nil {
+		return 0, s.fail(ctx, "count the open tasks", err)
+	}
+	return n, nil
 }
 
 // Get returns the task.
@@ -422,7 +534,7 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*tasks.Task) erro
 		stored *tasks.Task
 		fnErr  error
 	)
-	err := s.transact(ctx, key, func(tx *goredis.Tx) error {
+	err := s.transact(ctx, func(tx *goredis.Tx) error {
 		stored, fnErr = nil, nil
 		t, err := load(ctx, tx, key)
 		if err != nil {
@@ -431,12 +543,14 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*tasks.Task) erro
 		if s.expired(t) {
 			if _, err := tx.TxPipelined(ctx, func(p goredis.Pipeliner) error {
 				p.Del(ctx, key)
+				s.unindex(ctx, p, t)
 				return nil
 			}); err != nil {
 				return err
 			}
 			return tasks.ErrNotFound
 		}
+		principal := t.Principal
 		if err := fn(t); err != nil {
 			fnErr = err
 			return err
@@ -447,6 +561,9 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*tasks.Task) erro
 			return err
 		}
 		if _, err := tx.TxPipelined(ctx, func(p goredis.Pipeliner) error {
+			if t.Principal != principal {
+				s.unindex(ctx, p, &tasks.Task{ID: id, Principal: principal})
+			}
 			s.store(ctx, p, key, t, enc)
 			return nil
 		}); err != nil {
@@ -454,7 +571,7 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*tasks.Task) erro
 		}
 		stored = t
 		return nil
-	})
+	}, key)
 	switch {
 	case fnErr != nil:
 		return nil, fnErr

@@ -2,9 +2,11 @@
 // store's own test file runs with Run: what Create, Get and Update store
 // and return, expiry, atomic updates, dispatch to exactly one worker,
 // delayed dispatch (DispatchAt) by the store's clock, claims that honour
-// their context, fenced writes under Own and UpdateOwned, and a store that
-// refuses work once closed. RunReopen adds, for stores whose data
-// outlives them, that schedules outlive the store too.
+// their context, fenced writes under Own and UpdateOwned, the count of
+// each principal's open tasks that CreateLimited enforces its limit with
+// (open.go), and a store that refuses work once closed. RunReopen adds,
+// for stores whose data outlives them, that schedules and that count
+// outlive the store too.
 package storetest
 
 import (
@@ -77,6 +79,9 @@ func Run(t *testing.T, open Opener) {
 		{"DispatchOnce", testDispatchOnce, 0},
 		{"ClaimContext", testClaimContext, 0},
 		{"Fencing", testFencing, 0},
+		{"OpenTasks", testOpenTasks, 0},
+		{"CreateLimited", testCreateLimited, 0},
+		{"CreateLimitedConcurrent", testCreateLimitedConcurrent, 0},
 		{"DispatchAtPast", testDispatchAtPast, time.Hour},
 		{"DispatchAtLater", testDispatchAtLater, time.Hour},
 		{"DispatchAtOrder", testDispatchAtOrder, time.Hour},
@@ -105,6 +110,7 @@ func RunReopen(t *testing.T, reopen Reopener) {
 		run  func(t *testing.T, open func() tasks.Store, clock *Clock)
 	}{
 		{"DispatchAtReopen", testDispatchAtReopen},
+		{"OpenTasksReopen", testOpenTasksReopen},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -763,6 +769,8 @@ func testClose(t *testing.T, s tasks.Store, clock *Clock) {
 		call func() error
 	}{
 		{"Create", func() error { return s.Create(ctx, Sample(t, clock.Now())) }},
+		{"CreateLimited", func() error { return s.CreateLimited(ctx, Sample(t, clock.Now()), 10) }},
+		{"OpenTasks", func() error { _, err := s.OpenTasks(ctx, "alice", 0); return err }},
 		{"Get", func() error { _, err := s.Get(ctx, task.ID); return err }},
 		{"Update", func() error {
 			_, err := s.Update(ctx, task.ID, func(*tasks.Task) error { return nil })
