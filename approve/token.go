@@ -52,6 +52,7 @@ const (
 	linkInfo     = "flowserve approval link v1"
 	csrfInfo     = "flowserve approval form v1"
 	signInInfo   = "flowserve approval sign-in v1"
+	atRestInfo   = "flowserve approval at rest v1"
 	minSecret    = 16
 	// maxToken is the longest token in bytes before its base64: a task id
 	// and a key of the longest.
@@ -66,6 +67,7 @@ var encoding = base64.RawURLEncoding.Strict()
 type Sealer struct {
 	aead   cipher.AEAD
 	signIn cipher.AEAD // seals the sign-in state and the approver cookie
+	atRest cipher.AEAD // seals what a run store keeps of an approval (SealAtRest)
 	csrf   []byte      // the key of the forms' CSRF fields
 	rand   io.Reader   // the nonces' source; crypto/rand unless a test sets it
 }
@@ -96,7 +98,15 @@ func NewSealer(secret []byte) (*Sealer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("approve: %w", err)
 	}
-	return &Sealer{aead: aead, signIn: signIn, csrf: csrf, rand: rand.Reader}, nil
+	restKey, err := hkdf.Key(sha256.New, secret, nil, atRestInfo, chacha20poly1305.KeySize)
+	if err != nil {
+		return nil, fmt.Errorf("approve: deriving the at-rest key: %w", err)
+	}
+	atRest, err := chacha20poly1305.NewX(restKey)
+	if err != nil {
+		return nil, fmt.Errorf("approve: %w", err)
+	}
+	return &Sealer{aead: aead, signIn: signIn, atRest: atRest, csrf: csrf, rand: rand.Reader}, nil
 }
 
 // Seal returns the token of t: a string of URL-safe characters, 88 long

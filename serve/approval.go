@@ -68,9 +68,11 @@ func (s *Server) baseOf(ctx context.Context) string {
 // asking of one question.
 func approvalKey(node string, asked int) string { return fmt.Sprintf("%s-%d", node, asked) }
 
-// awaitApproval makes t wait for the answer to ap, mints its link and
-// sets how long it waits: ap's timeout, or for as long as the task lives
-// (which a timeout longer than the task's lifetime extends).
+// awaitApproval makes t wait for the answer to ap and sets how long it
+// waits: ap's timeout, or for as long as the task lives (which a timeout
+// longer than the task's lifetime extends). The run store keeps no link
+// (approvalLink mints one when needed) and the webhook URL only sealed:
+// both are credentials.
 func (s *Server) awaitApproval(t *tasks.Task, ap *flow.Approval) error {
 	now := s.engine.Now()
 	t.Asked++
@@ -80,7 +82,11 @@ func (s *Server) awaitApproval(t *tasks.Task, ap *flow.Approval) error {
 	if err != nil {
 		return err
 	}
-	a := &tasks.Approval{Key: approvalKey(ap.Node, t.Asked), Node: ap.Node, Run: ap.Run, Request: req, To: ap.To, Webhook: ap.Webhook,
+	webhook, err := s.sealer.SealAtRest(ap.Webhook)
+	if err != nil {
+		return fmt.Errorf("seal the approval's webhook: %w", err)
+	}
+	a := &tasks.Approval{Key: approvalKey(ap.Node, t.Asked), Node: ap.Node, Run: ap.Run, Request: req, To: ap.To, Webhook: webhook,
 		Asked: now, Expires: now.Add(t.TTL)}
 	if ap.Timeout > 0 {
 		a.Deadline = now.Add(ap.Timeout)
@@ -89,22 +95,38 @@ func (s *Server) awaitApproval(t *tasks.Task, ap *flow.Approval) error {
 			t.TTL = ap.Timeout + s.opts.TaskTTL
 		}
 	}
-	token, err := s.sealer.Seal(approve.Ticket{Task: t.ID, Key: a.Key, Expires: a.Expires})
-	if err != nil {
-		return fmt.Errorf("seal the approval link: %w", err)
+	if _, err := s.sealer.Seal(approve.Ticket{Task: t.ID, Key: a.Key, Expires: a.Expires}); err != nil {
+		return fmt.Errorf("seal the approval link: %w", err) // a key too long for a link
 	}
-	a.Link = t.Base + approve.Path(token)
 	t.Approval = a
-	t.Message = waitingMessage(a)
+	t.Message = fmt.Sprintf("waiting for %s to answer %q (until %s)", a.To, a.Node, wireTime(a.Expires))
 	return nil
 }
 
-// waitingMessage is the statusMessage of a task waiting for approval a:
-// who must answer, and until when. The link is in it only when the ask
-// has no webhook, since then the caller is the only one who can pass it
-// on.
-func waitingMessage(a *tasks.Approval) string {
-	return fmt.Sprintf("waiting for %s to answer %q (until %s)", a.To, a.Node, wireTime(a.Expires)) + linkFor(a)
+// approvalLink mints a link to the page of the approval t waits for: a
+// fresh token for the same ticket each time, all of them working until
+// the approval's expiry. "" when t waits for none, or sealing fails.
+func (s *Server) approvalLink(t *tasks.Task) string {
+	a := t.Approval
+	if a == nil {
+		return ""
+	}
+	token, err := s.sealer.Seal(approve.Ticket{Task: t.ID, Key: a.Key, Expires: a.Expires})
+	if err != nil {
+		s.log.Error("cannot mint an approval link", "task", t.ID, "ask", a.Node, "err", err)
+		return ""
+	}
+	return t.Base + approve.Path(token)
+}
+
+// statusMessage is the statusMessage of t: the one stored, followed,
+// while t waits for an approval whose ask has no webhook, by the link
+// (see linkFor).
+func (s *Server) statusMessage(t *tasks.Task) string {
+	if t.Status != tasks.Working || t.Approval == nil || t.Approval.Answered {
+		return t.Message
+	}
+	return t.Message + s.linkFor(t)
 }
 
 // redactLink returns an approval link with all but the first characters
@@ -119,15 +141,16 @@ func redactLink(link string) string {
 	return link[:i] + approve.Path(token[:min(len(token), 6)]) + "…[redacted]"
 }
 
-// linkFor returns how a message to the caller names where approval a
-// is answered: " at <link>" when the ask has no other channel (the
-// caller passes it on), else "" (the link went only to the webhook: a
-// link in the caller's hands would let them answer their own request).
-func linkFor(a *tasks.Approval) string {
-	if a.Webhook != "" {
+// linkFor returns how a message to the caller names where the approval
+// t waits for is answered: " at <link>" when the ask has no other
+// channel (the caller passes it on), else "" (the link went only to the
+// webhook: a link in the caller's hands would let them answer their own
+// request).
+func (s *Server) linkFor(t *tasks.Task) string {
+	if t.Approval.Webhook != "" {
 		return ""
 	}
-	return " at " + a.Link
+	return " at " + s.approvalLink(t)
 }
 
 // approvalWaiting does what follows a task's entering approval wait, once
@@ -148,10 +171,11 @@ func (s *Server) approvalWaiting(ctx context.Context, t *tasks.Task) {
 	if a.Webhook != "" {
 		sentTo = "webhook"
 	}
+	link := s.approvalLink(t)
 	s.log.Info("approval waiting", "task", t.ID, "tool", t.Tool, "ask", a.Node, "to", a.To, "expires", a.Expires,
-		"link", redactLink(a.Link), "sent_to", sentTo)
+		"link", redactLink(link), "sent_to", sentTo)
 	if a.Webhook != "" {
-		s.notify(t, a)
+		s.notify(t, a, link)
 	}
 }
 

@@ -54,7 +54,7 @@ func (s *Server) waitInline(ctx context.Context, p *flow.Program, fr *flow.Reque
 			// Between the progress of the steps before the approval
 			// and of those after it (see progressHook).
 			waited := min(float64(now.Sub(start))/float64(s.opts.MaxWait), 0.99)
-			tell(fmt.Sprintf("waiting for %s to answer %q%s (until %s)", a.To, a.Node, linkFor(a), wireTime(a.Expires)),
+			tell(fmt.Sprintf("waiting for %s to answer %q%s (until %s)", a.To, a.Node, s.linkFor(t), wireTime(a.Expires)),
 				float64(2*ap.Position+1)+waited)
 		}
 		select {
@@ -71,7 +71,7 @@ func (s *Server) waitInline(ctx context.Context, p *flow.Program, fr *flow.Reque
 		case state != "":
 			return state, nil, nil
 		case done:
-			return "", flowErrorResult(waitOverMessage(p, a)), nil
+			return "", flowErrorResult(s.waitOverMessage(p, t)), nil
 		}
 	}
 }
@@ -79,14 +79,15 @@ func (s *Server) waitInline(ctx context.Context, p *flow.Program, fr *flow.Reque
 // waitOverMessage is the error result of a call that waited for approval
 // a as long as it may. The link is in it only when the ask has no other
 // channel, for the caller to pass on (see linkFor).
-func waitOverMessage(p *flow.Program, a *tasks.Approval) string {
+func (s *Server) waitOverMessage(p *flow.Program, t *tasks.Task) string {
+	a := t.Approval
 	until := a.Expires.UTC().Format(time.RFC1123)
 	if a.Webhook != "" {
 		return fmt.Sprintf("The %s tool is waiting for %s to answer %q; the link was sent to them and works until %s. This call cannot wait longer. The run goes on when it is answered.",
 			p.Name(), a.To, a.Node, until)
 	}
 	return fmt.Sprintf("The %s tool is waiting for %s to answer %q at %s (the link works until %s). This call cannot wait longer; pass the link on if they have not received it. The run goes on when it is answered.",
-		p.Name(), a.To, a.Node, a.Link, until)
+		p.Name(), a.To, a.Node, s.approvalLink(t), until)
 }
 
 // lookInline looks at the task a call waits for once: it returns the

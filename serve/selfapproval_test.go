@@ -1,10 +1,13 @@
 package serve_test
 
 import (
+	"bytes"
 	"context"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -12,11 +15,15 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/flowserve/flowserve/actions"
 	"github.com/flowserve/flowserve/approve"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/internal/oauthtest"
 	"github.com/flowserve/flowserve/oauth"
+	"github.com/flowserve/flowserve/replies/redis/redistest"
 	"github.com/flowserve/flowserve/serve"
+	"github.com/flowserve/flowserve/tasks"
+	taskredis "github.com/flowserve/flowserve/tasks/redis"
 )
 
 // The self-approval of #27: a caller without tasks got the approval link
@@ -193,4 +200,88 @@ func signedInBrowser(t *testing.T, as *oauthtest.Server, link string, who oautht
 	}
 	b.hc.CheckRedirect = nil
 	return b
+}
+
+// TestApprovalSecretsNotAtRest: the run store keeps neither the rendered
+// webhook URL (which holds a secret here) nor a live link, on bolt (the
+// file's bytes) and on Redis; the webhook is still notified with a link
+// that works, and tasks/get still gives the link of an ask without one.
+func TestApprovalSecretsNotAtRest(t *testing.T) {
+	for _, kind := range []string{"bolt", "redis"} {
+		t.Run(kind, func(t *testing.T) {
+			ctx := testCtx(t)
+			var (
+				store tasks.Store
+				file  string
+			)
+			switch kind {
+			case "bolt":
+				file = filepath.Join(t.TempDir(), "tasks.db")
+				b, err := tasks.OpenBolt(file, tasks.BoltOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { b.Close() })
+				store = b
+			case "redis":
+				rs, err := taskredis.Open(redistest.Start(t).URL, taskredis.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { rs.Close() })
+				store = rs
+			}
+			h, hookURL := newHook(t, 0)
+			// The deployment's webhook, a var: its URL holds a token.
+			values := flow.Values{Vars: map[string]string{"approvals_webhook": hookURL + "/services/hook-s3cr3t-t0ken?key=k3y-s3cr3t"}}
+			src := strings.Replace(strings.Replace(refundFlow, "TIMEOUT", "1h", 1),
+				`notify: {webhook: "{{ input.?hook.orValue('') }}"}`, `notify: {webhook: "{{ input.?hook.orValue('') == '' ? '' : vars.approvals_webhook }}"}`, 1)
+			src = strings.Replace(src, "nodes:", "vars:\n  approvals_webhook: {description: the approvals channel}\nnodes:", 1)
+			srv := serverWith(t, []*flow.Program{compileSource(t, "refund.yaml", []byte(src), flow.Env{Actions: actions.Default()})},
+				serve.Options{Tasks: store, PollInterval: 50 * time.Millisecond, Engine: newEngine(t, flow.EngineOptions{Values: values})})
+			t.Cleanup(func() {
+				ctx, cancel := context.WithCancel(context.Background())
+				cancel()
+				srv.Close(ctx)
+			})
+			u := startHTTP(t, srv)
+			hooked := taskCall(t, ctx, u, "refund", map[string]any{"amount": 5, "manager": "ana", "hook": "yes"})
+			link := h.first(t)
+			plain := taskCall(t, ctx, u, "refund", map[string]any{"amount": 6, "manager": "bo"})
+			plainLink := waitingLink(t, ctx, u, plain.TaskID)
+			for _, id := range []string{hooked.TaskID, plain.TaskID} {
+				stored, err := store.Get(ctx, id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := tasks.Marshal(stored)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if bytes.Contains(b, []byte("s3cr3t")) || bytes.Contains(b, []byte(serve.ApprovePath)) {
+					t.Errorf("task %s stored with a secret or a link:\n%s", id, b)
+				}
+			}
+			if file != "" {
+				raw, err := os.ReadFile(file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if bytes.Contains(raw, []byte("s3cr3t")) || bytes.Contains(raw, []byte(serve.ApprovePath)) {
+					t.Error("tasks.db holds the webhook's secret or a link in clear")
+				}
+			}
+			// Both links work.
+			for l, amount := range map[string]string{link: "5", plainLink: "6"} {
+				if status, _ := newBrowser(t).submit(l, approveValues("Ana", map[string]string{"approve": "true"}), false); status != http.StatusOK {
+					t.Fatalf("answer for %s: %d", amount, status)
+				}
+			}
+			for id, want := range map[string]string{hooked.TaskID: "refunded 5, approved by Ana", plain.TaskID: "refunded 6, approved by Ana"} {
+				if done := waitTask(t, ctx, u, id, terminal); done.Result.text() != want {
+					t.Fatalf("task: %+v", done)
+				}
+			}
+		})
+	}
 }

@@ -345,7 +345,7 @@ func wireTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.0
 
 // createTaskResult is the answer to the call that created t.
 func (s *Server) createTaskResult(t *tasks.Task) taskJSON {
-	return taskJSON{ResultType: "task", TaskID: t.ID, Status: t.Status, StatusMessage: t.Message,
+	return taskJSON{ResultType: "task", TaskID: t.ID, Status: t.Status, StatusMessage: s.statusMessage(t),
 		CreatedAt: wireTime(t.Created), LastUpdatedAt: wireTime(t.Updated),
 		TTLMs: t.TTL.Milliseconds(), PollIntervalMs: s.opts.PollInterval.Milliseconds()}
 }

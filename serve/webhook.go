@@ -21,8 +21,9 @@ const (
 	webhookMaxBackoff      = time.Minute
 )
 
-// notification is what a's webhook is posted for task t.
-func notification(t *tasks.Task, a *tasks.Approval, title string) approve.Notification {
+// notification is what a's webhook is posted for task t, with the link
+// to its page.
+func notification(t *tasks.Task, a *tasks.Approval, title, link string) approve.Notification {
 	var req struct {
 		Params struct {
 			Message string `json:"message"`
@@ -30,16 +31,23 @@ func notification(t *tasks.Task, a *tasks.Approval, title string) approve.Notifi
 	}
 	json.Unmarshal(a.Request, &req)
 	return approve.NewNotification(approve.Notice{Tool: t.Tool, Title: title, Run: a.Run, Task: t.ID, Question: a.Node,
-		Message: req.Params.Message, To: a.To, Link: a.Link, Expires: a.Expires})
+		Message: req.Params.Message, To: a.To, Link: link, Expires: a.Expires})
 }
 
-// notify posts the notification of approval a of task t to its webhook in
+// notify posts the notification of approval a of task t, with link, to
+// its webhook (sealed in a: see awaitApproval) in
 // the background, retried with exponential backoff (Options.WebhookAttempts
 // attempts, from Options.WebhookBackoff, at most a minute apart) and every
 // attempt logged. It never blocks or fails the run: the link works whether
 // or not the notification arrives.
-func (s *Server) notify(t *tasks.Task, a *tasks.Approval) {
-	u, err := url.Parse(a.Webhook)
+func (s *Server) notify(t *tasks.Task, a *tasks.Approval, link string) {
+	webhook, err := s.sealer.OpenAtRest(a.Webhook)
+	if err != nil {
+		s.metrics.Webhooks.WithLabelValues("failed").Inc()
+		s.log.Error("approval webhook cannot be opened (the state key changed?); nobody is notified", "task", t.ID, "tool", t.Tool, "ask", a.Node, "err", err)
+		return
+	}
+	u, err := url.Parse(webhook)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		s.metrics.Webhooks.WithLabelValues("failed").Inc()
 		s.log.Error("approval webhook is not an http(s) URL; nobody is notified", "task", t.ID, "tool", t.Tool, "ask", a.Node)
@@ -49,7 +57,7 @@ func (s *Server) notify(t *tasks.Task, a *tasks.Approval) {
 	if p, ok := s.program(t.Tool); ok {
 		title = p.Title()
 	}
-	body, _ := json.Marshal(notification(t, a, title))
+	body, _ := json.Marshal(notification(t, a, title, link))
 	go s.deliver(s.work.claims, t, a, u, body)
 }
 

@@ -19,11 +19,14 @@ type Approval struct {
 	// Request is the question as an input request {"method", "params"},
 	// the form the page shows.
 	Request json.RawMessage `json:"request"`
-	// To is who is asked; Webhook the URL notified ("" for none).
+	// To is who is asked; Webhook the URL notified, sealed by the server
+	// (approve.Sealer.SealAtRest: it often holds a secret), "" for none.
 	To      string `json:"to"`
 	Webhook string `json:"webhook,omitempty"`
-	// Link is the page's URL (absolute when the server knows its own).
-	Link string `json:"link"`
+	// Link is not written any more: a link is a credential, so servers
+	// mint one when they need it rather than keep it. Records written by
+	// older servers may carry one, which is not read.
+	Link string `json:"link,omitempty"`
 	// Asked is when the task began to wait; Expires when the link stops
 	// working; Deadline when the ask times out (zero: it does not).
 	Asked    time.Time `json:"asked"`
