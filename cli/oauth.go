@@ -27,6 +27,7 @@ type oauthFlags struct {
 	clientSecretFile string
 	introspectionURL string
 	hideTools        bool
+	requireATJWT     bool
 	approvalSignIn   bool
 	clockSkew        time.Duration
 }
@@ -39,6 +40,7 @@ func (o *oauthFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.clientSecretFile, "oauth-client-secret-file", "", "file holding the client secret of --oauth-client-id (default: $"+OAuthSecretEnv+")")
 	fs.StringVar(&o.introspectionURL, "oauth-introspection-url", "", "introspection endpoint (default: the one the issuer's metadata names)")
 	fs.BoolVar(&o.hideTools, "oauth-hide-tools", false, "leave out of tools/list and prompts/list the flows whose scopes the caller's token lacks")
+	fs.BoolVar(&o.requireATJWT, "oauth-require-at-jwt", false, "accept only JWT access tokens whose typ is at+jwt (RFC 9068); by default JWT and no typ are accepted too, and other types (id_token+jwt, ...) never")
 	fs.BoolVar(&o.approvalSignIn, "approval-sign-in", false, "make the people who answer approvals sign in at the issuer first (needs --oauth-client-id, a client whose redirect URI is --public-url followed by "+approve.SignInPath+"); answered_by is then their subject")
 	fs.DurationVar(&o.clockSkew, "oauth-clock-skew", oauth.DefaultClockSkew, "how far a token's exp, nbf and iat may be off")
 }
@@ -46,7 +48,7 @@ func (o *oauthFlags) register(fs *flag.FlagSet) {
 // valid says what is wrong with the flags, or "".
 func (o *oauthFlags) valid(tokens string, stdio bool, set map[string]bool) string {
 	if o.issuer == "" {
-		for _, name := range []string{"oauth-audience", "oauth-client-id", "oauth-client-secret-file", "oauth-introspection-url", "oauth-hide-tools", "oauth-clock-skew", "approval-sign-in"} {
+		for _, name := range []string{"oauth-audience", "oauth-client-id", "oauth-client-secret-file", "oauth-introspection-url", "oauth-hide-tools", "oauth-require-at-jwt", "oauth-clock-skew", "approval-sign-in"} {
 			if set[name] {
 				return "--" + name + " needs --oauth-issuer"
 			}
@@ -85,7 +87,7 @@ func (o *oauthFlags) options(ctx context.Context, publicURL string, logger *slog
 	if audience == "" {
 		return nil, errors.New("--oauth-issuer needs --oauth-audience or --public-url: tokens must be issued for this server, and it cannot tell its own URL")
 	}
-	cfg := oauth.Config{Issuer: o.issuer, Audience: audience, ClockSkew: o.clockSkew}
+	cfg := oauth.Config{Issuer: o.issuer, Audience: audience, ClockSkew: o.clockSkew, RequireATJWT: o.requireATJWT}
 	if o.clientID != "" {
 		secret, err := o.secret()
 		if err != nil {
@@ -99,7 +101,8 @@ func (o *oauthFlags) options(ctx context.Context, publicURL string, logger *slog
 	if err != nil {
 		return nil, err
 	}
-	logger.Info("OAuth access tokens required", "issuer", o.issuer, "audience", audience, "introspection", cfg.Introspection != nil)
+	logger.Info("OAuth access tokens required", "issuer", o.issuer, "audience", audience, "introspection", cfg.Introspection != nil,
+		"require_at_jwt", o.requireATJWT)
 	return &serve.OAuth{Verifier: v, Issuer: o.issuer, Resource: resource, HideTools: o.hideTools}, nil
 }
 
