@@ -53,10 +53,10 @@ func httpSpecs(m *actions.Module[*builtins]) []actions.Spec {
 	return []actions.Spec{actions.Method(m, "http.request", "Sends an HTTP request and returns the response's status, headers and body.", (*builtins).httpRequest,
 		actions.Describe("Sends one HTTP or HTTPS request. The body is `json` (any JSON value, sent with "+
 			"`Content-Type: application/json`) or `text` (sent as `text/plain; charset=utf-8`), never both; "+
-			"a `Content-Type` in `headers` wins. Redirects are followed, at most 10, and by default only within the "+
-			"URL's scheme, host and port: a redirect to another host fails the step unless `follow_redirects` is "+
+			"a `Content-Type` in `headers` wins. Redirects are followed, at most 10, by default only within the "+
+			"URL's scheme, host and port: a redirect elsewhere fails the step unless `follow_redirects` is "+
 			"`always` (the `headers` are then not sent past that host) or `never` (the 3xx response is the output). "+
-			"No `Referer` is sent, except one set in `headers`, and that one only within the URL's host. A response body over "+
+			"No `Referer` is sent, except one set in `headers`, and that only within the URL's host. A response body over "+
 			"10 MiB is an error. A response whose media type is `application/json` (or `*+json`) and "+
 			"whose body parses comes back as `json`; any other body comes back as `text`. "+
 			"A non-2xx status is not an error: branch on `status`. "+
