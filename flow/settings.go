@@ -1,12 +1,8 @@
 package flow
 
 import (
-	"cmp"
-	"errors"
 	"fmt"
 	"maps"
-	"slices"
-	"strings"
 
 	"github.com/flowserve/flowserve/dsl"
 )
@@ -21,10 +17,10 @@ import (
 // Where secrets go: a flow may read them only in a step's with values
 // (dsl.Parse enforces it), whose rendered input goes to the step's action
 // and is neither journaled nor sealed into the request state. What the
-// action returns is journaled as any step output is: an action must not
-// return a secret it was given. A step's error message is journaled and
-// shown, so the engine replaces every secret value in it with
-// [Redacted]; serve's logs redact the same way.
+// action returns, and a step's error message, are journaled and may be
+// shown, so the engine replaces every secret value in them with
+// [Redacted] first (in an output, inside its strings: see
+// [Redactor.JSON]); serve's logs redact the same way.
 type Values struct {
 	Vars    map[string]string
 	Secrets map[string]string
@@ -56,55 +52,6 @@ func (v Values) Missing(f *dsl.File) (vars, secrets []*dsl.Setting) {
 // clone returns a copy of v that later changes to v's maps do not reach.
 func (v Values) clone() Values {
 	return Values{Vars: maps.Clone(v.Vars), Secrets: maps.Clone(v.Secrets)}
-}
-
-// Redactor returns the redactor of v's secrets.
-func (v Values) Redactor() *Redactor {
-	var secrets []string
-	for _, s := range v.Secrets {
-		if s != "" {
-			secrets = append(secrets, s)
-		}
-	}
-	if len(secrets) == 0 {
-		return nil
-	}
-	// Longer secrets first, so that one that contains another is
-	// replaced whole.
-	slices.SortFunc(secrets, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
-	pairs := make([]string, 0, 2*len(secrets))
-	for _, s := range secrets {
-		pairs = append(pairs, s, Redacted)
-	}
-	return &Redactor{r: strings.NewReplacer(pairs...)}
-}
-
-// A Redactor replaces secret values in text with [Redacted]. A nil
-// Redactor redacts nothing. It is safe for concurrent use.
-type Redactor struct {
-	r *strings.Replacer
-}
-
-// Redact returns s with every secret value in it replaced.
-func (r *Redactor) Redact(s string) string {
-	if r == nil {
-		return s
-	}
-	return r.r.Replace(s)
-}
-
-// Err returns err itself when its message holds no secret value, and
-// otherwise an error whose message is err's redacted. That error does not
-// wrap err, whose message would give the secret away.
-func (r *Redactor) Err(err error) error {
-	if r == nil || err == nil {
-		return err
-	}
-	msg := err.Error()
-	if red := r.r.Replace(msg); red != msg {
-		return errors.New(red)
-	}
-	return err
 }
 
 // settings returns the variables vars and secrets of a run of p, each

@@ -55,6 +55,12 @@ func (r *runner) step(cn *cnode) (int, error) {
 		}
 		return r.stepFailed(cn, msg)
 	}
+	// The output is journaled, bound and may be returned: no secret the
+	// action was given may be in it either. Replays read it redacted, as
+	// this round binds it.
+	if out, err = r.e.redact.JSON(out); err != nil {
+		return 0, fmt.Errorf("redact output: %w", err)
+	}
 	if err := r.record(state.Entry{Kind: state.EntryStep, Node: cn.n.ID, Fingerprint: cn.fp, Value: out}); err != nil {
 		return 0, err
 	}
