@@ -28,6 +28,15 @@ func (e *RunError) Error() string {
 	return fmt.Sprintf("%s: node %s: %v", e.Pos, e.Node, e.Err)
 }
 
+// ClientMessage formats the error as the client of a call of the flow
+// named flow reads it, "flow: node X: message": the flow and the node
+// (inside a called flow, its call path, as "pay/charge"), and none of the
+// file positions Error gives the server's log and the flow's author,
+// which would tell a client where the server keeps its flows.
+func (e *RunError) ClientMessage(flow string) string {
+	return fmt.Sprintf("%s: node %s: %v", flow, e.Node, e.Err)
+}
+
 // ExprError is an expression that failed to evaluate.
 type ExprError struct {
 	Pos dsl.Pos // where the expression starts

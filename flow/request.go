@@ -314,14 +314,14 @@ func textResult(msg string, isError bool) *ToolResult {
 
 // FailureResult is the error result that answers a call of p whose round
 // ended with err, an error that is not about the request (see
-// IsInvalidParams): a *RunError reads as itself ("flow.yaml:12:5: node
-// charge: ..."), naming the node in its Failure; any other error is the
-// server's, "the <name> tool failed: ...". Servers, flowserve test and
-// flowserve run all answer a failed run with it.
+// IsInvalidParams): a *RunError reads as its ClientMessage ("refund: node
+// charge: ...", never the server's path of the flow file), naming the node
+// in its Failure; any other error is the server's, "the <name> tool
+// failed: ...". Servers and flowserve test answer a failed run with it.
 func (p *Program) FailureResult(err error) *ToolResult {
 	var re *RunError
 	if errors.As(err, &re) {
-		return failResult(re.Node, err.Error())
+		return failResult(re.Node, re.ClientMessage(p.Name()))
 	}
 	kind := dsl.FlowTool
 	if p.IsPrompt() {

@@ -37,7 +37,9 @@ type reply struct {
 //   - a question the client cannot be asked: on the stateless era -32021
 //     with the requiredCapabilities; on session eras, which negotiate
 //     capabilities once, an error result saying what is missing;
-//   - any other error (a *flow.RunError): an error result naming the node;
+//   - any other error (a *flow.RunError): an error result naming the
+//     flow and the node, never the server's path of the flow file
+//     (flow.Program.FailureResult; the log keeps the file position);
 //   - a prompt, which has no error results, answers any error result with
 //     -32603 and its failure's message.
 func outcome(ctx context.Context, e era, p *flow.Program, res *flow.Result, err error) reply {
