@@ -13,6 +13,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
+
+	"github.com/flowserve/flowserve/internal/boltcheck"
 )
 
 // Bolt is a Store in one file on this machine (bbolt): tasks survive
@@ -80,6 +82,9 @@ const (
 	boltLookEvery = time.Second
 )
 
+// boltKind names the file of a Bolt in the errors of a damaged file.
+var boltKind = boltcheck.Kind{Store: "run store", Lost: "its tasks are lost"}
+
 var (
 	boltTasks   = []byte("tasks")
 	boltQueued  = []byte("queued")
@@ -94,12 +99,21 @@ var (
 // another process has the file open. The schedules (DispatchAt) that fell
 // due while the file was closed are dispatched at once, after those. Close
 // the store when done with it.
+//
+// OpenBolt checks the file first (boltcheck.Check) and refuses one that
+// is damaged or cut short with a *boltcheck.DamagedError ("the run store
+// PATH is damaged: ..."), rather than panic or open it empty; a task
+// whose record does not decode is no damage to the file: Get and Update
+// fail on it with ErrCorrupt, and the other tasks are served.
 func OpenBolt(path string, opts BoltOptions) (*Bolt, error) {
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: boltLockTimeout})
-	if errors.Is(err, berrors.ErrTimeout) {
+	db, err := boltcheck.Open(path, 0o600, boltKind, bolt.Options{Timeout: boltLockTimeout})
+	var damaged *boltcheck.DamagedError
+	switch {
+	case errors.Is(err, berrors.ErrTimeout):
 		return nil, fmt.Errorf("the task store %s is in use by another flowserve process: %w", path, err)
-	}
-	if err != nil {
+	case errors.As(err, &damaged):
+		return nil, err
+	case err != nil:
 		return nil, fmt.Errorf("open the task store %s: %w", path, err)
 	}
 	b := &Bolt{
@@ -282,6 +296,19 @@ func (b *Bolt) fail(err error) error {
 	return fmt.Errorf("task store %s: %w", b.path, err)
 }
 
+// decode returns the task stored under id as v, or an ErrCorrupt that
+// names it: the record does not decode, or it is another task's.
+func (b *Bolt) decode(id string, v []byte) (*Task, error) {
+	t, err := Unmarshal(v)
+	if err == nil && t.ID != id {
+		err = fmt.Errorf("%w: it holds task %q", ErrCorrupt, t.ID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("task %s in the run store %s: %w", id, b.path, err)
+	}
+	return t, nil
+}
+
 // Create stores t, unless a task that has not expired has its id.
 func (b *Bolt) Create(ctx context.Context, t *Task) error {
 	return b.CreateLimited(ctx, t, 0)
@@ -299,7 +326,7 @@ func (b *Bolt) Get(ctx context.Context, id string) (*Task, error) {
 			return ErrNotFound
 		}
 		var err error
-		t, err = Unmarshal(v) // copies out of the transaction's memory
+		t, err = b.decode(id, v) // copies out of the transaction's memory
 		return err
 	})
 	if err != nil {
@@ -357,7 +384,7 @@ func (b *Bolt) Update(ctx context.Context, id string, fn func(*Task) error) (*Ta
 		if v == nil {
 			return ErrNotFound
 		}
-		t, err := Unmarshal(v)
+		t, err := b.decode(id, v)
 		if err != nil {
 			return err
 		}
