@@ -10,6 +10,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
+
+	"github.com/flowserve/flowserve/internal/boltcheck"
 )
 
 // Bolt is a Store in a bbolt file on this machine: versions survive
@@ -36,15 +38,25 @@ const boltLockTimeout = time.Second
 
 var boltVersions = []byte("versions")
 
+// boltKind names the file of a Bolt in the errors of a damaged file.
+var boltKind = boltcheck.Kind{Store: "version store",
+	Lost: "its flow versions are lost: runs in flight on a version no longer served may fail"}
+
 // OpenBolt opens the version store in the file at path, creating it (mode
 // 0600) if it is missing. It fails, after a second, when another process
-// has the file open. Close the store when done with it.
+// has the file open. It checks the file first (boltcheck.Check) and
+// refuses one that is damaged or cut short with a
+// *boltcheck.DamagedError ("the version store PATH is damaged: ..."),
+// rather than panic or open it empty. Close the store when done with it.
 func OpenBolt(path string, opts BoltOptions) (*Bolt, error) {
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: boltLockTimeout})
-	if errors.Is(err, berrors.ErrTimeout) {
+	db, err := boltcheck.Open(path, 0o600, boltKind, bolt.Options{Timeout: boltLockTimeout})
+	var damaged *boltcheck.DamagedError
+	switch {
+	case errors.Is(err, berrors.ErrTimeout):
 		return nil, fmt.Errorf("the version store %s is in use by another flowserve process: %w", path, err)
-	}
-	if err != nil {
+	case errors.As(err, &damaged):
+		return nil, err
+	case err != nil:
 		return nil, fmt.Errorf("open the version store %s: %w", path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
