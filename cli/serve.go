@@ -53,6 +53,7 @@ type serveFlags struct {
 	maxExprCost     uint64
 	maxSessions     int
 	maxLegacyCalls  int
+	maxTasks        int // --max-tasks-per-caller; 0 or less: no limit
 	sessionTimeout  time.Duration
 	readHeader      time.Duration
 	readTimeout     time.Duration
@@ -176,6 +177,8 @@ func runServe(ctx context.Context, env *Env) int {
 		ApprovalSignIn: signIn,
 		Tracer:         tracer,
 		Versions:       rt.versions,
+
+		MaxTasksPerCaller: tasksPerCaller(f.maxTasks),
 	})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
@@ -350,6 +353,16 @@ func serveStdio(ctx context.Context, env *Env, srv *serve.Server, drain time.Dur
 	return exitOK
 }
 
+// tasksPerCaller is --max-tasks-per-caller n as Options.MaxTasksPerCaller
+// takes it: the flag's 0 or less (no limit) is a negative there, whose 0
+// is the default.
+func tasksPerCaller(n int) int {
+	if n <= 0 {
+		return -1
+	}
+	return n
+}
+
 // flagSet returns serve's flags, parsed into f.
 func (f *serveFlags) flagSet(env *Env) *flag.FlagSet {
 	fs := flag.NewFlagSet("flowserve serve", flag.ContinueOnError)
@@ -382,6 +395,7 @@ func (f *serveFlags) flagSet(env *Env) *flag.FlagSet {
 	fs.Uint64Var(&f.maxExprCost, "max-expr-cost", lang.DefaultCostLimit, "cost limit of one expression evaluation")
 	fs.IntVar(&f.maxSessions, "max-sessions", serve.DefaultMaxSessions, "open session-era (2025-*) sessions; -1: no cap")
 	fs.IntVar(&f.maxLegacyCalls, "max-legacy-calls", serve.DefaultMaxLegacyCalls, "session-era tool calls in progress, parked ones included; -1: no cap")
+	fs.IntVar(&f.maxTasks, "max-tasks-per-caller", serve.DefaultMaxTasksPerCaller, "open tasks (working, or waiting for answers or an approval) one caller may have in the run store; 0: no limit")
 	fs.DurationVar(&f.sessionTimeout, "session-timeout", serve.DefaultSessionTimeout, "close session-era sessions idle this long")
 	fs.DurationVar(&f.readHeader, "read-header-timeout", serve.DefaultReadHeaderTimeout, "time to read a request's headers")
 	fs.DurationVar(&f.readTimeout, "read-timeout", serve.DefaultReadTimeout, "time to read a whole request, body included")

@@ -329,10 +329,9 @@ func (s *Server) writeNewTask(w http.ResponseWriter, sse *sseWriter, id json.Raw
 	t, err := s.newTask(ctx, p, fr, d, ap, o, false)
 	var msg []byte
 	if err != nil {
-		s.log.Error("cannot create a task", "tool", p.Name(), "err", err)
-		rpcErr := &jsonrpc.Error{Code: codeInternalError, Message: fmt.Sprintf("the %s tool could not start its task: %v", p.Name(), err)}
+		rpcErr, status := s.taskStartError(p, err)
 		if sse == nil || !sse.started {
-			writeRPCError(w, http.StatusInternalServerError, id, rpcErr)
+			writeRPCError(w, status, id, rpcErr)
 			return
 		}
 		msg = rpcErrorMessage(id, rpcErr)

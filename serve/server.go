@@ -89,8 +89,21 @@ type Options struct {
 	// DefaultMaxRounds.
 	MaxRounds int
 	// TaskWorkers is how many task rounds run at once in this process;
-	// default DefaultTaskWorkers.
+	// default DefaultTaskWorkers. Callers share them fairly: they take
+	// turns, and a reserve of one in eight workers (at least one, when
+	// there are two or more) is kept for callers that run no round, so
+	// that one caller's backlog never delays another caller's first task
+	// (taskfair.go).
 	TaskWorkers int
+	// MaxTasksPerCaller is the most open tasks (not ended: working,
+	// waiting for answers or for an approval) one caller (principal)
+	// may have in the run store, counted across restarts and over every
+	// instance sharing the store; a call that would make one more is
+	// refused with JSON-RPC error -32000 naming the limit. The hidden
+	// tasks of calls that wait for an approval inside themselves (clients
+	// without tasks) count. Default DefaultMaxTasksPerCaller; negative
+	// means no limit.
+	MaxTasksPerCaller int
 	// PublicURL is the server's URL as the people who answer approvals
 	// reach it (e.g. "https://mcp.example.com"), for the links of
 	// approval pages; "" means the scheme and host each call came in on.
@@ -122,6 +135,9 @@ type Options struct {
 // DefaultRoundTimeout is Options.RoundTimeout when it is zero.
 const DefaultRoundTimeout = 10 * time.Minute
 
+// DefaultMaxTasksPerCaller is Options.MaxTasksPerCaller when it is zero.
+const DefaultMaxTasksPerCaller = 100
+
 // DefaultMaxLegacyCalls is Options.MaxLegacyCalls when it is zero.
 const DefaultMaxLegacyCalls = 4096
 
@@ -144,8 +160,10 @@ type Server struct {
 	// scoped is set while some served flow requires OAuth scopes.
 	scoped atomic.Bool
 	// hideTools is HTTPOptions.OAuth.HideTools of the last HTTP handler
-	// made.
+	// made, and oauthConf its HTTPOptions.OAuth (for the challenges of
+	// tasks/* requests the token lacks scopes for: taskscope.go).
 	hideTools atomic.Bool
+	oauthConf atomic.Pointer[OAuth]
 	// legacy counts the session-era calls in progress, and sessionPOSTs
 	// the session-era POST requests being served (a call's reply goes out
 	// before its POST ends).

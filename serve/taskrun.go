@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"sync"
 	"time"
@@ -16,8 +17,9 @@ import (
 	"github.com/flowserve/flowserve/tasks"
 )
 
-// taskWork is the server's task workers: Options.TaskWorkers goroutines
-// that claim tasks from the run store and run their rounds.
+// taskWork is the server's task workers: claimers that take tasks from
+// the run store, and the rounds that advance them, at most
+// Options.TaskWorkers at once, shared fairly across callers (fair).
 type taskWork struct {
 	// claims ends the claiming (Drain); rounds ends the rounds running
 	// (Close): their tasks are taken over later, by this store opened
@@ -25,20 +27,23 @@ type taskWork struct {
 	claims, rounds         context.Context
 	stopClaims, stopRounds context.CancelFunc
 	wg                     sync.WaitGroup
+	fair                   *fairPool
 
 	mu      sync.Mutex
 	running map[string]context.CancelFunc // task id → cancel of its round here
 }
 
-// startTaskWorkers starts the workers.
+// startTaskWorkers starts the claimers; they start the rounds
+// (taskfair.go).
 func (s *Server) startTaskWorkers() {
 	w := &s.work
 	w.claims, w.stopClaims = context.WithCancel(context.Background())
 	w.rounds, w.stopRounds = context.WithCancel(context.Background())
 	w.running = map[string]context.CancelFunc{}
-	for range s.opts.TaskWorkers {
+	w.fair = newFairPool(s.opts.TaskWorkers)
+	for range claimers(s.opts.TaskWorkers) {
 		w.wg.Add(1)
-		go s.taskWorker()
+		go s.claimTasks()
 	}
 }
 
@@ -46,10 +51,12 @@ func (s *Server) startTaskWorkers() {
 // rounds running are let finish until ctx ends; those still running then
 // are stopped without their outcome being stored, so that their tasks are
 // taken over (by the same store opened again, or by another instance on a
-// shared one) and only their unfinished steps run again. It does not
-// close the run store, which belongs to the caller.
+// shared one) and only their unfinished steps run again. The tasks
+// claimed and waiting for a round are handed back to the store at once.
+// It does not close the run store, which belongs to the caller.
 func (s *Server) Close(ctx context.Context) error {
 	s.work.stopClaims()
+	s.handBack(s.work.fair.stop())
 	done := make(chan struct{})
 	go func() { s.work.wg.Wait(); close(done) }()
 	select {
@@ -66,34 +73,13 @@ func (s *Server) Close(ctx context.Context) error {
 	return fmt.Errorf("task rounds stopped before they finished (their tasks are taken over later): %w", ctx.Err())
 }
 
-// taskWorker claims tasks and advances them until claiming stops.
-func (s *Server) taskWorker() {
-	defer s.work.wg.Done()
-	for {
-		c, err := s.tasks.Claim(s.work.claims)
-		if err != nil {
-			if s.work.claims.Err() != nil || errors.Is(err, tasks.ErrClosed) {
-				return
-			}
-			s.log.Warn("cannot claim a task from the run store; retrying", "err", err)
-			select {
-			case <-s.work.claims.Done():
-				return
-			case <-time.After(time.Second):
-			}
-			continue
-		}
-		s.advance(c)
-	}
-}
-
 // errTaskEnded stops a round whose task ended meanwhile (tasks/cancel).
 var errTaskEnded = errors.New("the task has ended")
 
 // advance runs one round of the task c claims, and stores what it gave.
 func (s *Server) advance(c *tasks.Claim) {
 	ctx := s.work.rounds
-	t, err := s.own(ctx, c)
+	t, takenOver, err := s.own(ctx, c)
 	switch {
 	case errors.Is(err, tasks.ErrNotFound), errors.Is(err, errNotClaimable):
 		c.Release()
@@ -104,7 +90,7 @@ func (s *Server) advance(c *tasks.Claim) {
 		s.redispatch(c.ID)
 		return
 	}
-	if c.Takeover {
+	if takenOver {
 		s.metrics.TaskTakeovers.WithLabelValues(t.Tool).Inc()
 		s.log.Warn("task taken over from a worker that stopped mid-round; its unfinished step runs again",
 			"task", t.ID, "tool", t.Tool, "takeovers", t.Takeovers)
@@ -156,9 +142,14 @@ func (s *Server) advance(c *tasks.Claim) {
 var errNotClaimable = errors.New("the task has nothing for a worker to do")
 
 // own makes c the owner of its task if a worker has something to do
-// with it (tasks.Own), in the same update that checks it.
-func (s *Server) own(ctx context.Context, c *tasks.Claim) (*tasks.Task, error) {
-	return s.tasks.Update(ctx, c.ID, func(t *tasks.Task) error {
+// with it (tasks.Own), in the same update that checks it, and reports
+// whether c took the task over mid-round: a takeover of a task that had
+// an owner. (A takeover of a claim that was waiting for a round when its
+// process stopped (taskfair.go) takes over no round.)
+func (s *Server) own(ctx context.Context, c *tasks.Claim) (*tasks.Task, bool, error) {
+	takenOver := false
+	t, err := s.tasks.Update(ctx, c.ID, func(t *tasks.Task) error {
+		takenOver = false
 		switch a := t.Approval; {
 		case t.Status != tasks.Working:
 			return errNotClaimable
@@ -173,13 +164,15 @@ func (s *Server) own(ctx context.Context, c *tasks.Claim) (*tasks.Task, error) {
 		case a != nil && !s.approvalDue(t):
 			return errNotClaimable
 		}
+		takenOver = c.Takeover && t.Owner != ""
 		t.Owner = c.Token
 		t.Runs++
-		if c.Takeover {
+		if takenOver {
 			t.Takeovers++
 		}
 		return nil
 	})
+	return t, takenOver, err
 }
 
 // checkpointError is a checkpoint the run store could not keep.
@@ -418,7 +411,10 @@ func (s *Server) newTask(ctx context.Context, p *flow.Program, fr *flow.Request,
 			}
 		}
 	}
-	if err := s.tasks.Create(ctx, t); err != nil {
+	if err := s.tasks.CreateLimited(ctx, t, s.maxTasksPerCaller()); err != nil {
+		if errors.Is(err, tasks.ErrTooMany) {
+			return nil, &tooManyTasks{s.maxTasksPerCaller()}
+		}
 		return nil, fmt.Errorf("store the task: %w", err)
 	}
 	s.taskEntered(t)
@@ -430,6 +426,50 @@ func (s *Server) newTask(ctx context.Context, p *flow.Program, fr *flow.Request,
 		}
 	}
 	return t, nil
+}
+
+// maxTasksPerCaller is the most open tasks one caller may have, as
+// CreateLimited takes it: Options.MaxTasksPerCaller, or
+// DefaultMaxTasksPerCaller when that is zero; 0 (no limit) when it is
+// negative.
+func (s *Server) maxTasksPerCaller() int {
+	switch n := s.opts.MaxTasksPerCaller; {
+	case n == 0:
+		return DefaultMaxTasksPerCaller
+	case n < 0:
+		return 0
+	default:
+		return n
+	}
+}
+
+// tooManyTasks refuses a task to a caller who has as many open tasks as
+// Options.MaxTasksPerCaller allows: working, waiting for answers, or
+// waiting for an approval (a call of a client without tasks that waits
+// for one inside itself counts too).
+type tooManyTasks struct{ limit int }
+
+func (e *tooManyTasks) Error() string {
+	return fmt.Sprintf("this caller has %d open tasks, the most --max-tasks-per-caller allows; wait for one to end or cancel one", e.limit)
+}
+
+func (e *tooManyTasks) Unwrap() error { return tasks.ErrTooMany }
+
+// taskStartError is the JSON-RPC error, and the HTTP status, answering a
+// call of p whose task newTask could not create with err. A caller over
+// its limit gets -32000, the code of the server's other refusals that a
+// caller may retry later (codeServerBusy): its request is valid, so not
+// -32602, and nothing failed on the server, so not -32603.
+func (s *Server) taskStartError(p *flow.Program, err error) (*jsonrpc.Error, int) {
+	var many *tooManyTasks
+	if errors.As(err, &many) {
+		s.log.Info("task refused: the caller has too many open tasks", "tool", p.Name(), "max", many.limit)
+		data, _ := json.Marshal(map[string]int{"maxTasksPerCaller": many.limit})
+		return &jsonrpc.Error{Code: codeServerBusy, Message: many.Error(), Data: data}, http.StatusOK
+	}
+	s.log.Error("cannot create a task", "tool", p.Name(), "err", err)
+	return &jsonrpc.Error{Code: codeInternalError, Message: fmt.Sprintf("the %s tool could not start its task: %v", p.Name(), err)},
+		http.StatusInternalServerError
 }
 
 // taskEntered records that t entered its status: a metric and a log line
