@@ -183,6 +183,7 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 		opts.Tokens = nil
 		sessions, stateless = bindPrincipals(sessions), bindPrincipals(stateless)
 		s.hideTools.Store(opts.OAuth.HideTools)
+		s.oauthConf.Store(opts.OAuth)
 	case opts.Tokens != nil:
 		sessions = bindSessions(sessions)
 	}

@@ -93,7 +93,8 @@ type tasksRequest struct {
 // serveTasks answers a tasks/* request of the 2026-07-28 wire, making
 // its checks in the order the extension's probes need: the headers
 // against the body (-32020), _meta (-32602), the removed methods
-// (-32601), the extension (-32021), then the task (-32602).
+// (-32601), the extension (-32021), then the task (-32602), and with
+// OAuth the scopes of its flow (403, taskscope.go).
 func (s *Server) serveTasks(w http.ResponseWriter, r *http.Request, body []byte) {
 	var req tasksRequest
 	if err := json.Unmarshal(body, &req); err != nil || req.JSONRPC != "2.0" || len(req.ID) == 0 {
@@ -111,7 +112,7 @@ func (s *Server) serveTasks(w http.ResponseWriter, r *http.Request, body []byte)
 	}
 	var (
 		result any
-		err    *jsonrpc.Error
+		err    error
 	)
 	switch {
 	case req.Method == methodTasksResult || req.Method == methodTasksList:
@@ -124,7 +125,7 @@ func (s *Server) serveTasks(w http.ResponseWriter, r *http.Request, body []byte)
 		result, err = s.taskMethod(r.Context(), requestPrincipal(r), &req)
 	}
 	if err != nil {
-		writeRPCError(w, statusOf(err.Code), req.ID, err)
+		s.writeTaskError(w, r, req.ID, err)
 		return
 	}
 	b, merr := json.Marshal(struct {
@@ -187,20 +188,37 @@ func errUnknownTask(id string) *jsonrpc.Error {
 }
 
 // taskMethod runs tasks/get, tasks/update or tasks/cancel for the caller
-// principal.
-func (s *Server) taskMethod(ctx context.Context, principal string, req *tasksRequest) (any, *jsonrpc.Error) {
+// principal. The task must be the caller's, and with OAuth, the token of
+// the request must grant the scopes of the task's flow (taskScopes),
+// checked before the task is read out or changed. Its errors are
+// *jsonrpc.Error or *taskScopeError (writeTaskError).
+func (s *Server) taskMethod(ctx context.Context, principal string, req *tasksRequest) (any, error) {
 	id := *req.Params.TaskID
-	switch req.Method {
-	case methodTasksGet:
+	if req.Method == methodTasksGet || authenticated(ctx) != nil {
 		t, err := s.tasks.Get(ctx, id)
 		if rpcErr := s.taskLookupError(id, principal, t, err); rpcErr != nil {
 			return nil, rpcErr
 		}
-		return s.detailedTask(t), nil
-	case methodTasksUpdate:
-		return s.updateTask(ctx, id, principal, req.Params.InputResponses)
+		if err := s.taskScopes(ctx, t); err != nil {
+			return nil, err
+		}
+		if req.Method == methodTasksGet {
+			return s.detailedTask(t), nil
+		}
 	}
-	return s.cancelTask(ctx, id, principal)
+	var (
+		result any
+		rpcErr *jsonrpc.Error
+	)
+	if req.Method == methodTasksUpdate {
+		result, rpcErr = s.updateTask(ctx, id, principal, req.Params.InputResponses)
+	} else {
+		result, rpcErr = s.cancelTask(ctx, id, principal)
+	}
+	if rpcErr != nil {
+		return nil, rpcErr
+	}
+	return result, nil
 }
 
 // taskLookupError is the error answering a lookup of task id by
