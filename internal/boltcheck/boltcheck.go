@@ -63,12 +63,35 @@ func Open(path string, mode os.FileMode, kind Kind, opts bolt.Options) (*bolt.DB
 	if err := Check(path, kind, opts.Timeout); err != nil {
 		return nil, err
 	}
+	return open(path, mode, kind, opts)
+}
+
+// open opens the file at path with bbolt under guard. When bbolt panics
+// it lets go of the lock bbolt took and closes the file (bbolt's memory
+// map of it stays until the process ends).
+func open(path string, mode os.FileMode, kind Kind, opts bolt.Options) (*bolt.DB, error) {
+	var file *os.File
+	openFile := opts.OpenFile
+	if openFile == nil {
+		openFile = os.OpenFile
+	}
+	opts.OpenFile = func(name string, flag int, perm os.FileMode) (*os.File, error) {
+		f, err := openFile(name, flag, perm)
+		file = f
+		return f, err
+	}
 	var db *bolt.DB
 	err := guard(path, kind, func() error {
 		var err error
 		db, err = bolt.Open(path, mode, &opts)
 		return err
 	})
+	var damaged *DamagedError
+	if errors.As(err, &damaged) && db == nil && file != nil {
+		// bbolt panicked with the file open (it closes it on an error).
+		unlock(file)
+		file.Close()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -81,8 +104,9 @@ func Open(path string, mode os.FileMode, kind Kind, opts bolt.Options) (*bolt.DB
 // passes: bbolt makes a new store there. A damaged file gives a
 // *DamagedError; a file another process has open, an error that wraps
 // bbolt's errors.ErrTimeout once timeout has passed; a file that cannot
-// be read, its *fs.PathError. Check never writes to the file, and never
-// panics.
+// be read, its *fs.PathError; a path that is no regular file (a
+// directory, a pipe), an error saying so. Check never writes to the
+// file, and never panics.
 func Check(path string, kind Kind, timeout time.Duration) error {
 	info, err := os.Stat(path)
 	switch {
@@ -96,14 +120,9 @@ func Check(path string, kind Kind, timeout time.Duration) error {
 		return nil
 	}
 	damaged := func(problem string) error { return &DamagedError{Kind: kind, Path: path, Problem: problem} }
-	var db *bolt.DB
-	err = guard(path, kind, func() error {
-		var err error
-		// Read-only: a shared lock, no write, and no free list loaded
-		// before the walk has checked it.
-		db, err = bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: timeout})
-		return err
-	})
+	// Read-only: a shared lock, no write, and no free list loaded before
+	// the walk has checked it.
+	db, err := open(path, 0o600, kind, bolt.Options{ReadOnly: true, Timeout: timeout})
 	var pathErr *fs.PathError
 	var damagedErr *DamagedError
 	switch {

@@ -175,6 +175,34 @@ func TestGuard(t *testing.T) {
 	}
 }
 
+// panicLogger is a bbolt logger that panics when bbolt says it opened a
+// file, as bbolt panics on a damaged one, after it locked the file.
+type panicLogger struct{ bolt.DefaultLogger }
+
+// Infof panics on bbolt's message of a file it opened.
+func (panicLogger) Infof(format string, v ...any) {
+	if strings.Contains(format, "successfully") {
+		panic("assertion failed: Page expected to be: 2")
+	}
+}
+
+// TestOpenPanic checks that a panic in bbolt's Open is a DamagedError and
+// lets go of the file's lock, so that the file can be opened again.
+func TestOpenPanic(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.db")
+	writeFile(t, path, 10)
+	logger := &panicLogger{}
+	_, err := Open(path, 0o600, testKind, bolt.Options{Timeout: 10 * time.Millisecond, Logger: logger})
+	if !errors.As(err, new(*DamagedError)) || !strings.Contains(err.Error(), "bbolt failed on it: assertion failed") {
+		t.Fatalf("Open with a panic = %v, want a DamagedError saying bbolt failed", err)
+	}
+	db, err := Open(path, 0o600, testKind, bolt.Options{Timeout: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("Open after a panic = %v, want the file (its lock let go)", err)
+	}
+	db.Close()
+}
+
 // TestCheckProblem checks how the problems of bbolt's check are said.
 func TestCheckProblem(t *testing.T) {
 	var five []error
