@@ -153,28 +153,12 @@ func noMoreStarted(t *testing.T, b *blocker, what string) {
 	}
 }
 
-// fairStores opens the run stores the fairness tests run on: memory and
-// the bbolt file.
-func fairStores() map[string]func(t *testing.T) tasks.Store {
-	return map[string]func(t *testing.T) tasks.Store{
-		"memory": func(t *testing.T) tasks.Store { return tasks.NewMemory(nil) },
-		"bolt": func(t *testing.T) tasks.Store {
-			b, err := tasks.OpenBolt(filepath.Join(t.TempDir(), "tasks.db"), tasks.BoltOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { b.Close() })
-			return b
-		},
-	}
-}
-
 // TestTaskFairDispatch: with two workers, a caller whose backlog of tasks
 // blocks (the attack: thousands of long tasks) holds one worker, not
 // both, and another caller's task runs to its end while the backlog is
 // still blocked; then the backlog drains.
 func TestTaskFairDispatch(t *testing.T) {
-	for name, open := range fairStores() {
+	for name, open := range taskStores(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := testCtx(t)
 			b := newBlocker()

@@ -48,7 +48,7 @@ func callTask(t *testing.T, ctx context.Context, url string, who http.Header, to
 // flag; another caller is not, and a task that ends, cancelled or
 // completed, makes room again.
 func TestTaskLimitPerCaller(t *testing.T) {
-	for name, open := range fairStores() {
+	for name, open := range taskStores(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := testCtx(t)
 			_, url := fairServer(t, newBlocker(), open(t), serve.Options{MaxTasksPerCaller: 2})
