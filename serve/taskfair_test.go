@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -259,16 +258,5 @@ func TestTaskFairDurable(t *testing.T) {
 				t.Errorf("takeovers counted: %v, want 1 (the round that was running)", n)
 			}
 		})
-	}
-}
-
-// wantTooMany checks that a call was refused for the caller's limit of
-// open tasks, naming the limit and the flag.
-func wantTooMany(t *testing.T, r *httpReply, limit string) {
-	t.Helper()
-	e := r.rpcErr(t)
-	if e.Code != -32000 || r.status != http.StatusOK ||
-		!strings.Contains(e.Message, "this caller has "+limit+" open tasks") || !strings.Contains(e.Message, "--max-tasks-per-caller") {
-		t.Fatalf("over the limit: HTTP %d, %d %q", r.status, e.Code, e.Message)
 	}
 }

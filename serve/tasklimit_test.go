@@ -36,6 +36,17 @@ func askTask(t *testing.T, ctx context.Context, url string, who http.Header) str
 	}
 }
 
+// wantTooMany checks that a call was refused for the caller's limit of
+// open tasks, naming the limit and the flag.
+func wantTooMany(t *testing.T, r *httpReply, limit string) {
+	t.Helper()
+	e := r.rpcErr(t)
+	if e.Code != -32000 || r.status != http.StatusOK || string(e.Data) != `{"maxTasksPerCaller":`+limit+`}` ||
+		!strings.Contains(e.Message, "this caller has "+limit+" open tasks") || !strings.Contains(e.Message, "--max-tasks-per-caller") {
+		t.Fatalf("over the limit: HTTP %d, %d %q %s", r.status, e.Code, e.Message, e.Data)
+	}
+}
+
 // callTask is a tools/call of tool as who by a client with tasks.
 func callTask(t *testing.T, ctx context.Context, url string, who http.Header, tool string) *httpReply {
 	t.Helper()
