@@ -3,6 +3,7 @@ package redis_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -67,5 +68,37 @@ func TestOpenTasksAcrossInstances(t *testing.T) {
 	task := storetest.Sample(t, time.Now())
 	if err := instances[2].CreateLimited(ctx, task, limit); err != nil {
 		t.Errorf("CreateLimited on another instance after a task ended: %v", err)
+	}
+}
+
+// TestOpenIndexKey: a principal's index of open tasks lives as long as
+// its last open task, and is gone once none is open, so that it leaves
+// nothing behind in Redis.
+func TestOpenIndexKey(t *testing.T) {
+	srv := redistest.Start(t)
+	client := srv.Client(t)
+	s := newStore(t, client, redis.Options{Prefix: "index:"})
+	ctx := context.Background()
+	key := s.OpenKey("alice")
+	if !strings.HasPrefix(key, "index:open:") || strings.Contains(key, "alice") {
+		t.Errorf("index key %q: want the prefix, and the principal hashed", key)
+	}
+	task := storetest.Sample(t, time.Now())
+	task.Status, task.TTL = tasks.Working, time.Hour
+	if err := s.Create(ctx, task); err != nil {
+		t.Fatal(err)
+	}
+	ttl, err := client.PTTL(ctx, key).Result()
+	if err != nil || ttl <= 59*time.Minute || ttl > time.Hour+time.Second {
+		t.Errorf("the index's expiry: %v, %v, want the task's hour", ttl, err)
+	}
+	if _, err := s.Update(ctx, task.ID, func(task *tasks.Task) error {
+		task.Status = tasks.Completed
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := client.Exists(ctx, key).Result(); err != nil || n != 0 {
+		t.Errorf("the index once no task is open: exists %d, %v", n, err)
 	}
 }
