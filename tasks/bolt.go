@@ -399,7 +399,7 @@ func (b *Bolt) Update(ctx context.Context, id string, fn func(*Task) error) (*Ta
 			}
 			return bk.Delete(key)
 		}
-		old := t.Clone()
+		old := &Task{ID: id, Principal: t.Principal} // its index entry
 		if fnErr = fn(t); fnErr != nil {
 			return fnErr
 		}
