@@ -84,6 +84,12 @@ func (s *Server) advance(c *tasks.Claim) {
 	case errors.Is(err, tasks.ErrNotFound), errors.Is(err, errNotClaimable):
 		c.Release()
 		return
+	case errors.Is(err, tasks.ErrCorrupt):
+		// A record that does not decode does not heal: dispatching it
+		// again would retry it forever.
+		s.log.Error("task cannot be run: its record in the run store is damaged; it is not retried", "task", c.ID, "err", err)
+		c.Release()
+		return
 	case err != nil:
 		s.log.Error("cannot take a task from the run store; trying again later", "task", c.ID, "err", err)
 		c.Release()
