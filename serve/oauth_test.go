@@ -34,6 +34,16 @@ type oauthServer struct {
 // OAuth on: JWTs checked against the keys, opaque tokens introspected.
 func startOAuth(t testing.TB, hide bool) *oauthServer {
 	t.Helper()
+	return startOAuthWith(t, hide, func(*oauthServer) ([]*flow.Program, serve.Options) {
+		return append(compileExamples(t, flow.Env{}), testFlow(t, "deploy_scoped", flow.Env{}), testFlow(t, "deploy_task", flow.Env{})), serve.Options{}
+	})
+}
+
+// startOAuthWith serves, with OAuth on against a real authorization
+// server, the programs and options setup returns; setup sees the issuer
+// and the server's address, for options that need them (sign-in).
+func startOAuthWith(t testing.TB, hide bool, setup func(o *oauthServer) ([]*flow.Program, serve.Options)) *oauthServer {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -47,8 +57,13 @@ func startOAuth(t testing.TB, hide bool) *oauthServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	progs := append(compileExamples(t, flow.Env{}), testFlow(t, "deploy_scoped", flow.Env{}), testFlow(t, "deploy_task", flow.Env{}))
-	o.srv = serverWith(t, progs, serve.Options{})
+	progs, opts := setup(o)
+	o.srv = serverWith(t, progs, opts)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		o.srv.Close(ctx)
+	})
 	o.oauth = &serve.OAuth{Verifier: v, Issuer: o.as.Issuer(), HideTools: hide}
 	hs := httptest.NewUnstartedServer(o.srv.HTTPHandler(serve.HTTPOptions{OAuth: o.oauth}))
 	hs.Listener.Close()

@@ -3,9 +3,7 @@ package serve_test
 import (
 	"bytes"
 	"context"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,7 +17,6 @@ import (
 	"github.com/flowserve/flowserve/approve"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/internal/oauthtest"
-	"github.com/flowserve/flowserve/oauth"
 	"github.com/flowserve/flowserve/replies/redis/redistest"
 	"github.com/flowserve/flowserve/serve"
 	"github.com/flowserve/flowserve/tasks"
@@ -93,34 +90,21 @@ func TestApprovalLinkOnlyToWebhook(t *testing.T) {
 // user:<sub>) can.
 func TestApprovalSignInWhoMayAnswer(t *testing.T) {
 	ctx := testCtx(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := "http://" + ln.Addr().String()
-	endpoint := base + serve.EndpointPath
-	as := oauthtest.New(t, oauthtest.Options{Audience: endpoint})
 	ana := oauthtest.User{Username: "ana", Password: "s3cret-pass", Subject: "user-ana", Email: "ana@example.com", Name: "Ana"}
 	boss := oauthtest.User{Username: "boss", Password: "s3cret-pass", Subject: "user-boss", Email: "boss@example.com", Name: "Boss"}
 	mal := oauthtest.User{Username: "mal", Password: "s3cret-pass", Subject: "user-mal", Email: "mal@example.com", Name: "Mal"}
-	for _, u := range []oauthtest.User{ana, boss, mal} {
-		as.AddUser(u)
-	}
-	id, secret := as.WebClient(base + approve.SignInPath)
-	signIn, err := approve.NewSignIn(ctx, approve.SignInConfig{Issuer: as.Issuer(), ClientID: id, ClientSecret: secret})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := oauth.NewVerifier(ctx, oauth.Config{Issuer: as.Issuer(), Audience: endpoint})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := serverWith(t, []*flow.Program{refundProgram(t, "1h")}, serve.Options{PollInterval: 50 * time.Millisecond, ApprovalSignIn: signIn})
-	hs := httptest.NewUnstartedServer(srv.HTTPHandler(serve.HTTPOptions{OAuth: &serve.OAuth{Verifier: v, Issuer: as.Issuer()}}))
-	hs.Listener.Close()
-	hs.Listener = ln
-	hs.Start()
-	t.Cleanup(hs.Close)
+	o := startOAuthWith(t, false, func(o *oauthServer) ([]*flow.Program, serve.Options) {
+		for _, u := range []oauthtest.User{ana, boss, mal} {
+			o.as.AddUser(u)
+		}
+		id, secret := o.as.WebClient(o.base + approve.SignInPath)
+		signIn, err := approve.NewSignIn(ctx, approve.SignInConfig{Issuer: o.as.Issuer(), ClientID: id, ClientSecret: secret})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []*flow.Program{refundProgram(t, "1h")}, serve.Options{PollInterval: 50 * time.Millisecond, ApprovalSignIn: signIn}
+	})
+	as, endpoint := o.as, o.endpoint
 	anaToken := bearer(as.Token(t, oauthtest.TokenRequest{Subject: ana.Subject}))
 
 	// ask starts a refund as Ana, addressed to `to`, and returns its link

@@ -3,14 +3,11 @@ package serve_test
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/flowserve/flowserve/flow"
-	"github.com/flowserve/flowserve/internal/oauthtest"
 	"github.com/flowserve/flowserve/oauth"
 	"github.com/flowserve/flowserve/serve"
 )
@@ -20,31 +17,9 @@ import (
 // scope) with OAuth on, the tokens JWTs of a real authorization server.
 func startTaskOAuth(t *testing.T) *oauthServer {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := &oauthServer{base: "http://" + ln.Addr().String()}
-	o.endpoint = o.base + serve.EndpointPath
-	o.as = oauthtest.New(t, oauthtest.Options{Audience: o.endpoint})
-	v, err := oauth.NewVerifier(testCtx(t), oauth.Config{Issuer: o.as.Issuer(), Audience: o.endpoint})
-	if err != nil {
-		t.Fatal(err)
-	}
-	progs := []*flow.Program{testFlow(t, "deploy_task", flow.Env{}), compileSource(t, "ask.yaml", []byte(askFlow), flow.Env{})}
-	o.srv = serverWith(t, progs, serve.Options{})
-	t.Cleanup(func() {
-		ctx, cancel := context.WithCancel(context.Background())
-		cancel()
-		o.srv.Close(ctx)
+	return startOAuthWith(t, false, func(*oauthServer) ([]*flow.Program, serve.Options) {
+		return []*flow.Program{testFlow(t, "deploy_task", flow.Env{}), compileSource(t, "ask.yaml", []byte(askFlow), flow.Env{})}, serve.Options{}
 	})
-	o.oauth = &serve.OAuth{Verifier: v, Issuer: o.as.Issuer()}
-	hs := httptest.NewUnstartedServer(o.srv.HTTPHandler(serve.HTTPOptions{OAuth: o.oauth}))
-	hs.Listener.Close()
-	hs.Listener = ln
-	hs.Start()
-	t.Cleanup(hs.Close)
-	return o
 }
 
 // tasksPost sends a tasks/* request for task id with the bearer token,
