@@ -30,7 +30,7 @@ const lintGoldenDir = "../testdata/lint"
 
 // extraCodes are the codes lint reports that dsl/doc.go does not list as
 // Parse's or Check's: flow.Compile's and lint's own.
-var extraCodes = []string{dsl.CodeBadSchema, dsl.CodeDuplicateTool}
+var extraCodes = []string{dsl.CodeBadSchema, dsl.CodeDuplicateTool, dsl.CodeTypeError}
 
 // TestLintGolden lints each golden archive and compares the output; with
 // -update it rewrites the diagnostics sections. It also checks that every

@@ -31,9 +31,10 @@ type valueIssue struct {
 
 // valueChecker checks a Value against a JSON Schema as far as it can be
 // known before the flow runs: the keys of mappings, the lengths of lists
-// and the literal scalars. A template that is one whole expression can
-// have any type and is skipped; a template mixing text and expressions
-// is a string. Every finding is worded by package schemas, as the engine
+// and the literal scalars. A template that is one whole expression
+// keeps the expression's type, which flow.Compile checks against the
+// same schema (type-error), so it is skipped here; a template mixing text
+// and expressions is a string. Every finding is worded by package schemas, as the engine
 // words it when the flow runs: "with.url is required by action
 // http.request", "structured.count must be at least 0".
 type valueChecker struct {
@@ -93,7 +94,7 @@ func (vc *valueChecker) check(v *Value, schema any, path string, holder Pos, top
 	}
 	lit, known := literalOf(v)
 	if v.Kind == ValueTemplate && !known && v.Template.Whole() != nil {
-		return // any type: checked when expressions are typed
+		return // the expression's type: flow.Compile checks it
 	}
 	if t, has := s["type"]; has {
 		if vs := vc.sc.validate(map[string]any{"type": t}, skeleton(v, lit, known)); len(vs) > 0 {

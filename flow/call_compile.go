@@ -5,42 +5,22 @@ import (
 	"strings"
 
 	"github.com/flowserve/flowserve/dsl"
-	"github.com/flowserve/flowserve/lang"
 )
 
-// typeWith reports each with value of a call or link that is one whole
-// expression whose type the callee's input schema does not allow for
-// that field (dsl.CheckCalls checks the literals). Nothing is reported
-// when the callee is not found: CheckCalls reports that.
+// typeWith reports each part of the with of a call or link that is one
+// whole expression whose type the callee's input schema does not allow
+// there (typeValue; dsl.CheckCalls checks the literals and the text).
+// Nothing is reported when the callee is not found: CheckCalls reports
+// that.
 func (c *compiler) typeWith(call *dsl.Call, with *cvalue) {
-	if c.callees == nil || call.With == nil || with == nil || call.With.Kind != dsl.ValueMap {
+	if c.callees == nil {
 		return
 	}
 	callee := c.callees(call.Flow.Value)
 	if callee == nil || callee.Input == nil {
 		return
 	}
-	props, _ := callee.Input.Value["properties"].(map[string]any)
-	for i, key := range call.With.Keys {
-		want, _ := props[key].(map[string]any)
-		v, cv := call.With.Map[i], with.vals[i]
-		if want == nil || v.Kind != dsl.ValueTemplate || cv.tmpl == nil {
-			continue
-		}
-		if !hasExpr(v.Template) {
-			continue // a literal: CheckCalls checks it
-		}
-		got, pos := typed("string"), v.Pos
-		if w := v.Template.Whole(); w != nil {
-			if cv.tmpl.whole == nil || cv.tmpl.whole.prg == nil {
-				continue // the expression does not compile: reported
-			}
-			got, pos = cv.tmpl.whole.prg.Schema(), w.Pos
-		}
-		if !defaultFits(want, got) {
-			c.errorf(pos, dsl.CodeTypeError, "with %s: flow %s takes %s there, not %s", key, callee.Name.Value, lang.TypeName(want), lang.TypeName(got))
-		}
-	}
+	c.typeValue(call.With, with, valueTarget{schema: callee.Input.Value, root: "with", by: "flow " + callee.Name.Value})
 }
 
 // Link joins the call and link nodes of progs to the programs they run:

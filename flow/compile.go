@@ -422,6 +422,9 @@ func (c *compiler) node(n *dsl.Node, i int, reg *actions.Registry) *cnode {
 		// then not returned.
 		cn.action, _ = reg.Lookup(s.Action.Value)
 		cn.with = c.value(s.With)
+		if cn.action != nil {
+			c.typeValue(s.With, cn.with, valueTarget{schema: cn.action.Input, root: "with", by: "action " + cn.action.Name})
+		}
 		cn.timeout = s.Timeout
 		cn.long = s.Long
 		if cn.timeout <= 0 {
@@ -445,6 +448,9 @@ func (c *compiler) node(n *dsl.Node, i int, reg *actions.Registry) *cnode {
 		r := n.Return
 		cn.text = c.template(r.Text)
 		cn.structured = c.value(r.Structured)
+		if f := c.file; f.Output != nil && !f.IsPrompt() {
+			c.typeValue(r.Structured, cn.structured, valueTarget{schema: f.Output.Value, root: "structured", by: "the output schema"})
+		}
 		for _, b := range r.Content {
 			cn.content = append(cn.content, c.value(b))
 		}
