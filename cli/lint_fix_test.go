@@ -69,7 +69,7 @@ nodes:
     with: {path: x}
   - return: "{{ q.content.ok }} {{ q.accepted }}"
 `
-	dir := writeFlows(t, map[string]string{"flows/keys.yaml": keys, "flows/warn.yaml": warningFlow, "flows/bad.yaml": "nodes:\n  - return: ok\n"})
+	dir := writeFlows(t, map[string]string{"flows/keys.yaml": keys, "flows/warn.yaml": warningFlow, "flows/bad.yaml": "description: Bad.\nnodes: []\n"})
 	out, errOut, code := run(t, "lint", "--fix", dir)
 	got, err := os.ReadFile(filepath.Join(dir, "flows/keys.yaml"))
 	if err != nil {
@@ -94,7 +94,7 @@ nodes:
 	if !strings.Contains(errOut, path+`:10:36: fixed: replace "qq" with "q"`) {
 		t.Errorf("stderr lacks the second pass's fix:\n%s", errOut)
 	}
-	if code != 1 || strings.Contains(out, path) || !strings.Contains(out, "[missing-description]") ||
+	if code != 1 || strings.Contains(out, path) || !strings.Contains(out, "[no-nodes]") ||
 		!strings.HasSuffix(errOut, "1 error, 1 warning in 3 files\n") {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}

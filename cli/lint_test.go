@@ -200,10 +200,10 @@ func TestLintCommand(t *testing.T) {
 			[]string{rel("only_warn/warn.yaml") + ":3:5: warning: the flow can run past its last node (#1)"},
 			"0 errors, 1 warning in 1 file", 1},
 		{"directory", []string{dir}, 1, []string{
-			rel("sub/bad.yaml") + `:1:1: error: the flow needs a description`,
+			rel("sub/bad.yaml") + `:1:1: warning: the flow needs a description`,
 			rel("sub/bad.yaml") + `:3:11: error: unknown action "fs.stta"; did you mean "fs.stat"? [unknown-action]`,
 			rel("sub/warn2.yml") + `:3:5: warning:`,
-		}, "2 errors, 2 warnings in 4 files", 4},
+		}, "1 error, 3 warnings in 4 files", 4},
 		{"test file named", []string{rel("sub/bad_test.yaml")}, 1, []string{"[bad-yaml]"}, "1 error, 0 warnings in 1 file", 1},
 	}
 	for _, tc := range tests {
@@ -239,7 +239,7 @@ func TestLintJSON(t *testing.T) {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
 	want := []diagnosticJSON{
-		{File: filepath.Join(dir, "bad.yaml"), Line: 1, Col: 1, Severity: "error", Code: "missing-description",
+		{File: filepath.Join(dir, "bad.yaml"), Line: 1, Col: 1, Severity: "warning", Code: "missing-description",
 			Message: "the flow needs a description: MCP clients show it to the model to decide when to call the tool"},
 		{File: filepath.Join(dir, "bad.yaml"), Line: 3, Col: 11, Severity: "error", Code: "unknown-action",
 			Message: `unknown action "fs.stta"; did you mean "fs.stat"?`},

@@ -164,7 +164,7 @@ func (c *checker) checkTop() {
 		if f.IsPrompt() {
 			why = "MCP clients show it to the user choosing a prompt"
 		}
-		c.errorf(pos, CodeMissingDescription, "the flow needs a description: %s", why)
+		c.warnf(pos, CodeMissingDescription, "the flow needs a description: %s", why)
 	}
 	if f.Input != nil {
 		c.checkObjectSchema(f.Input, "input", "the "+c.flowWord()+"'s arguments are a JSON object")

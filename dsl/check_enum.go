@@ -14,7 +14,9 @@ import (
 // a step's result against its action's output schema. A comparison of
 // such a field with a literal it cannot hold is never true (==), always
 // true (!=), or a dead entry of a list (in): a typo or a stale value,
-// reported as an error at the literal.
+// reported as a warning at the literal. It is not an error: the flow
+// runs, and the comparison only makes one case dead (see the severity
+// rule in docs/cli.md).
 
 // checkEnumCompares reports each comparison of a field with a literal
 // outside the values the field's schema allows (enum-compare), in every
@@ -182,8 +184,18 @@ func (c *checker) checkComparison(e *Expr, cmp lang.Comparison, roots map[string
 		holds = "holds only"
 	}
 	pos := e.PosAt(cmp.Offset)
-	c.errorSpan(pos, literalSpan(e, cmp, suggestion), CodeEnumCompare, "%s %s %s, never %s: %s; %s",
+	c.warnSpan(pos, literalSpan(e, cmp, suggestion), CodeEnumCompare, "%s %s %s, never %s: %s; %s",
 		field, holds, valuesList(values), jsonText(cmp.Literal), what, hint)
+}
+
+// warnSpan records a warning about the text from pos to sp.end, with
+// sp's fixes, as errorSpan records an error.
+func (c *checker) warnSpan(pos Pos, sp span, code, format string, args ...any) {
+	n := len(c.diags)
+	c.warnf(pos, code, format, args...)
+	if d := &c.diags[n]; d.Pos.Line == pos.Line && d.Pos.Col == pos.Col {
+		d.End, d.Fixes = sp.end, sp.fixes
+	}
 }
 
 // literalSpan returns the span of cmp's literal in the file, with the fix

@@ -72,8 +72,10 @@ func TestCheckEnumCompares(t *testing.T) {
 	}
 }
 
-// TestEnumCompareFix checks the span of an enum-compare error, its
-// literal, and the fix replacing it with the value it misspells.
+// TestEnumCompareFix checks the span of an enum-compare warning, its
+// literal, and the fix replacing it with the value it misspells; the
+// flow runs (the comparison only makes a case dead), so it is a warning
+// and the flow has no errors.
 func TestEnumCompareFix(t *testing.T) {
 	src := "description: Jobs.\nnodes:\n  - id: job\n    step: job.run\n  - branch:\n      - if: job.status == \"don\" || job.status == 'running'\n        then: done\n  - id: done\n    return: done\n"
 	f, ds := Parse("flow.yaml", []byte(src))
@@ -88,7 +90,7 @@ func TestEnumCompareFix(t *testing.T) {
 	}
 	at := func(line, col int) Pos { return Pos{File: "flow.yaml", Line: line, Col: col} }
 	if len(got) != 2 {
-		t.Fatalf("got %d enum-compare errors, want 2: %v", len(got), got)
+		t.Fatalf("got %d enum-compare warnings, want 2: %v", len(got), got)
 	}
 	want := []Fix{{Title: `replace "don" with "done"`, Pos: at(6, 27), End: at(6, 32), NewText: `"done"`}}
 	if d := got[0]; d.Pos != at(6, 27) || d.End != at(6, 32) || !reflect.DeepEqual(d.Fixes, want) {
@@ -96,5 +98,10 @@ func TestEnumCompareFix(t *testing.T) {
 	}
 	if d := got[1]; d.Pos != at(6, 50) || d.End != at(6, 59) || d.Fixes != nil {
 		t.Errorf("got %v (end %v) with fixes %#v, want the span 6:50-6:59 and no fix", d, d.End, d.Fixes)
+	}
+	for _, d := range got {
+		if d.Severity != Warning {
+			t.Errorf("%v: want a warning", d)
+		}
 	}
 }

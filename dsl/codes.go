@@ -119,7 +119,8 @@ const (
 	CodeEndlessLoop = "endless-loop"
 	// CodeEnumCompare means an expression compares a field whose schema
 	// lists its values (an enum, a const, a oneOf of consts) with a
-	// literal that is not one of them, so == is never true and != always.
+	// literal that is not one of them, so == is never true and != always
+	// (a warning).
 	CodeEnumCompare = "enum-compare"
 	// CodeFallsOffEnd means a path runs past the last node, which is not a
 	// return or fail (a warning).
@@ -157,7 +158,7 @@ const (
 	// expr): the read fails at run time.
 	CodeMaybeUnbound = "maybe-unbound"
 	// CodeMissingDescription means the flow has no description, which MCP
-	// clients show to the model.
+	// clients show to the model (a warning).
 	CodeMissingDescription = "missing-description"
 	// CodeMissingStructured means the flow declares an output schema and a
 	// return has no structured (a warning).
@@ -261,7 +262,7 @@ const (
 	// compare with (flowserve lint --against) keeps runs in flight on that
 	// version from going on under this one: a journaled node renamed,
 	// removed or redefined, a new node ahead of it, a branch that may take
-	// another way (see flow.Compat).
+	// another way, as flow.Compat works out (a warning).
 	CodeBreaksRuns = "breaks-runs"
 	// CodeUnknownFlow means a call or link names no flow loaded with the
 	// caller.

@@ -82,7 +82,7 @@
 //	bad-url              a url ask's url is not an absolute http(s) URL, or carries credentials
 //	busy-loop            a loop neither asks nor runs a step, so only a branch on set names can end it (warning)
 //	endless-loop         a loop that no node leads out of
-//	enum-compare         an expression compares a field whose schema lists its values (enum, const, oneOf of consts) with a literal not among them: == never true, != always
+//	enum-compare         an expression compares a field whose schema lists its values (enum, const, oneOf of consts) with a literal not among them: == never true, != always (warning)
 //	falls-off-end        a path runs past the last node, which is not a return or fail (warning)
 //	form-default         a form property's default breaks the property's own schema (type, choices, bounds, format), or its template has a {{ without }} (flow.Compile: or an expression of another type)
 //	form-enum            a choice property's enum, oneOf, enumNames or items are not one of the MCP enum shapes
@@ -93,7 +93,7 @@
 //	insecure-url         a url ask's url uses http:// for a host other than localhost (warning)
 //	long-no-task         a step is long: true in a flow that says task: never, or in a prompt flow, so it never runs as a task (warning)
 //	maybe-unbound        an expression reads an ask, step, sample or roots id or a set name that some path reaches without having run it, unguarded by has() (expr: x != nil, x?.): it fails at run time; the message names such a path
-//	missing-description  the flow has no description, which MCP clients show to the model (not for expose: false flows, which are never listed)
+//	missing-description  the flow has no description, which MCP clients show to the model (warning; not for expose: false flows, which are never listed)
 //	missing-structured   the flow declares an output schema and a return has no structured (warning)
 //	no-unavailable       a sample or roots question (or the all node holding one) has no unavailable: deprecated by SEP-2577, a client without it fails the call (warning)
 //	prompt-argument      a prompt flow's input property is not of type string (MCP prompt arguments are strings)
