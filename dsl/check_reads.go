@@ -14,7 +14,10 @@ import (
 // the node it leaves binds it there (see EdgeKind), or when the edge is a
 // branch case whose condition tests it (has(x.f), x != nil), or when an
 // earlier case that would have been taken without it was not (!has(x.f)).
-// A node's bound names are those bound on every path to it.
+// A node's bound names are those bound on every path to it. A read of a
+// name not bound there is reported only when a feasible path (one whose
+// branch decisions do not contradict each other, see feasible.go) reaches
+// it without binding the name.
 
 // nameSet is a set of the names the analysis tracks, as bits.
 type nameSet []uint64
@@ -31,6 +34,7 @@ type readFacts struct {
 	words int
 	in    []nameSet // bound at each node's start; nil for nodes no path reaches
 	reads map[*Expr]readsOf
+	feas  *feasibility // built when a read first needs it
 }
 
 // readsOf is what an expression reads, once worked out.
@@ -189,9 +193,28 @@ func (rf *readFacts) meet(j int, s nameSet) bool {
 }
 
 // checkNode reports the unbound reads of the expressions node i
-// evaluates, with the names bound where each is evaluated.
+// evaluates, with the names bound where each is evaluated. A branch's
+// case is evaluated only when every case before it was false, which may
+// bind names (after !has(x.f), x ran).
 func (rf *readFacts) checkNode(c *checker, i int, n *Node) {
 	bound := append(nameSet(nil), rf.in[i]...)
+	if n.Kind == KindBranch && n.Branch != nil {
+		at := bound
+		for k, cs := range n.Branch.Cases {
+			if k > 0 {
+				at = append(nameSet(nil), at...)
+				if r, ok := rf.readsOf(n.Branch.Cases[k-1].If); ok {
+					for _, t := range r.Untests {
+						if b, ok := rf.names[t]; ok {
+							at.add(b)
+						}
+					}
+				}
+			}
+			rf.checkExpr(c, i, k, cs.If, at)
+		}
+		return
+	}
 	for _, ev := range nodeExprs(c, n) {
 		at := bound
 		if ev.self != "" || len(ev.also) > 0 {
@@ -202,13 +225,15 @@ func (rf *readFacts) checkNode(c *checker, i int, n *Node) {
 				}
 			}
 		}
-		rf.checkExpr(c, i, ev.expr, at)
+		rf.checkExpr(c, i, 0, ev.expr, at)
 	}
 }
 
 // checkExpr reports each read of e of a tracked name that is not bound in
-// at and not guarded by a test in e.
-func (rf *readFacts) checkExpr(c *checker, i int, e *Expr, at nameSet) {
+// at, not guarded by a test in e, and reached unbound by a feasible path
+// to node i (on which, when upto > 0, the first upto cases of branch i
+// are false).
+func (rf *readFacts) checkExpr(c *checker, i, upto int, e *Expr, at nameSet) {
 	r, ok := rf.readsOf(e)
 	if !ok {
 		return
@@ -220,8 +245,19 @@ func (rf *readFacts) checkExpr(c *checker, i int, e *Expr, at nameSet) {
 			continue
 		}
 		seen[ref.Name] = true
+		if rf.feas == nil {
+			rf.feas = newFeasibility(rf)
+		}
+		res := rf.feas.search(ref.Name, i, upto)
+		if res.decided && res.path == nil {
+			continue // every path that reaches here unbound is infeasible
+		}
+		path := rf.feas.pathString(res.path)
+		if !res.decided {
+			path = rf.pathWithout(i, b)
+		}
 		c.errorf(e.PosAt(ref.Offset), CodeMaybeUnbound, "%s may not have run on every path to here: %s; %s",
-			ref.Name, rf.pathWithout(i, b), rf.guardHint(ref.Name))
+			ref.Name, path, rf.guardHint(ref.Name))
 	}
 }
 
