@@ -391,7 +391,7 @@ func (c *checker) checkReturn(n *Node) {
 			c.issue(is, code)
 		}
 	case r.Structured == nil && c.f.Output != nil:
-		c.warnf(r.Pos, CodeMissingStructured, "the flow declares an output schema, so MCP requires structured content in every result: add structured to this return")
+		c.errorf(r.Pos, CodeMissingStructured, "the flow declares an output schema, so MCP requires structured content in every result: add structured to this return")
 	}
 	for i, b := range r.Content {
 		c.checkContent(b, fmt.Sprintf("content[%d]", i))

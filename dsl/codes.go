@@ -161,7 +161,8 @@ const (
 	// clients show to the model (a warning).
 	CodeMissingDescription = "missing-description"
 	// CodeMissingStructured means the flow declares an output schema and a
-	// return has no structured (a warning).
+	// return has no structured, which MCP requires of every result: clients
+	// that check it fail the call.
 	CodeMissingStructured = "missing-structured"
 	// CodeNoUnavailable means a sample or roots question has no
 	// unavailable (the all node holding it has none): sampling and roots

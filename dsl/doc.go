@@ -94,7 +94,7 @@
 //	long-no-task         a step is long: true in a flow that says task: never, or in a prompt flow, so it never runs as a task (warning)
 //	maybe-unbound        an expression reads an ask, step, sample or roots id or a set name that some path reaches without having run it, unguarded by has() (expr: x != nil, x?.): it fails at run time; the message names such a path
 //	missing-description  the flow has no description, which MCP clients show to the model (warning; not for expose: false flows, which are never listed)
-//	missing-structured   the flow declares an output schema and a return has no structured (warning)
+//	missing-structured   the flow declares an output schema and a return has no structured, which MCP requires of every result (clients that check it fail the call)
 //	no-unavailable       a sample or roots question (or the all node holding one) has no unavailable: deprecated by SEP-2577, a client without it fails the call (warning)
 //	prompt-argument      a prompt flow's input property is not of type string (MCP prompt arguments are strings)
 //	prompt-only          a tool flow's return has description or messages, which only prompt flows return
