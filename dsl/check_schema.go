@@ -31,12 +31,12 @@ type valueIssue struct {
 
 // valueChecker checks a Value against a JSON Schema as far as it can be
 // known before the flow runs: the keys of mappings, the lengths of lists
-// and the literal scalars. A template that is one whole expression
-// keeps the expression's type, which flow.Compile checks against the
-// same schema (type-error), so it is skipped here; a template mixing text
-// and expressions is a string. Every finding is worded by package schemas, as the engine
-// words it when the flow runs: "with.url is required by action
-// http.request", "structured.count must be at least 0".
+// and the literal scalars. A template that is one whole expression keeps
+// the expression's type, which flow.Compile checks against the same
+// schema (type-error), so it is skipped here; a template mixing text and
+// expressions is a string. Every finding is worded by package schemas,
+// as the engine words it when the flow runs: "with.url is required by
+// action http.request", "structured.count must be at least 0".
 type valueChecker struct {
 	ix     *posIndex
 	sc     schemaCache
