@@ -65,12 +65,24 @@ func (c *checker) checkPromptTop() {
 }
 
 // checkPromptReturn checks a return of a prompt flow: no tool-only keys,
-// and content blocks of the shapes MCP allows.
+// text or messages to return, and content blocks of the shapes MCP
+// allows.
 func (c *checker) checkPromptReturn(r *Return) {
-	for _, e := range c.ix.entries(c.ix.mapping(r.Pos)) {
-		if e.name == "structured" || e.name == "content" {
+	entries := c.ix.entries(c.ix.mapping(r.Pos))
+	gives, why := r.Text != nil || len(r.Messages) > 0, ""
+	for _, e := range entries {
+		switch e.name {
+		case "structured", "content":
 			c.errorf(e.key, CodeToolOnly, "%s belongs to tool flows: a prompt returns text or messages", e.name)
+		case "text", "messages":
+			gives = true // a value Parse could not read is reported there
+		case "description":
+			why = " (a description describes the messages; it is not one)"
 		}
+	}
+	if !gives && len(entries) > 0 {
+		// An empty mapping, or a return that is not one, Parse reports.
+		c.errorf(r.Pos, CodeMissingKey, "return needs text or messages: a prompt's result is its messages, and this return gives none%s", why)
 	}
 	for i, m := range r.Messages {
 		if m.Content != nil {
