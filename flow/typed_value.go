@@ -33,7 +33,19 @@ func (c *compiler) typeValue(v *dsl.Value, cv *cvalue, to valueTarget) {
 	if to.schema == nil {
 		return
 	}
+	start := len(c.diags)
 	c.typeValueAt(v, cv, to.schema, nil, to)
+	// An expression that breaks two parts of the schema (its properties
+	// and an allOf's) is reported once, for the first.
+	seen := map[dsl.Pos]bool{}
+	kept := c.diags[:start]
+	for _, d := range c.diags[start:] {
+		if !seen[d.Pos] {
+			seen[d.Pos] = true
+			kept = append(kept, d)
+		}
+	}
+	c.diags = kept
 }
 
 // typeValueAt is typeValue for the part v of the value at path (keys and
@@ -42,9 +54,11 @@ func (c *compiler) typeValueAt(v *dsl.Value, cv *cvalue, want map[string]any, pa
 	if v == nil || cv == nil || want == nil {
 		return
 	}
-	for _, sub := range listOfAny(want["allOf"]) {
-		if m, ok := sub.(map[string]any); ok {
-			c.typeValueAt(v, cv, m, path, to)
+	if v.Kind != dsl.ValueTemplate { // misfit looks into allOf itself
+		for _, sub := range listOfAny(want["allOf"]) {
+			if m, ok := sub.(map[string]any); ok {
+				c.typeValueAt(v, cv, m, path, to)
+			}
 		}
 	}
 	switch v.Kind {
@@ -60,7 +74,7 @@ func (c *compiler) typeValueAt(v *dsl.Value, cv *cvalue, want map[string]any, pa
 		}
 	case dsl.ValueMap:
 		props, _ := want["properties"].(map[string]any)
-		extra, _ := want["additionalProperties"].(map[string]any)
+		extra := additional(want)
 		for i, key := range v.Keys {
 			sub, _ := props[key].(map[string]any)
 			if _, declared := props[key]; !declared {
@@ -116,7 +130,7 @@ func misfit(want, got map[string]any) (below []string, ws, gs map[string]any, ba
 		}
 	case "object":
 		wp, _ := want["properties"].(map[string]any)
-		wx, _ := want["additionalProperties"].(map[string]any)
+		wx := additional(want)
 		gp, _ := got["properties"].(map[string]any)
 		if gx, ok := got["additionalProperties"].(map[string]any); ok && wx != nil {
 			if _, _, _, bad := misfit(wx, gx); bad {
@@ -138,6 +152,17 @@ func misfit(want, got map[string]any) (below []string, ws, gs map[string]any, ba
 		}
 	}
 	return nil, nil, nil, false
+}
+
+// additional returns the schema of s for the keys its properties do not
+// name, or nil when that is not one schema: none, or patternProperties
+// that may take some of those keys instead.
+func additional(s map[string]any) map[string]any {
+	if _, patterns := s["patternProperties"]; patterns {
+		return nil
+	}
+	extra, _ := s["additionalProperties"].(map[string]any)
+	return extra
 }
 
 // kindFits reports whether a value of JSON type got may have JSON type

@@ -58,6 +58,7 @@ output:
     meta: {type: object}
     tagged: {enum: [a, b]}
     loose: {}
+    byname: {type: object, patternProperties: {"^n_": {type: integer}}, additionalProperties: {type: string}}
   required: [count]
 nodes:
   - id: q
@@ -76,42 +77,42 @@ func TestStructuredTypes(t *testing.T) {
 		{
 			name: "a list where an integer is wanted",
 			ret:  "  - return: {structured: {count: \"{{ input.tags }}\"}}\n",
-			want: []string{`f.yaml:31:38: error: structured count: the output schema takes an integer there, not a list of strings [type-error]`},
+			want: []string{`f.yaml:32:38: error: structured count: the output schema takes an integer there, not a list of strings [type-error]`},
 		},
 		{
 			name: "a string where an object is wanted",
 			ret:  "  - return: {structured: {count: 1, meta: \"{{ input.name }}\"}}\n",
-			want: []string{`f.yaml:31:47: error: structured meta: the output schema takes an object there, not a string [type-error]`},
+			want: []string{`f.yaml:32:47: error: structured meta: the output schema takes an object there, not a string [type-error]`},
 		},
 		{
 			name: "a literal expression of the wrong type",
 			ret:  "  - return: {structured: {count: 1, label: \"{{ 3 }}\"}}\n",
-			want: []string{`f.yaml:31:48: error: structured label: the output schema takes a string there, not an integer [type-error]`},
+			want: []string{`f.yaml:32:48: error: structured label: the output schema takes a string there, not an integer [type-error]`},
 		},
 		{
 			name: "the whole structured value of the wrong type",
 			ret:  "  - return:\n      structured: \"{{ input.n }}\"\n",
-			want: []string{`f.yaml:32:23: error: structured: the output schema takes an object with fields count, either, ids, info, label, loose, meta, ratio, tagged there, not an integer [type-error]`},
+			want: []string{`f.yaml:33:23: error: structured: the output schema takes an object with fields byname, count, either, ids, info, label, loose, meta, ratio, tagged there, not an integer [type-error]`},
 		},
 		{
 			name: "a field of an object that does not fit, named",
 			ret:  "  - return: {structured: {count: 1, info: \"{{ q.content }}\"}}\n",
-			want: []string{`f.yaml:31:47: error: structured info.count: the output schema takes an integer there, not a string [type-error]`},
+			want: []string{`f.yaml:32:47: error: structured info.count: the output schema takes an integer there, not a string [type-error]`},
 		},
 		{
 			name: "list items of the wrong type",
 			ret:  "  - return: {structured: {count: 1, ids: \"{{ input.tags }}\"}}\n",
-			want: []string{`f.yaml:31:46: error: structured ids: the output schema takes a list of integers there, not a list of strings [type-error]`},
+			want: []string{`f.yaml:32:46: error: structured ids: the output schema takes a list of integers there, not a list of strings [type-error]`},
 		},
 		{
 			name: "an expression inside a list",
 			ret:  "  - return: {structured: {count: 1, ids: [1, \"{{ input.name }}\"]}}\n",
-			want: []string{`f.yaml:31:50: error: structured ids[1]: the output schema takes an integer there, not a string [type-error]`},
+			want: []string{`f.yaml:32:50: error: structured ids[1]: the output schema takes an integer there, not a string [type-error]`},
 		},
 		{
 			name: "a type list names each type",
 			ret:  "  - return: {structured: {count: 1, either: \"{{ input.name }}\"}}\n",
-			want: []string{`f.yaml:31:49: error: structured either: the output schema takes an integer or null there, not a string [type-error]`},
+			want: []string{`f.yaml:32:49: error: structured either: the output schema takes an integer or null there, not a string [type-error]`},
 		},
 		{
 			name: "values that fit",
@@ -147,7 +148,11 @@ func TestStructuredTypes(t *testing.T) {
 		{
 			name: "text around an expression where an integer is wanted (structured-value, once)",
 			ret:  "  - return: {structured: {count: \"{{ input.n }}0\"}}\n",
-			want: []string{`f.yaml:31:34: error: structured.count must be an integer, not a string [structured-value]`},
+			want: []string{`f.yaml:32:34: error: structured.count must be an integer, not a string [structured-value]`},
+		},
+		{
+			name: "a key patternProperties may take is not held to additionalProperties",
+			ret:  "  - return: {structured: {count: 1, byname: {n_count: \"{{ input.n }}\"}}}\n",
 		},
 		{
 			name: "a whole structured object that fits",
@@ -265,6 +270,9 @@ input:
   properties:
     n: {type: integer}
     opts: {type: object, properties: {size: {type: integer}, tags: {type: array, items: {type: string}}}}
+  allOf:
+    - properties: {n: {type: integer}}
+    - properties: {opts: {properties: {size: {minimum: 0}}}}
 nodes:
   - return: ok
 `
@@ -273,6 +281,11 @@ nodes:
 		with string
 		want []string
 	}{
+		{
+			name: "an allOf, once",
+			with: "{n: \"{{ input.name }}\"}",
+			want: []string{`f.yaml:15:19: error: with n: flow callee takes an integer there, not a string [type-error]`},
+		},
 		{
 			name: "a nested field of the wrong type",
 			with: "{opts: {size: \"{{ input.name }}\"}}",
