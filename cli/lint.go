@@ -31,11 +31,13 @@ import (
 //     nor resource declarations, are usage errors (exit 2): nothing was
 //     linted.
 //   - The files are loaded with project.Load, as serve and test load them:
-//     each runs through dsl.Parse, dsl.Check and, when Parse found no
-//     errors, flow.Compile (which type-checks expressions); tool names
-//     defined by more than one file are errors. Each stage reports what it
-//     owns, so no problem is reported twice. A file that cannot be read
-//     is an error.
+//     each runs through dsl.Parse, dsl.Check and flow.Compile (which
+//     type-checks expressions); when Parse found errors, the expressions
+//     it could read are type-checked all the same (flow.CheckPartial), so
+//     that one run reports structural and type errors together. Tool
+//     names defined by more than one file are errors. Each stage reports
+//     what it owns, so no problem is reported twice. A file that cannot be
+//     read is an error.
 //   - Diagnostics are sorted by file, line, column, severity, code and
 //     message.
 //   - Text output: one diagnostic per line on stdout, then a summary line

@@ -203,8 +203,8 @@ func TestDiagnosticsAcrossCalls(t *testing.T) {
 }
 
 // TestLintIsLoad lints every flow of directories of flows that call each
-// other, the example flows and the call archives of the other packages'
-// tests, as the server does (lintDoc, with the parses of the other files
+// other, the example flows, the call archives of the other packages'
+// tests and the lint goldens, as the server does (lintDoc, with the parses of the other files
 // kept from one run to the next), and compares each diagnostic, with its
 // end and fixes, with project.Load's of the directory.
 func TestLintIsLoad(t *testing.T) {
@@ -260,11 +260,29 @@ func TestLintIsLoad(t *testing.T) {
 		name := strings.TrimPrefix(file, "../")
 		dirs[name] = writeFlows(t, filepath.Join(root, strings.ReplaceAll(name, "/", "_")), files)
 	}
-	if len(dirs) < 5 {
-		t.Fatalf("only %d directories of flows", len(dirs))
+	// Every lint golden, all_at_once* among them (structural errors and
+	// expression errors in one file): the editor shows what lint does.
+	goldens, _ := filepath.Glob("../testdata/lint/*.txtar")
+	for _, file := range goldens {
+		a, err := txtar.ParseFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files := map[string]string{}
+		for _, f := range a.Files {
+			if project.IsFlowFile(f.Name) {
+				files[f.Name] = string(f.Data)
+			}
+		}
+		name := "lint " + strings.TrimSuffix(filepath.Base(file), ".txtar")
+		dirs[name] = writeFlows(t, filepath.Join(root, strings.ReplaceAll(name, " ", "_")), files)
+	}
+	if len(dirs) < 5 || !slices.ContainsFunc(goldens, func(f string) bool { return strings.Contains(f, "all_at_once") }) {
+		t.Fatalf("only %d directories of flows, %d lint goldens", len(dirs), len(goldens))
 	}
 	s := New(Options{})
 	codes := map[string]bool{}
+	mixed := false // a file with a structural error and an expression error
 	for name, dir := range dirs {
 		if _, err := os.Stat(dir); err != nil {
 			continue // another package's testdata moved
@@ -282,13 +300,19 @@ func TestLintIsLoad(t *testing.T) {
 					t.Errorf("%s: %s:\n%s\nwant project.Load's\n%s", name, path, got, byFile[path])
 				}
 			}
+			fileCodes := map[string]bool{}
 			for _, d := range byFile[path] {
-				codes[d.Code] = true
+				codes[d.Code], fileCodes[d.Code] = true, true
 			}
+			mixed = mixed || fileCodes[dsl.CodeUnknownKey] && fileCodes[dsl.CodeBadExpression]
 		}
 	}
+	if !mixed {
+		t.Error("no file has both unknown-key and bad-expression")
+	}
 	for _, code := range []string{dsl.CodeUnknownFlow, dsl.CodeBadCallee, dsl.CodeCallCycle, dsl.CodeLinkOutput,
-		dsl.CodeWithMissing, dsl.CodeWithUnknown, dsl.CodeWithValue, dsl.CodeDuplicateTool, dsl.CodeRoundBudget} {
+		dsl.CodeWithMissing, dsl.CodeWithUnknown, dsl.CodeWithValue, dsl.CodeDuplicateTool, dsl.CodeRoundBudget,
+		dsl.CodeUnknownKey, dsl.CodeMisplacedKey, dsl.CodeBadExpression, dsl.CodeTypeError} {
 		if !codes[code] {
 			t.Errorf("no directory gives %s", code)
 		}

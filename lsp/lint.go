@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/flowserve/flowserve/dsl"
-	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/project"
 )
 
@@ -14,8 +13,9 @@ import (
 // those project.Load of the files of its scope (scopeOf) gives for it,
 // the open documents read from overlay. A declaration file is loaded
 // with the other declarations of its scope; a flow is parsed and checked,
-// its calls checked against the flows of its scope and it is compiled
-// with them as its callees, and its name is checked against theirs, as
+// then project.CheckFlow checks its calls against the flows of its scope
+// and type-checks it with them as its callees (its expressions too when
+// Parse found errors in it), and its name is checked against theirs, as
 // project.Load does each: the other flows are only parsed, and their
 // parses are kept (workspace) for the next run while their text is the
 // same. A test file (*_test.yaml) gets none.
@@ -33,23 +33,18 @@ func (s *Server) lintDoc(path string, overlay overlayFS) dsl.Diagnostics {
 		_, diags := project.Load([]string{path}, project.Options{Actions: s.opts.Actions, FS: overlay, CheckOnly: true})
 		return ofFile(diags, path)
 	}
-	f, diags := dsl.Parse(path, src)
+	f, parsed := dsl.Parse(path, src)
+	parsed.SetEnds(path, src)
 	if f == nil {
-		diags.SetEnds(path, src)
-		diags.Sort()
-		return ofFile(diags.Compact(), path)
+		parsed.Sort()
+		return ofFile(parsed.Compact(), path)
 	}
-	diags = append(diags, dsl.Check(f, s.opts.Actions)...)
-	diags.SetEnds(path, src)
+	checks := dsl.Check(f, s.opts.Actions)
+	checks.SetEnds(path, src)
+	diags := append(slices.Clip(parsed), checks...)
 	files := s.ws.files(sc, overlay, path, f)
-	if !f.Partial() {
-		table := dsl.NewFlowTable(files)
-		calls := dsl.CheckCalls(f, table)
-		_, cds := flow.Compile(f, flow.Env{Actions: s.opts.Actions, Callees: table.Callees()})
-		ds := append(calls, cds...)
-		ds.SetEnds(path, f.Source)
-		diags = append(diags, ds...)
-	}
+	_, cds := project.CheckFlow(f, parsed, dsl.NewFlowTable(files), project.Options{Actions: s.opts.Actions})
+	diags = append(diags, cds...)
 	diags = append(diags, duplicateName(f, files)...)
 	diags.Sort()
 	return ofFile(diags.Compact(), path)

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/tools/txtar"
+
 	"github.com/flowserve/flowserve/project"
 )
 
@@ -121,5 +123,44 @@ func TestDiagnosticsAcrossFiles(t *testing.T) {
 	tuse := open(t, c, filepath.Join(dir, "a_test.yaml"), "tests: [what: ever]\n")
 	if pub := c.waitDiagnostics(tuse); len(pub.Diagnostics) != 0 {
 		t.Fatalf("a test file got %+v", pub.Diagnostics)
+	}
+}
+
+// TestDiagnosticsAllAtOnce opens the flows of the all_at_once lint
+// goldens, which have structural errors and expression errors, and gets
+// all of them published at once, exactly the diagnostics lint gives
+// (project.Load of their directory).
+func TestDiagnosticsAllAtOnce(t *testing.T) {
+	goldens, _ := filepath.Glob("../testdata/lint/all_at_once*.txtar")
+	if len(goldens) < 2 {
+		t.Fatalf("all_at_once goldens: %v", goldens)
+	}
+	c := initialized(t, time.Millisecond)
+	for _, file := range goldens {
+		a, err := txtar.ParseFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files := map[string]string{}
+		for _, f := range a.Files {
+			if project.IsFlowFile(f.Name) {
+				files[f.Name] = string(f.Data)
+			}
+		}
+		dir := writeFlows(t, t.TempDir(), files)
+		path := filepath.Join(dir, "flow.yaml")
+		uri := open(t, c, path, files["flow.yaml"])
+		got := diagLines(c.waitDiagnostics(uri).Diagnostics)
+		want := loadLines(t, dir, path, files["flow.yaml"])
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: published\n%s\nwant lint's\n%s", filepath.Base(file), strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		lines := strings.Join(want, "\n")
+		mixed := strings.Contains(lines, " unknown-key ") && strings.Contains(lines, " bad-expression ")
+		if ok := strings.HasSuffix(file, "_ok.txtar"); ok && len(want) > 0 || !ok && !mixed {
+			t.Errorf("%s: lint gives\n%s\nwant unknown-key and bad-expression errors (none for _ok)", filepath.Base(file), lines)
+		}
+		c.notify("textDocument/didClose", map[string]any{"textDocument": TextDocumentIdentifier{URI: uri}})
+		c.waitDiagnostics(uri)
 	}
 }

@@ -1,8 +1,10 @@
 // Package project turns files into what a server serves: it is the one
 // way anything (the flowserve commands, `flowserve test`, embedders)
-// loads flows. [Load] runs discovery, dsl.Parse, dsl.Check, flow.Compile,
-// the check of names across files and the resource declarations, in that
-// order, so no path can serve or test a flow that lint would reject; given
+// loads flows. [Load] runs discovery, dsl.Parse, dsl.Check, flow.Compile
+// (flow.CheckPartial for a file Parse found errors in, so that its type
+// errors are reported with its structural ones), the check of names
+// across files and the resource declarations, in that order, so no path
+// can serve or test a flow that lint would reject; given
 // the values of vars and secrets ([ReadValues]), it also rejects a flow
 // whose declared names lack one.
 // [Reloader] loads the same paths again and swaps flows and resources
@@ -155,9 +157,10 @@ func LoadFile(path string, opts Options) (*flow.Program, dsl.Diagnostics) {
 
 // loaded is what loadFlow made of one file.
 type loaded struct {
-	f     *dsl.File
-	p     *flow.Program
-	diags dsl.Diagnostics
+	f      *dsl.File
+	p      *flow.Program
+	parsed dsl.Diagnostics // Parse's, among diags
+	diags  dsl.Diagnostics
 	// pulled is set for a file no path stood for, loaded because a flow
 	// that one did calls it (see pullCallees).
 	pulled bool
@@ -172,8 +175,8 @@ type loaded struct {
 func loadFlows(fsys fs.FS, paths []string, env flow.Env, checkOnly bool) []loaded {
 	out := make([]loaded, len(paths))
 	parallel(len(paths), func(i int) {
-		f, ds := parseFlow(fsys, paths[i], env)
-		out[i] = loaded{f: f, diags: ds}
+		f, parsed, ds := parseFlow(fsys, paths[i], env)
+		out[i] = loaded{f: f, parsed: parsed, diags: ds}
 	})
 	out = append(out, pullCallees(fsys, paths, out, env)...)
 	var files []*dsl.File
@@ -184,24 +187,55 @@ func loadFlows(fsys fs.FS, paths []string, env flow.Env, checkOnly bool) []loade
 	env.Callees = table.Callees()
 	parallel(len(out), func(i int) {
 		l := &out[i]
-		if l.f == nil || l.f.Partial() {
-			// Compile needs a complete file; Check has said what it could.
+		if l.f == nil {
 			return
 		}
-		calls := dsl.CheckCalls(l.f, table)
-		p, cds := flow.Compile(l.f, env)
-		ds := append(calls, cds...)
-		ds.SetEnds(l.f.Path, l.f.Source)
+		p, ds := checkFlow(l.f, l.parsed, table, env)
 		if l.pulled {
 			ds = slices.DeleteFunc(ds, func(d dsl.Diagnostic) bool { return d.Severity != dsl.Error })
 		}
 		l.diags = append(l.diags, ds...)
-		if calls.HasErrors() || checkOnly {
-			p = nil
+		if !checkOnly {
+			l.p = p
 		}
-		l.p = p
 	})
 	return out
+}
+
+// CheckFlow runs the stages of Load that follow dsl.Parse and dsl.Check
+// on the flow file f, as Load runs them on each file: f's calls are
+// checked against the flows of table (dsl.CheckCalls) and f is compiled
+// with them as its callees (flow.Compile); when Parse found errors in f,
+// the expressions it could read are still type-checked
+// (flow.CheckPartial), so that its structural errors do not hide its
+// type errors. parsed are Parse's diagnostics of f; Options.Actions and
+// Options.CostLimit are used. The diagnostics have their ends; the
+// program is nil when f or its calls have errors. A language server
+// lints an open document with it, as Load would.
+func CheckFlow(f *dsl.File, parsed dsl.Diagnostics, table dsl.FlowTable, opts Options) (*flow.Program, dsl.Diagnostics) {
+	env := opts.env()
+	env.Callees = table.Callees()
+	return checkFlow(f, parsed, table, env)
+}
+
+// checkFlow is CheckFlow with env's callees those of table.
+func checkFlow(f *dsl.File, parsed dsl.Diagnostics, table dsl.FlowTable, env flow.Env) (*flow.Program, dsl.Diagnostics) {
+	calls := dsl.CheckCalls(f, table)
+	var (
+		p   *flow.Program
+		cds dsl.Diagnostics
+	)
+	if f.Partial() {
+		cds = flow.CheckPartial(f, parsed, env)
+	} else {
+		p, cds = flow.Compile(f, env)
+	}
+	ds := append(calls, cds...)
+	ds.SetEnds(f.Path, f.Source)
+	if calls.HasErrors() {
+		p = nil
+	}
+	return p, ds
 }
 
 // link links programs to each other (see flow.Link): a call runs the
@@ -270,7 +304,7 @@ func pullCallees(fsys fs.FS, paths []string, got []loaded, env flow.Env) []loade
 				continue
 			}
 			read[name] = true
-			f, ds := parseFlow(fsys, name, env)
+			f, parsed, ds := parseFlow(fsys, name, env)
 			if f == nil || have[f.Name.Value] {
 				continue
 			}
@@ -280,7 +314,7 @@ func pullCallees(fsys fs.FS, paths []string, got []loaded, env flow.Env) []loade
 					errs = append(errs, d)
 				}
 			}
-			byName[f.Name.Value] = append(byName[f.Name.Value], loaded{f: f, diags: errs, pulled: true})
+			byName[f.Name.Value] = append(byName[f.Name.Value], loaded{f: f, parsed: parsed, diags: errs, pulled: true})
 		}
 	}
 	var out []loaded
@@ -318,33 +352,44 @@ func parallel(n int, do func(i int)) {
 	wg.Wait()
 }
 
-// parseFlow parses and checks one flow file. The file is nil when its
-// YAML cannot be read at all.
-func parseFlow(fsys fs.FS, path string, env flow.Env) (*dsl.File, dsl.Diagnostics) {
+// parseFlow parses and checks one flow file, and returns Parse's
+// diagnostics (parsed) and all of them (diags, Check's added). The file
+// is nil when its YAML cannot be read at all.
+func parseFlow(fsys fs.FS, path string, env flow.Env) (f *dsl.File, parsed, diags dsl.Diagnostics) {
 	src, err := fs.ReadFile(fsys, path)
 	if err != nil {
-		return nil, dsl.Diagnostics{fileError(path, dsl.CodeUnreadable, err.Error())}
+		ds := dsl.Diagnostics{fileError(path, dsl.CodeUnreadable, err.Error())}
+		return nil, ds, ds
 	}
-	f, diags := dsl.Parse(path, src)
+	f, parsed = dsl.Parse(path, src)
+	parsed.SetEnds(path, src)
 	if f == nil {
-		diags.SetEnds(path, src)
-		return nil, diags
+		return nil, parsed, parsed
 	}
-	diags = append(diags, dsl.Check(f, env.Actions)...)
-	diags.SetEnds(path, src)
-	return f, diags
+	checks := dsl.Check(f, env.Actions)
+	checks.SetEnds(path, src)
+	return f, parsed, append(slices.Clip(parsed), checks...)
 }
 
 // loadFlow parses, checks and compiles one flow file with the callees
-// env finds (its calls are not checked: see LoadSource). The file is nil
-// when its YAML cannot be read at all, the program nil when there are
-// errors.
+// env finds (its calls are not checked: see LoadSource); a file Parse
+// found errors in has its expressions type-checked all the same (see
+// CheckFlow). The file is nil when its YAML cannot be read at all, the
+// program nil when there are errors.
 func loadFlow(fsys fs.FS, path string, env flow.Env) (*dsl.File, *flow.Program, dsl.Diagnostics) {
-	f, diags := parseFlow(fsys, path, env)
-	if f == nil || f.Partial() {
+	f, parsed, diags := parseFlow(fsys, path, env)
+	if f == nil {
 		return f, nil, diags
 	}
-	p, cds := flow.Compile(f, env)
+	var (
+		p   *flow.Program
+		cds dsl.Diagnostics
+	)
+	if f.Partial() {
+		cds = flow.CheckPartial(f, parsed, env)
+	} else {
+		p, cds = flow.Compile(f, env)
+	}
 	cds.SetEnds(path, f.Source)
 	return f, p, append(diags, cds...)
 }
