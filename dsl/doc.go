@@ -43,7 +43,11 @@
 // own keys winning. An alias inside its own anchor, or aliases expanding the
 // file beyond 100000 values, are errors.
 //
-// Every problem is a Diagnostic with a stable code:
+// Every problem is a Diagnostic with a stable code and one severity, by
+// the rule docs/cli.md states (an error: the flow cannot load, or a run
+// that can happen fails or misbehaves; a warning: suspicious but
+// runnable): the codes marked warning below are warnings, the others
+// errors.
 //
 //	bad-alias            an alias refers to its own anchor, or aliases expand too much
 //	bad-branch           a branch has no cases, an else that is not last, or two elses
