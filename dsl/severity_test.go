@@ -294,31 +294,6 @@ var (
 // Diagnostic literal with both. value maps constant names to codes.
 func sourceReports(t *testing.T, value map[string]string) []report {
 	t.Helper()
-	code := func(e ast.Expr) string {
-		switch e := e.(type) {
-		case *ast.Ident:
-			return value[e.Name]
-		case *ast.SelectorExpr:
-			return value[e.Sel.Name]
-		}
-		return ""
-	}
-	sev := func(e ast.Expr) (Severity, bool) {
-		name := ""
-		switch e := e.(type) {
-		case *ast.Ident:
-			name = e.Name
-		case *ast.SelectorExpr:
-			name = e.Sel.Name
-		}
-		switch name {
-		case "Error":
-			return Error, true
-		case "Warning":
-			return Warning, true
-		}
-		return 0, false
-	}
 	var out []report
 	fset := token.NewFileSet()
 	for _, dir := range reporters {
@@ -334,62 +309,101 @@ func sourceReports(t *testing.T, value map[string]string) []report {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ast.Inspect(f, func(n ast.Node) bool {
-				switch n := n.(type) {
-				case *ast.CallExpr:
-					fn := ""
-					switch f := n.Fun.(type) {
-					case *ast.Ident:
-						fn = f.Name
-					case *ast.SelectorExpr:
-						fn = f.Sel.Name
-					}
-					for i, a := range n.Args {
-						c := code(a)
-						if c == "" {
-							continue
-						}
-						where := fset.Position(a.Pos()).String()
-						switch {
-						case slices.Contains(errorFuncs, fn):
-							out = append(out, report{where, c, Error})
-						case slices.Contains(warnFuncs, fn):
-							out = append(out, report{where, c, Warning})
-						case fn == "report" && i > 0:
-							if s, ok := sev(n.Args[0]); ok {
-								out = append(out, report{where, c, s})
-							}
-						}
-					}
-				case *ast.CompositeLit:
-					var c string
-					var s Severity
-					hasSev := false
-					for _, e := range n.Elts {
-						kv, ok := e.(*ast.KeyValueExpr)
-						if !ok {
-							continue
-						}
-						switch k, _ := kv.Key.(*ast.Ident); {
-						case k == nil:
-						case k.Name == "Code":
-							c = code(kv.Value)
-						case k.Name == "Severity":
-							s, hasSev = sev(kv.Value)
-						}
-					}
-					if c != "" && hasSev {
-						out = append(out, report{fset.Position(n.Pos()).String(), c, s})
-					}
-				}
-				return true
-			})
+			sc := sourceScan{fset: fset, value: value}
+			ast.Inspect(f, sc.visit)
+			out = append(out, sc.out...)
 		}
 	}
 	if len(out) < 300 {
 		t.Errorf("found only %d report calls in the sources", len(out))
 	}
 	return out
+}
+
+// sourceScan collects the reports of a Go file.
+type sourceScan struct {
+	fset  *token.FileSet
+	value map[string]string // code constant names to codes
+	out   []report
+}
+
+// exprName returns the name e refers to: x, or the selected name of p.x.
+func exprName(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return e.Name
+	case *ast.SelectorExpr:
+		return e.Sel.Name
+	}
+	return ""
+}
+
+// severityNamed returns the severity e names (Error, dsl.Warning), if it
+// names one.
+func severityNamed(e ast.Expr) (Severity, bool) {
+	switch exprName(e) {
+	case "Error":
+		return Error, true
+	case "Warning":
+		return Warning, true
+	}
+	return 0, false
+}
+
+func (sc *sourceScan) visit(n ast.Node) bool {
+	switch n := n.(type) {
+	case *ast.CallExpr:
+		sc.call(n)
+	case *ast.CompositeLit:
+		sc.literal(n)
+	}
+	return true
+}
+
+// call records a call that reports a code constant it is given.
+func (sc *sourceScan) call(n *ast.CallExpr) {
+	fn := exprName(n.Fun)
+	for i, a := range n.Args {
+		code := sc.value[exprName(a)]
+		if code == "" {
+			continue
+		}
+		where := sc.fset.Position(a.Pos()).String()
+		switch {
+		case slices.Contains(errorFuncs, fn):
+			sc.out = append(sc.out, report{where, code, Error})
+		case slices.Contains(warnFuncs, fn):
+			sc.out = append(sc.out, report{where, code, Warning})
+		case fn == "report" && i > 0:
+			if sev, ok := severityNamed(n.Args[0]); ok {
+				sc.out = append(sc.out, report{where, code, sev})
+			}
+		}
+	}
+}
+
+// literal records a composite literal (a Diagnostic) with a Code that is
+// a code constant and a Severity.
+func (sc *sourceScan) literal(n *ast.CompositeLit) {
+	var code string
+	var sev Severity
+	hasSev := false
+	for _, e := range n.Elts {
+		kv, ok := e.(*ast.KeyValueExpr)
+		if !ok {
+			continue
+		}
+		switch k, _ := kv.Key.(*ast.Ident); {
+		case k == nil:
+		case k.Name == "Code":
+			code = sc.value[exprName(kv.Value)]
+		case k.Name == "Severity":
+			sev, hasSev = severityNamed(kv.Value)
+		}
+	}
+	if code != "" && hasSev {
+		sc.out = append(sc.out, report{sc.fset.Position(n.Pos()).String(), code, sev})
+	}
 }
 
 // shownDiagnostic matches a diagnostic as lint prints it, in a golden
