@@ -306,7 +306,7 @@ type litFact struct {
 
 type domFact struct {
 	key   string
-	d     domain
+	d     *domain // never modified
 	reads []string
 }
 
@@ -341,33 +341,39 @@ func (f facts) dom(key string) (domain, bool) {
 	if !found {
 		return anyValue, false
 	}
-	return f.doms[i].d, true
+	return *f.doms[i].d, true
 }
 
 // withLit returns f with the atom key set to val.
 func (f facts) withLit(key string, val bool, reads []string) facts {
 	i, found := slices.BinarySearchFunc(f.lits, key, func(l litFact, k string) int { return strings.Compare(l.key, k) })
-	lits := slices.Clone(f.lits)
-	if found {
-		lits[i].val = val
-	} else {
-		lits = slices.Insert(lits, i, litFact{key: key, val: val, reads: reads})
-	}
-	f.lits = lits
+	f.lits = with(f.lits, i, found, litFact{key: key, val: val, reads: reads})
 	return f
 }
 
 // withDom returns f with the operand key's domain set to d.
 func (f facts) withDom(key string, d domain, reads []string) facts {
 	i, found := slices.BinarySearchFunc(f.doms, key, func(d domFact, k string) int { return strings.Compare(d.key, k) })
-	doms := slices.Clone(f.doms)
-	if found {
-		doms[i].d = d
-	} else {
-		doms = slices.Insert(doms, i, domFact{key: key, d: d, reads: reads})
-	}
-	f.doms = doms
+	f.doms = with(f.doms, i, found, domFact{key: key, d: &d, reads: reads})
 	return f
+}
+
+// with returns a copy of xs with x at i: in place of xs[i] when found,
+// inserted there otherwise.
+func with[T any](xs []T, i int, found bool, x T) []T {
+	n := len(xs)
+	if !found {
+		n++
+	}
+	out := make([]T, n)
+	copy(out, xs[:i])
+	out[i] = x
+	if found {
+		copy(out[i+1:], xs[i+1:])
+	} else {
+		copy(out[i+1:], xs[i:])
+	}
+	return out
 }
 
 // withClause returns f holding the clause c too.
@@ -380,7 +386,7 @@ func (f facts) withClause(c *cond) facts {
 }
 
 // keep returns the facts of f that keepRead accepts every variable of
-// and keepKey every key of.
+// and keepKey every key of: f itself when it keeps them all.
 func (f facts) keep(keepRead, keepKey func(string) bool) facts {
 	all := func(xs []string, ok func(string) bool) bool {
 		for _, x := range xs {
@@ -390,19 +396,27 @@ func (f facts) keep(keepRead, keepKey func(string) bool) facts {
 		}
 		return true
 	}
+	keepLit := func(l litFact) bool { return all(l.reads, keepRead) && keepKey(l.key) }
+	keepDom := func(d domFact) bool { return all(d.reads, keepRead) && keepKey(d.key) }
+	keepClause := func(c *cond) bool { return all(c.read, keepRead) && all(c.keys, keepKey) }
+	if !slices.ContainsFunc(f.lits, func(l litFact) bool { return !keepLit(l) }) &&
+		!slices.ContainsFunc(f.doms, func(d domFact) bool { return !keepDom(d) }) &&
+		!slices.ContainsFunc(f.clauses, func(c *cond) bool { return !keepClause(c) }) {
+		return f
+	}
 	var out facts
 	for _, l := range f.lits {
-		if all(l.reads, keepRead) && keepKey(l.key) {
+		if keepLit(l) {
 			out.lits = append(out.lits, l)
 		}
 	}
 	for _, d := range f.doms {
-		if all(d.reads, keepRead) && keepKey(d.key) {
+		if keepDom(d) {
 			out.doms = append(out.doms, d)
 		}
 	}
 	for _, c := range f.clauses {
-		if all(c.read, keepRead) && all(c.keys, keepKey) {
+		if keepClause(c) {
 			out.clauses = append(out.clauses, c)
 		}
 	}

@@ -37,8 +37,8 @@ const (
 	maxFacts = 16
 	// maxSearchStates caps the states one read's search visits, and
 	// maxFileStates those of all the searches of one file.
-	maxSearchStates = 4096
-	maxFileStates   = 32768
+	maxSearchStates = 2048
+	maxFileStates   = 16384
 )
 
 // fixedRoots are the variables whose values never change during a run.
