@@ -178,3 +178,23 @@ func TestMaybeUnboundGivesUp(t *testing.T) {
 		t.Errorf("14 pairs: got %v, want the read reported", got)
 	}
 }
+
+// FuzzMaybeUnbound checks that the feasibility search never panics and
+// that each maybe-unbound message still says why, on flows derived from
+// correlated branches in both languages.
+func FuzzMaybeUnbound(f *testing.F) {
+	for _, l := range []string{"cel", "expr"} {
+		f.Add(correlated(l, "input.amount > 1000 && input.urgent", "!(input.amount <= 1000) || input.region in ['eu']", ""))
+		f.Add(correlated(l, "has(input.region)", "flag", "  - set: {flag: 1}\n"))
+	}
+	f.Add(giveUp(2))
+	reg := testRegistry(f)
+	f.Fuzz(func(t *testing.T, src string) {
+		file, _ := Parse("flow.yaml", []byte(src))
+		for _, d := range Check(file, reg) {
+			if d.Code == CodeMaybeUnbound && !strings.Contains(d.Message, "may not have run on every path to here: ") {
+				t.Errorf("message without a path: %v", d)
+			}
+		}
+	})
+}

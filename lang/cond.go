@@ -90,9 +90,21 @@ func CondOf(language, src string) (Cond, bool) {
 		if err != nil {
 			return Cond{}, false
 		}
-		return exprCondOf(tree.Node), true
+		return exprCond(tree.Node)
 	}
 	return Cond{}, false
+}
+
+// exprCond normalises a parsed expr expression; ok is false if spelling a
+// node of it again panics (expr's printer panics on a constant it cannot
+// marshal, which its parser does not make).
+func exprCond(n exprast.Node) (c Cond, ok bool) {
+	defer func() {
+		if recover() != nil {
+			c, ok = Cond{}, false
+		}
+	}()
+	return exprCondOf(n), true
 }
 
 // condOps maps each comparison onto the one with its operands swapped.

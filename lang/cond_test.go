@@ -113,3 +113,43 @@ func TestCondOfSameKey(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCondOf checks that CondOf never panics, and that a Cond's parts are
+// well formed: a Not has one operand, an And or Or two or more, a Has a
+// path, a comparison with == or != one value.
+func FuzzCondOf(f *testing.F) {
+	for _, s := range []string{"input.amount > 1000", "!has(x.y) || a.b in [1, 'a', null]", "a.x and not (b < -2.5)",
+		"input['a-b'] == 'x'", "now() > x", "x?.y ?? 1", "[1,2].exists(i, i > a)", "1 == 2"} {
+		f.Add("cel", s)
+		f.Add("expr", s)
+	}
+	var wellFormed func(t *testing.T, c Cond)
+	wellFormed = func(t *testing.T, c Cond) {
+		switch c.Kind {
+		case CondNot:
+			if len(c.Args) != 1 {
+				t.Fatalf("not with %d operands", len(c.Args))
+			}
+		case CondAnd, CondOr:
+			if len(c.Args) < 2 {
+				t.Fatalf("and/or with %d operands", len(c.Args))
+			}
+		case CondHas:
+			if len(c.Path) == 0 {
+				t.Fatal("has without a path")
+			}
+		case CondCompare:
+			if (c.Op == "==" || c.Op == "!=") && len(c.Values) != 1 {
+				t.Fatalf("%s with %d values", c.Op, len(c.Values))
+			}
+		}
+		for _, a := range c.Args {
+			wellFormed(t, a)
+		}
+	}
+	f.Fuzz(func(t *testing.T, language, src string) {
+		if c, ok := CondOf(language, src); ok {
+			wellFormed(t, c)
+		}
+	})
+}
