@@ -291,7 +291,8 @@ func (ra *roundAnalysis) describe(out *Rounds, next, iters []int, budget int) {
 
 // iterations reads how many times the loop scc can go round: a set in it
 // steps a counter by a constant, a set before it starts the counter at a
-// constant, and a branch case in it compares the counter with a constant,
+// constant (a number, or a template that folds to one: see intConstant),
+// and a branch case in it compares the counter with a constant,
 // either staying in the loop only while that holds (a case every cycle of
 // the loop goes through, the comparison one of the operands of its
 // condition's &&), or leaving it whenever it holds (a case of a branch
@@ -353,17 +354,26 @@ func (ra *roundAnalysis) counters(scc []int) map[string]int64 {
 	return steps
 }
 
-// boundIterations counts the iterations b allows a counter of the loop.
+// boundIterations counts the iterations b allows a counter of the loop:
+// the most of those its starts allow.
 func (ra *roundAnalysis) boundIterations(b lang.Bound, steps map[string]int64, scc []int) (int, bool) {
 	step, counted := steps[b.Name]
 	if !counted {
 		return 0, false
 	}
-	start, known := ra.start(b.Name, scc)
+	starts, known := ra.starts(b.Name, scc)
 	if !known {
 		return 0, false
 	}
-	return loopCount(start, step, b.Op, b.K)
+	most := 0
+	for _, start := range starts {
+		n, ok := loopCount(start, step, b.Op, b.K)
+		if !ok {
+			return 0, false
+		}
+		most = max(most, n)
+	}
+	return most, true
 }
 
 // cyclic reports whether the nodes of scc still form a cycle without the
@@ -433,30 +443,46 @@ func ceilDiv(a, b int64) int64 {
 	return (a + b - 1) / b
 }
 
-// start returns the constant a set outside the loop binds name to; when
-// sets outside bind it to different constants, the smallest one (the
-// most iterations of an upward count).
-func (ra *roundAnalysis) start(name string, scc []int) (int64, bool) {
-	var out int64
-	found := false
+// starts returns the constants the sets outside the loop bind name to
+// (each counts: which one a run took is not known). known is false when
+// none binds it, or one binds it to something that is not an integer
+// constant.
+func (ra *roundAnalysis) starts(name string, scc []int) (starts []int64, known bool) {
 	for i, n := range ra.f.Nodes {
 		if n.Set == nil || slices.Contains(scc, i) {
 			continue
 		}
 		for _, b := range n.Set.Bindings {
-			if b.Name != name || b.Value == nil {
+			if b.Name != name {
 				continue
 			}
-			v, ok := intLiteral(b.Value.Literal)
+			v, ok := ra.intConstant(b.Value)
 			if !ok {
-				return 0, false // bound to something lint cannot count from
+				return nil, false // bound to something lint cannot count from
 			}
-			if !found || v < out {
-				out, found = v, true
-			}
+			starts = append(starts, v)
 		}
 	}
-	return out, found
+	return starts, len(starts) > 0
+}
+
+// intConstant returns the integer a set value is when it is a constant:
+// a literal, or a template that is one whole expression that folds to
+// one ("{{ 0 }}", "{{ 1 + 1 }}", "{{ -1 }}": see lang.Constant).
+func (ra *roundAnalysis) intConstant(v *Value) (int64, bool) {
+	switch {
+	case v == nil:
+		return 0, false
+	case v.Kind == ValueLiteral:
+		return intLiteral(v.Literal)
+	case v.Kind == ValueTemplate && v.Template.Whole() != nil:
+		c, ok := lang.Constant(ra.lang, v.Template.Whole().Src)
+		if !ok {
+			return 0, false
+		}
+		return intLiteral(c)
+	}
+	return 0, false
 }
 
 // intLiteral returns the integer a literal is, if it is one.

@@ -112,7 +112,7 @@
 //	tool-only            a prompt flow declares output or task: required, has an ask with to, or a return of it has structured or content
 //	tool-name-slash      the tool name has a '/', which the conformance suite allows but the MCP spec does not list (warning)
 //	unknown-action       a step names an action that is not registered, with a suggestion when one is close
-//	unbounded-loop       a loop asks questions with no counter bounding it (a set stepping a name by a constant, compared with a constant by a branch case), so it can ask forever (warning)
+//	unbounded-loop       a loop asks questions with no counter bounding it (a set stepping a name by a constant, started at a constant by a set before the loop, a number or a template folding to one such as "{{ 0 }}", compared with a constant by a branch case), so it can ask forever (warning)
 //	unreachable-node     no path from the first node leads to a node (warning; one per unreachable region)
 //	validate-on-url      a url ask has validate rules, though it has no answers to check
 //	with-missing         a step's with lacks a field the action's input schema requires (and gives no default for)
