@@ -231,27 +231,32 @@ func (rf *readFacts) checkNode(c *checker, i int, n *Node) {
 
 // checkExpr reports each read of e of a tracked name that is not bound in
 // at, not guarded by a test in e, and reached unbound by a feasible path
-// to node i (on which, when upto > 0, the first upto cases of branch i
-// are false).
+// to node i: one on which, when upto > 0, the first upto cases of branch
+// i can be false, and the conditions under which e evaluates the read
+// (? :, && and ||) can hold.
 func (rf *readFacts) checkExpr(c *checker, i, upto int, e *Expr, at nameSet) {
 	r, ok := rf.readsOf(e)
 	if !ok {
 		return
 	}
 	seen := map[string]bool{}
+	var guards []lang.GuardedRead
 	for _, ref := range r.Refs {
 		b, tracked := rf.names[ref.Name]
 		if !tracked || ref.Guarded || at.has(b) || seen[ref.Name] {
 			continue
 		}
-		seen[ref.Name] = true
 		if rf.feas == nil {
 			rf.feas = newFeasibility(rf)
 		}
-		res := rf.feas.search(ref.Name, i, upto)
-		if res.decided && res.path == nil {
-			continue // every path that reaches here unbound is infeasible
+		if guards == nil {
+			guards, _ = lang.GuardsOf(rf.lang, e.Src)
 		}
+		res := rf.feas.search(ref.Name, i, upto, guardsAt(guards, ref))
+		if res.decided && res.path == nil {
+			continue // every path that reaches this read unbound is infeasible
+		}
+		seen[ref.Name] = true
 		path := rf.feas.pathString(res.path)
 		if !res.decided {
 			path = rf.pathWithout(i, b)
@@ -259,6 +264,16 @@ func (rf *readFacts) checkExpr(c *checker, i, upto int, e *Expr, at nameSet) {
 		c.errorf(e.PosAt(ref.Offset), CodeMaybeUnbound, "%s may not have run on every path to here: %s; %s",
 			ref.Name, path, rf.guardHint(ref.Name))
 	}
+}
+
+// guardsAt returns the conditions that guard the read ref among guards.
+func guardsAt(guards []lang.GuardedRead, ref lang.Ref) []lang.Cond {
+	for _, g := range guards {
+		if g.Name == ref.Name && g.Offset == ref.Offset {
+			return g.When
+		}
+	}
+	return nil
 }
 
 // pathWithout describes a path from the first node to node i on which

@@ -64,6 +64,7 @@ type condOf struct {
 type searchKey struct {
 	name         string
 	target, upto int
+	when         string // the spelling of the read's guards
 }
 
 // found is a search's answer: path, when decided, is a feasible path
@@ -237,30 +238,41 @@ type state struct {
 }
 
 // search returns a feasible path from the first node to node target on
-// which the name is never bound and, when upto > 0, the first upto cases
-// of the branch target are all false (a read in the condition of case
-// upto). decided is false when the search gave up.
-func (fs *feasibility) search(name string, target, upto int) found {
-	key := searchKey{name, target, upto}
+// which the name is never bound, and on which, at target, the first upto
+// cases of branch target can all be false (a read in the condition of
+// case upto) and the conditions when that guard the read can all be true.
+// decided is false when the search gave up.
+func (fs *feasibility) search(name string, target, upto int, when []lang.Cond) found {
+	guards := make([]*cond, len(when))
+	var b strings.Builder
+	for i, c := range when {
+		guards[i] = fs.toCond(c, true)
+		b.WriteString(guards[i].text + ";")
+	}
+	key := searchKey{name, target, upto, b.String()}
 	if res, ok := fs.found[key]; ok {
 		return res
 	}
-	res := fs.bfs(name, target, upto)
+	res := fs.bfs(name, target, upto, guards)
 	fs.found[key] = res
 	return res
 }
 
-func (fs *feasibility) bfs(name string, target, upto int) found {
+func (fs *feasibility) bfs(name string, target, upto int, guards []*cond) found {
 	rf := fs.rf
 	bit := rf.names[name]
 	r := &reasoner{unbound: name, nilUnbound: rf.lang == "expr", maxFacts: maxFacts}
+	goal := goalKeys{target: target}
+	for _, g := range guards {
+		goal.keys = append(goal.keys, g.keys...)
+	}
 	states := []state{{node: 0, parent: -1}}
 	seen := map[string]bool{stateKey(0, facts{}): true}
 	scratch := make(nameSet, rf.words)
 	nodes := len(rf.f.Nodes)
 	for head := 0; head < len(states); head++ {
 		s := states[head]
-		if s.node == target && fs.goal(r, s.facts, target, upto) {
+		if s.node == target && fs.goal(r, s.facts, target, upto, guards) {
 			var path []int
 			for k := head; k >= 0; k = states[k].parent {
 				path = append(path, states[k].node)
@@ -277,7 +289,7 @@ func (fs *feasibility) bfs(name string, target, upto int) found {
 			if scratch.has(bit) {
 				continue
 			}
-			f, ok := fs.step(r, s.facts, e)
+			f, ok := fs.step(r, s.facts, e, goal)
 			if !ok {
 				continue
 			}
@@ -305,19 +317,33 @@ func stateKey(node int, f facts) string {
 	return b.String()
 }
 
-// goal reports whether the first upto cases of branch target can all be
-// false with facts f.
-func (fs *feasibility) goal(r *reasoner, f facts, target, upto int) bool {
+// goal reports whether, with facts f at node target, the first upto
+// cases of branch target can all be false and the guards all true.
+func (fs *feasibility) goal(r *reasoner, f facts, target, upto int, guards []*cond) bool {
 	ok := true
 	for k := 0; k < upto && ok; k++ {
 		f, ok = r.assume(f, fs.cond(fs.rf.f.Nodes[target].Branch.Cases[k].If, false))
 	}
+	for _, g := range guards {
+		if !ok {
+			break
+		}
+		f, ok = r.assume(f, g)
+	}
 	return ok
 }
 
-// step returns the facts of a path with facts f once it takes edge e;
-// ok is false when no run can take e with f.
-func (fs *feasibility) step(r *reasoner, f facts, e Edge) (facts, bool) {
+// goalKeys are the keys of the conditions a search assumes at its target
+// besides those of the target's cases: the guards of the read.
+type goalKeys struct {
+	target int
+	keys   []string
+}
+
+// step returns the facts of a path with facts f once it takes edge e,
+// keeping those a branch ahead or the goal mentions; ok is false when no
+// run can take e with f.
+func (fs *feasibility) step(r *reasoner, f facts, e Edge, goal goalKeys) (facts, bool) {
 	n := fs.rf.f.Nodes[e.From]
 	ok := true
 	if n.Kind == KindBranch && n.Branch != nil {
@@ -356,7 +382,7 @@ func (fs *feasibility) step(r *reasoner, f facts, e Edge) (facts, bool) {
 	}
 	reach := fs.reach[e.To]
 	return f.keep(func(string) bool { return true }, func(k string) bool {
-		return slices.ContainsFunc(fs.mention[k], reach.has)
+		return slices.ContainsFunc(fs.mention[k], reach.has) || (reach.has(goal.target) && slices.Contains(goal.keys, k))
 	}), true
 }
 

@@ -198,3 +198,54 @@ func FuzzMaybeUnbound(f *testing.F) {
 		}
 	})
 }
+
+// TestMaybeUnboundGuardedInExpression checks reads that ? :, && and ||
+// guard inside the expression: a guard the path's decisions contradict
+// drops the read, and a guard on a comprehension's variable counts for
+// nothing.
+func TestMaybeUnboundGuardedInExpression(t *testing.T) {
+	tests := []struct {
+		lang, read string
+		want       int
+	}{
+		{"cel", "input.big ? manager.action : 'none'", 0},
+		{"cel", "input.big && manager.accepted", 0},
+		{"cel", "!input.big || manager.accepted", 0},
+		{"cel", "input.big ? (input.other ? manager.action : 'a') : 'b'", 0},
+		{"cel", "[1].exists(i, input.big && manager.accepted)", 0},
+		{"cel", "input.big ? 'x' : manager.action", 1},
+		{"cel", "input.other ? manager.action : 'none'", 1},
+		{"cel", "input.big || manager.accepted", 1},
+		{"cel", "[true].exists(b, b && manager.accepted)", 1},
+		{"cel", "(input.big ? manager.action : 'a') + manager.action", 1},
+		{"expr", "input.big ? manager.action : 'none'", 0},
+		{"expr", "input.big and manager.accepted", 0},
+		{"expr", "not input.big or manager.accepted", 0},
+		{"expr", "input.big or manager.accepted", 1},
+		{"expr", "let b = input.other; b ? manager.action : 'none'", 1},
+	}
+	for _, tt := range tests {
+		src := fmt.Sprintf(`description: Guards inside an expression.
+expressions: %s
+input:
+  type: object
+  properties:
+    big: {type: boolean}
+    other: {type: boolean}
+nodes:
+  - branch:
+      - if: input.big
+        then: manager
+      - else: done
+  - id: manager
+    ask: "Who signs off?"
+    form:
+      email: {type: string}
+  - id: done
+    return: %q
+`, tt.lang, "{{ "+tt.read+" }}")
+		if got := unboundReads(t, src); len(got) != tt.want {
+			t.Errorf("%s %s: got %v, want %d", tt.lang, tt.read, got, tt.want)
+		}
+	}
+}
