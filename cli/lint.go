@@ -10,8 +10,10 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
+	"strings"
 
 	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/dsl/explain"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/project"
 )
@@ -69,8 +71,10 @@ func runLint(ctx context.Context, env *Env) int {
 	against := fs.String("against", "", "the previous version (a flow file or directory): also warn where runs in flight on it cannot go on under this one")
 	maxRounds := fs.Int("max-rounds", dsl.DefaultRoundBudget, "the round budget: warn (round-budget) where a path asks more rounds of questions than this")
 	fix := fs.Bool("fix", false, "apply the first fix of each diagnostic (the did-you-mean replacements) to the files, say what changed on standard error, then lint again")
+	explainCode := fs.String("explain", "", "print what the code `CODE` means: the rule, why it exists, and a flow that breaks it with its fix; lint nothing")
 	fs.Usage = func() {
 		fmt.Fprintln(env.Stderr, "usage: flowserve lint [--format text|json|sarif] [--against OLD] [--max-rounds N] [--fix] [PATH...]")
+		fmt.Fprintln(env.Stderr, "       flowserve lint --explain CODE")
 		fmt.Fprintln(env.Stderr, "\nChecks flow files and resource declarations (directories recursively; default:")
 		fmt.Fprintln(env.Stderr, "flows/) and prints one diagnostic per line, file:line:col: error|warning:")
 		fmt.Fprintln(env.Stderr, "message [code]. With --against OLD, also a breaks-runs warning at each change")
@@ -81,6 +85,9 @@ func runLint(ctx context.Context, env *Env) int {
 	}
 	if err := fs.Parse(env.Args); err != nil {
 		return exitUsage
+	}
+	if explaining(fs) {
+		return explainLint(env, *explainCode, fs.Args())
 	}
 	// Lint makes much garbage and keeps little: collecting it half as
 	// often makes checking a thousand flows about a sixth faster.
@@ -123,6 +130,43 @@ func runLint(ctx context.Context, env *Env) int {
 		return exitFail
 	}
 	return exitOK
+}
+
+// explaining reports whether fs was given --explain.
+func explaining(fs *flag.FlagSet) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "explain" })
+	return given
+}
+
+// explainLint prints the explanation of code (see package explain) on
+// standard output. An unknown code is a usage error that lists the codes
+// it may stand for, or all of them when none is close; so are paths
+// given with it, since nothing is linted.
+func explainLint(env *Env, code string, paths []string) int {
+	if len(paths) > 0 {
+		fmt.Fprintf(env.Stderr, "flowserve lint: --explain lints nothing: give it a code alone, not %s\n", strings.Join(paths, " "))
+		return exitUsage
+	}
+	e, ok := explain.Lookup(strings.ToLower(strings.TrimSpace(code)))
+	if ok {
+		fmt.Fprint(env.Stdout, e.Text)
+		return exitOK
+	}
+	if close := explain.Close(code); len(close) > 0 {
+		fmt.Fprintf(env.Stderr, "flowserve lint: no lint code is %q; did you mean %s?\n", code, orList(close))
+	} else {
+		fmt.Fprintf(env.Stderr, "flowserve lint: no lint code is %q; the codes are:\n  %s\n", code, strings.Join(explain.Codes(), "\n  "))
+	}
+	return exitUsage
+}
+
+// orList returns "a", "a or b", "a, b or c".
+func orList(items []string) string {
+	if len(items) == 1 {
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
 }
 
 // withBudget returns diags with the round-budget warnings worked out for
