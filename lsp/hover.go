@@ -15,14 +15,15 @@ var pathEndRE = regexp.MustCompile(`[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*|\[[
 // hover answers textDocument/hover: the type of the path (or the
 // expression) under the cursor, an action's summary and schemas on a
 // step's action, a flow's description and schemas on the flow a call or
-// link runs, a node's kind on its id or a reference to it. The result is
-// nil (null) elsewhere.
+// link runs, a node's kind on its id or a reference to it; on a
+// diagnostic, the explanation of its code too (what flowserve lint
+// --explain prints). The result is nil (null) elsewhere.
 func (s *Server) hover(p *TextDocumentPositionParams) (*Hover, error) {
 	snap, err := s.docSnapshot(p.TextDocument.URI)
 	if err != nil {
 		return nil, err
 	}
-	return hoverAt(snap, p.Position), nil
+	return withExplanations(hoverAt(snap, p.Position), s.diagnosticsAt(p.TextDocument.URI, p.Position)), nil
 }
 
 // hoverAt returns the hover at pos, or nil.
