@@ -26,8 +26,10 @@ import (
 // node running again in a loop). A fact reading anything else (run,
 // client, error) holds only within the branch node that decided it, where
 // a later case is decided knowing that every earlier case was false.
-// Facts no branch ahead mentions are dropped, so that paths that differ
-// only in them merge. The search is bounded: when it gives up, the read
+// A read that ? :, && or || guard (c ? x.f : y) is reached only
+// where its guards can hold too. Facts that no branch ahead and no guard
+// of the read mentions are dropped, so that paths that differ only in
+// them merge. The search is bounded: when it gives up, the read
 // is reported, with a path that may not be feasible; it never drops a
 // read it could not decide.
 
