@@ -320,8 +320,12 @@ func stateKey(node int, f facts) string {
 }
 
 // goal reports whether, with facts f at node target, the first upto
-// cases of branch target can all be false and the guards all true.
+// cases of branch target can all be false and the guards all true. The
+// facts about what target binds go first: a set's later bindings see its
+// earlier ones, an ask's validate rules its new answer.
 func (fs *feasibility) goal(r *reasoner, f facts, target, upto int, guards []*cond) bool {
+	writes := nodeWrites(fs.rf.f.Nodes[target])
+	f = f.keep(func(v string) bool { return !slices.Contains(writes, v) }, func(string) bool { return true })
 	ok := true
 	for k := 0; k < upto && ok; k++ {
 		f, ok = r.assume(f, fs.cond(fs.rf.f.Nodes[target].Branch.Cases[k].If, false))

@@ -249,3 +249,34 @@ nodes:
 		}
 	}
 }
+
+// TestMaybeUnboundGuardOnNewValue checks that a guard reading what the
+// node itself binds is not decided with the facts of the old value: a
+// set's later binding sees the earlier one's new value.
+func TestMaybeUnboundGuardOnNewValue(t *testing.T) {
+	src := `description: A guard on a name the same set binds anew.
+input:
+  type: object
+  properties:
+    big: {type: boolean}
+nodes:
+  - set: {flag: false}
+  - branch:
+      - if: flag
+        then: manager
+      - else: tail
+  - id: manager
+    ask: "Who signs off?"
+    form:
+      email: {type: string}
+  - id: tail
+    set:
+      flag: "{{ input.big }}"
+      who: "{{ flag ? manager.action : 'none' }}"
+  - return: "{{ who }}"
+`
+	got := unboundReads(t, src)
+	if len(got) != 1 || !strings.Contains(got[0], "the path #1 → #2 → tail does not run it") {
+		t.Errorf("got %v, want the read in who reported", got)
+	}
+}
