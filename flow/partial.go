@@ -2,6 +2,7 @@ package flow
 
 import (
 	"regexp"
+	"slices"
 
 	"github.com/flowserve/flowserve/actions"
 	"github.com/flowserve/flowserve/dsl"
@@ -19,11 +20,12 @@ import (
 // expressions to check. Nothing is reported twice or because of an error
 // already reported: a finding of Parse's code at Parse's position is
 // dropped; the schema (input, output or form) Parse found an error in is
-// not compiled again; and the id of a node Parse found an error in has
-// any type (dyn) for the expressions that read it, as has the id of a node
-// of no kind, so that a misspelt key in a node does not make its readers
-// wrong too. Like Compile, CheckPartial runs dsl.Check first when f has not
-// been checked with env's registry, and returns its diagnostics too.
+// not compiled again; a set name Parse refused is not typed again; and the
+// id of a node of no kind, or of an ask whose form Parse did not read in
+// full, has any type (dyn) for the expressions that read it, so that a
+// misspelt key in a node does not make its readers wrong too. Like
+// Compile, CheckPartial runs dsl.Check first when f has not been checked
+// with env's registry, and returns its diagnostics too.
 func CheckPartial(f *dsl.File, parsed dsl.Diagnostics, env Env) dsl.Diagnostics {
 	if f == nil || !f.Partial() {
 		_, ds := Compile(f, env)
@@ -40,8 +42,9 @@ func CheckPartial(f *dsl.File, parsed dsl.Diagnostics, env Env) dsl.Diagnostics 
 		c.diags = append(c.diags, checks...)
 	}
 	errs := errorsOf(parsed)
-	c.flagged = flaggedForms(f, append(checks, asCode(errs, dsl.CodeFormKind)...))
-	flaggedSchemas(f, append(checks, asCode(errs, dsl.CodeBadValue)...), c.flagged)
+	// Check's findings are f's own (CheckedWith): the slices are new.
+	c.flagged = flaggedForms(f, slices.Concat(checks, asCode(errs, dsl.CodeFormKind)))
+	flaggedSchemas(f, slices.Concat(checks, asCode(errs, dsl.CodeBadValue)), c.flagged)
 	c.typecheck(reg, env, errs)
 	out := make(dsl.Diagnostics, 0, len(c.diags))
 	reported := map[dsl.Pos]map[string]bool{}
@@ -65,8 +68,8 @@ func CheckPartial(f *dsl.File, parsed dsl.Diagnostics, env Env) dsl.Diagnostics 
 // the nodes Parse found errors in (errs) have any type (see
 // brokenNodes), and a set name Parse found wrong is not typed again.
 func (c *compiler) typecheck(reg *actions.Registry, env Env, errs dsl.Diagnostics) {
-	broken := brokenNodes(c.file, errs)
 	f := c.file
+	broken := brokenNodes(f, errs)
 	l, ok := lang.Lookup(f.Expressions.Value)
 	if !ok {
 		c.errorf(f.Expressions.Pos, dsl.CodeUnknownLanguage, "unknown expression language %q", f.Expressions.Value)
