@@ -116,7 +116,7 @@ func misfit(want, got map[string]any) (below []string, ws, gs map[string]any, ba
 			}
 		}
 	}
-	if types := schemaTypes(want); types != nil && !slices.ContainsFunc(types, func(w string) bool { return kindFits(w, g) }) {
+	if allowed := types(want); allowed != nil && !slices.ContainsFunc(allowed, func(w string) bool { return kindFits(w, g) }) {
 		return nil, want, got, true
 	}
 	switch g {
@@ -172,24 +172,6 @@ func kindFits(want, got string) bool {
 	return want == got || num(want) && num(got)
 }
 
-// schemaTypes returns the JSON types a schema's type keyword allows, or
-// nil when it has none (then any type may fit).
-func schemaTypes(s map[string]any) []string {
-	switch t := s["type"].(type) {
-	case string:
-		return []string{t}
-	case []any:
-		var out []string
-		for _, e := range t {
-			if name, ok := e.(string); ok {
-				out = append(out, name)
-			}
-		}
-		return out
-	}
-	return nil
-}
-
 // singleType returns the JSON type of a schema lang.Program.Schema gives,
 // or "" when it is dynamic or not one type.
 func singleType(s map[string]any) string {
@@ -200,12 +182,12 @@ func singleType(s map[string]any) string {
 // typesName names the type a schema asks for, for messages: "an
 // integer", "a list of strings", "a string or null".
 func typesName(s map[string]any) string {
-	types := schemaTypes(s)
-	if len(types) < 2 {
+	allowed := types(s)
+	if len(allowed) < 2 {
 		return typeName(s)
 	}
-	names := make([]string, len(types))
-	for i, t := range types {
+	names := make([]string, len(allowed))
+	for i, t := range allowed {
 		one := map[string]any{"type": t}
 		for _, k := range []string{"items", "properties", "additionalProperties"} {
 			if x, ok := s[k]; ok {
