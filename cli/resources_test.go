@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -44,15 +43,7 @@ func TestServeResourcesStdio(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := cliCtx(t, 30*time.Second)
-			args := append(append([]string{"serve", "--stdio"}, tc.flags...), conformanceDir)
-			cmd := exec.Command(binary(t), args...)
-			var stderr syncBuffer
-			cmd.Stderr = &stderr
-			client := mcp.NewClient(&mcp.Implementation{Name: "cli-test", Version: "1"}, nil)
-			cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-			if err != nil {
-				t.Fatalf("connect: %v; stderr:\n%s", err, stderr.String())
-			}
+			cs, _ := connectStdio(t, ctx, "2025-11-25", nil, append(slices.Clone(tc.flags), conformanceDir)...)
 			defer cs.Close()
 			list, err := cs.ListResources(ctx, nil)
 			if err != nil {

@@ -134,14 +134,7 @@ func TestServeStdio(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(root, "report.txt"), []byte("hello world"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			cmd := exec.Command(binary(t), "serve", "--stdio", "--fs-root", root, exampleFlowsDir)
-			var stderr syncBuffer
-			cmd.Stderr = &stderr
-			client := mcp.NewClient(&mcp.Implementation{Name: "cli-test", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: deleteAnswer})
-			cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: version})
-			if err != nil {
-				t.Fatalf("connect: %v; stderr:\n%s", err, stderr.String())
-			}
+			cs, stderr := connectStdio(t, ctx, version, &mcp.ClientOptions{ElicitationHandler: deleteAnswer}, "--fs-root", root, exampleFlowsDir)
 			tools, err := cs.ListTools(ctx, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -177,6 +170,22 @@ func TestServeStdio(t *testing.T) {
 
 // syncBuffer is a bytes.Buffer safe for a writing process and a reading
 // test.
+// connectStdio starts `flowserve serve --stdio ARGS...` as a subprocess and
+// connects a go-sdk client with opts at version; it returns the session
+// and the server's standard error.
+func connectStdio(t *testing.T, ctx context.Context, version string, opts *mcp.ClientOptions, args ...string) (*mcp.ClientSession, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(binary(t), append([]string{"serve", "--stdio"}, args...)...)
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "cli-test", Version: "1"}, opts)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatalf("connect: %v; stderr:\n%s", err, stderr.String())
+	}
+	return cs, stderr
+}
+
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -66,14 +65,7 @@ func TestServeStartsWithWarnings(t *testing.T) {
 	}
 
 	ctx := cliCtx(t, 30*time.Second)
-	cmd := exec.Command(binary(t), "serve", "--stdio", dir)
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	client := mcp.NewClient(&mcp.Implementation{Name: "cli-test", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatalf("connect: %v; stderr:\n%s", err, stderr.String())
-	}
+	cs, stderr := connectStdio(t, ctx, "2025-11-25", nil, dir)
 	defer cs.Close()
 	tools, err := cs.ListTools(ctx, nil)
 	if err != nil {
