@@ -3,8 +3,10 @@ package serve_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -209,12 +211,37 @@ func newDiffEndpoints(t *testing.T) *diffEndpoints {
 		progs = append(progs, compile(t, name+".yaml", []byte(diffFlows[name])))
 	}
 	srv := newServer(t, progs, "")
+	addGoFeatures(srv.MCP())
 	fs := httptest.NewServer(srv.HTTPHandler(serve.HTTPOptions{MaxRequestBodyBytes: diffMaxBody}))
 	t.Cleanup(fs.Close)
 	sdk := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() },
 		&mcp.StreamableHTTPOptions{Stateless: true, MaxRequestBodyBytes: diffMaxBody}))
 	t.Cleanup(sdk.Close)
 	return &diffEndpoints{flowserve: fs.Listener.Addr().String(), sdk: sdk.Listener.Addr().String()}
+}
+
+// addGoFeatures puts a tool and a prompt written in Go on the go-sdk
+// server, next to the flows: the lean path must pass their calls on to the
+// SDK, which answers them as it does without it.
+func addGoFeatures(m *mcp.Server) {
+	type in struct {
+		Region string `json:"region" jsonschema:"a region"`
+	}
+	type out struct {
+		Said string `json:"said"`
+	}
+	mcp.AddTool(m, &mcp.Tool{Name: "go_echo", Description: "echoes its region, in Go"},
+		func(ctx context.Context, req *mcp.CallToolRequest, a in) (*mcp.CallToolResult, out, error) {
+			if a.Region == "fail" {
+				return nil, out{}, errors.New("the region fail fails")
+			}
+			return nil, out{Said: "region " + a.Region}, nil
+		})
+	m.AddPrompt(&mcp.Prompt{Name: "go_prompt", Arguments: []*mcp.PromptArgument{{Name: "topic", Required: true}}},
+		func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user",
+				Content: &mcp.TextContent{Text: "about " + req.Params.Arguments["topic"]}}}}, nil
+		})
 }
 
 // hline is one request header line, written as it is: the name's case and
@@ -629,6 +656,15 @@ func diffCases(state, key string) []diffCase {
 		{name: "name/base64", params: plain, hdr: []hmod{set("Mcp-Name", b64("diff_plain"))}},
 		{name: "name/twice, first wrong", params: plain, hdr: []hmod{set("Mcp-Name", "diff_echo"), add("Mcp-Name", "diff_plain")}},
 		{name: "name/unknown tool", params: call("diff_nope", map[string]any{})},
+		// Tools and prompts written in Go next to the flows: the SDK's.
+		{name: "go tool/call", params: call("go_echo", map[string]any{"region": "eu"})},
+		{name: "go tool/fails", params: call("go_echo", map[string]any{"region": "fail"})},
+		{name: "go tool/invalid arguments", params: call("go_echo", map[string]any{"region": 3})},
+		{name: "go tool/name mismatched", params: call("go_echo", map[string]any{"region": "eu"}), hdr: []hmod{set("Mcp-Name", "diff_plain")}},
+		{name: "go tool/version missing", params: call("go_echo", map[string]any{"region": "eu"}), hdr: []hmod{del("Mcp-Protocol-Version")}},
+		{name: "go tool/a flow's request state", params: call("go_echo", map[string]any{"region": "eu"}).with("requestState", state)},
+		{name: "go prompt/get", method: "prompts/get", params: params{"name": "go_prompt", "arguments": map[string]any{"topic": "tides"}, "_meta": diffMeta()}},
+		{name: "go prompt/missing argument", method: "prompts/get", params: params{"name": "go_prompt", "_meta": diffMeta()}},
 		{name: "name/no name in body", params: plain.without("name"), hdr: []hmod{set("Mcp-Name", "diff_plain")}},
 		{name: "session id is ignored", params: plain, hdr: []hmod{set("Mcp-Session-Id", "abc")}, lean: true},
 		{name: "last event id", params: plain, hdr: []hmod{set("Last-Event-ID", "1")}},

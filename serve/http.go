@@ -356,7 +356,7 @@ func (s *Server) serveUnversioned(w http.ResponseWriter, r *http.Request, maxBod
 		!parseEra(metaString(req.Params.Meta[metaProtocolVersion])).stateless() {
 		return false
 	}
-	_, rpcErr := s.validateLean(r.Header, &req)
+	rpcErr := s.validateLean(r.Header, &req, nil)
 	if rpcErr == nil { // cannot be: the header is not the body's version
 		return false
 	}

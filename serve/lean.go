@@ -103,12 +103,18 @@ func (s *Server) serveLean(w http.ResponseWriter, r *http.Request, maxBody int64
 		}
 		// Not a tools/call or prompts/get the lean path reads as the SDK
 		// does: the SDK answers it.
-		r.Body = io.NopCloser(bytes.NewReader(bytes.Clone(body)))
-		r.ContentLength = int64(len(body))
-		fallback.ServeHTTP(w, r.WithContext(withBase(r.Context(), requestBase(r))))
+		passOn(w, r, body, fallback)
 		return
 	}
-	p, rpcErr := s.validateLean(r.Header, &req)
+	p := s.leanProgram(&req)
+	if p == nil {
+		// Not a flow: a Go tool or prompt added to the go-sdk server, or
+		// an unknown name; the SDK answers it as it would without the
+		// lean path.
+		passOn(w, r, body, fallback)
+		return
+	}
+	rpcErr := s.validateLean(r.Header, &req, p)
 	if rpcErr != nil {
 		writeRPCError(w, statusOf(rpcErr.Code), req.ID, rpcErr)
 		return
@@ -134,14 +140,15 @@ func leanMethod(method string) bool {
 	return method == "tools/call" || method == "prompts/get"
 }
 
-// validateLean makes the SDK's checks of a request's headers and _meta,
-// in its order, and returns the program the request names (nil when
-// there is none, which callLean answers) or the error the SDK answers:
+// validateLean makes the SDK's checks of a request's headers and _meta
+// for a call of p (see leanProgram; nil checks the headers of a call of
+// no flow), in its order, and returns the error
+// the SDK answers, or nil:
 //
 //  1. the MCP-Protocol-Version header is there, _meta names a version,
 //     and they agree;
 //  2. Mcp-Method is there and is the method, Mcp-Name is there and is the
-//     name; for a tools/call of a known tool, each Mcp-Param-* header
+//     name; for a tools/call, each Mcp-Param-* header
 //     matches its argument (all -32020);
 //  3. clientInfo, when present, and clientCapabilities decode into the
 //     SDK's types (-32602);
@@ -158,7 +165,7 @@ func leanMethod(method string) bool {
 // engine, which answers -32602 naming the member when the flow needs it
 // and ignores an extra answer (TestDifferentialLeanPath lists these
 // cases as known divergences).
-func (s *Server) validateLean(h http.Header, req *leanRequest) (*flow.Program, *jsonrpc.Error) {
+func (s *Server) validateLean(h http.Header, req *leanRequest, p *flow.Program) *jsonrpc.Error {
 	headerVersion := h.Get("Mcp-Protocol-Version")
 	var metaVersion string
 	if raw, ok := req.Params.Meta[metaProtocolVersion]; ok {
@@ -166,57 +173,74 @@ func (s *Server) validateLean(h http.Header, req *leanRequest) (*flow.Program, *
 	}
 	switch {
 	case headerVersion == "":
-		return nil, &jsonrpc.Error{Code: codeHeaderMismatch,
+		return &jsonrpc.Error{Code: codeHeaderMismatch,
 			Message: fmt.Sprintf("Mcp-Protocol-Version header is required for requests carrying %q", metaProtocolVersion)}
 	case metaVersion == "":
-		return nil, &jsonrpc.Error{Code: codeInvalidParams,
+		return &jsonrpc.Error{Code: codeInvalidParams,
 			Message: fmt.Sprintf("missing or invalid _meta field %q", metaProtocolVersion)}
 	case headerVersion != metaVersion:
-		return nil, &jsonrpc.Error{Code: codeHeaderMismatch,
+		return &jsonrpc.Error{Code: codeHeaderMismatch,
 			Message: fmt.Sprintf("Mcp-Protocol-Version header %q does not match request %s %q", headerVersion, metaProtocolVersion, metaVersion)}
 	}
 	switch m := h.Get("Mcp-Method"); {
 	case m == "":
-		return nil, &jsonrpc.Error{Code: codeHeaderMismatch, Message: "missing required Mcp-Method header"}
+		return &jsonrpc.Error{Code: codeHeaderMismatch, Message: "missing required Mcp-Method header"}
 	case m != req.Method:
-		return nil, &jsonrpc.Error{Code: codeHeaderMismatch,
+		return &jsonrpc.Error{Code: codeHeaderMismatch,
 			Message: fmt.Sprintf("header mismatch: Mcp-Method header value '%s' does not match body value '%s'", m, req.Method)}
 	}
 	n := h.Get("Mcp-Name")
 	if n == "" {
-		return nil, &jsonrpc.Error{Code: codeHeaderMismatch, Message: fmt.Sprintf("missing required Mcp-Name header for method %q", req.Method)}
+		return &jsonrpc.Error{Code: codeHeaderMismatch, Message: fmt.Sprintf("missing required Mcp-Name header for method %q", req.Method)}
 	}
 	if n != req.Params.Name {
-		return nil, &jsonrpc.Error{Code: codeHeaderMismatch,
+		return &jsonrpc.Error{Code: codeHeaderMismatch,
 			Message: fmt.Sprintf("header mismatch: Mcp-Name header value '%s' does not match body value '%s'", n, req.Params.Name)}
 	}
 	req.Params.asSDK(req.Method)
-	lookup := s.program
-	if req.Method == "prompts/get" {
-		lookup = s.prompt
-	}
-	p, _ := lookup(req.Params.Name)
-	if p == nil && req.Params.RequestState != "" {
-		// A run in flight of a flow a reload removed: it finishes on its
-		// version.
-		p = s.removedProgram(req.Params.Name, req.Method == "prompts/get")
-	}
 	if p != nil && req.Method == "tools/call" {
 		if rpcErr := paramHeaderError(h, p.InputSchema(), req.Params.Arguments); rpcErr != nil {
-			return nil, rpcErr
+			return rpcErr
 		}
 	}
 	client, rpcErr := readClient(req.Params.Meta)
 	if rpcErr != nil {
-		return nil, rpcErr
+		return rpcErr
 	}
 	req.client = client
 	if metaVersion != firstModernVersion {
 		data, _ := json.Marshal(map[string]any{"supported": s.supportedVersions(), "requested": metaVersion})
-		return nil, &jsonrpc.Error{Code: codeUnsupportedVersion,
+		return &jsonrpc.Error{Code: codeUnsupportedVersion,
 			Message: fmt.Sprintf("protocol version %q is not supported by this server", metaVersion), Data: data}
 	}
-	return p, nil
+	return nil
+}
+
+// leanProgram returns the flow a decoded request calls: the tool or
+// prompt it names, or for a run in flight (a request state) of a flow a
+// reload removed, the version it began on. Nil means the name is not a
+// flow's, and the lean path passes the request on to the SDK.
+func (s *Server) leanProgram(req *leanRequest) *flow.Program {
+	prompt := req.Method == "prompts/get"
+	lookup := s.program
+	if prompt {
+		lookup = s.prompt
+	}
+	if p, ok := lookup(req.Params.Name); ok {
+		return p
+	}
+	if req.Params.RequestState != "" {
+		return s.removedProgram(req.Params.Name, prompt)
+	}
+	return nil
+}
+
+// passOn hands a request whose body the lean path has read to next, with
+// the body restored and the request's base URL in its context.
+func passOn(w http.ResponseWriter, r *http.Request, body []byte, next http.Handler) {
+	r.Body = io.NopCloser(bytes.NewReader(bytes.Clone(body)))
+	r.ContentLength = int64(len(body))
+	next.ServeHTTP(w, r.WithContext(withBase(r.Context(), requestBase(r))))
 }
 
 // asSDK turns the arguments of a prompt and the answers into what the
@@ -246,14 +270,6 @@ func (s *Server) supportedVersions() []string {
 // writes the reply: JSON, or an SSE stream when the request carries a
 // progress token (the progress notifications, then the reply).
 func (s *Server) callLean(w http.ResponseWriter, r *http.Request, req *leanRequest, p *flow.Program) {
-	if p == nil {
-		kind := "tool"
-		if req.Method == "prompts/get" {
-			kind = "prompt"
-		}
-		writeRPCError(w, http.StatusBadRequest, req.ID, &jsonrpc.Error{Code: codeInvalidParams, Message: fmt.Sprintf("unknown %s %q", kind, req.Params.Name)})
-		return
-	}
 	if rpcErr := scopeRefusal(authenticated(r.Context()), p); rpcErr != nil {
 		writeRPCError(w, http.StatusForbidden, req.ID, rpcErr)
 		return
