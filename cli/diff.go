@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/flowserve/flowserve/diff"
 	"github.com/flowserve/flowserve/dsl"
-	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/project"
 )
 
@@ -23,7 +23,7 @@ import (
 //     exist or holds no flows, or flows with errors (their diagnostics are
 //     printed on stderr), is a usage error: there is nothing sound to
 //     compare.
-//   - Each tool gets a verdict from flow.Compat: compatible,
+//   - Each tool gets a verdict from diff.Compare: compatible,
 //     new-calls-only or breaking; a tool only in OLD is removed
 //     (breaking), one only in NEW added (compatible).
 //   - Text output: per tool, "name: verdict" (removed or added for those),
@@ -86,7 +86,7 @@ func runDiff(ctx context.Context, env *Env) int {
 		}
 		sets[i] = set
 	}
-	reports := flow.CompatAll(sets[0].Programs, sets[1].Programs)
+	reports := diff.CompareAll(sets[0].Programs, sets[1].Programs)
 	switch *format {
 	case "json":
 		if err := writeDiffJSON(env.Stdout, reports); err != nil {
@@ -97,7 +97,7 @@ func runDiff(ctx context.Context, env *Env) int {
 		writeDiffText(env.Stdout, reports)
 	}
 	for _, r := range reports {
-		if r.Verdict == flow.Breaking {
+		if r.Verdict == diff.Breaking {
 			return exitFail
 		}
 	}
@@ -117,7 +117,7 @@ func errorsOf(diags dsl.Diagnostics) dsl.Diagnostics {
 
 // status says how a tool's report reads: removed, added, changed (it has
 // reasons) or unchanged.
-func status(r *flow.CompatReport) string {
+func status(r *diff.Report) string {
 	switch {
 	case r.Removed():
 		return "removed"
@@ -131,7 +131,7 @@ func status(r *flow.CompatReport) string {
 
 // shownVerdict is what the text output says of a tool: its verdict, or
 // removed and added for tools only in one version.
-func shownVerdict(r *flow.CompatReport) string {
+func shownVerdict(r *diff.Report) string {
 	if s := status(r); s == "removed" || s == "added" {
 		return s
 	}
@@ -139,7 +139,7 @@ func shownVerdict(r *flow.CompatReport) string {
 }
 
 // writeDiffText writes the reports as text, then the summary line.
-func writeDiffText(w io.Writer, reports []*flow.CompatReport) {
+func writeDiffText(w io.Writer, reports []*diff.Report) {
 	for _, r := range reports {
 		fmt.Fprintf(w, "%s: %s\n", r.Name, shownVerdict(r))
 		for _, x := range r.Reasons {
@@ -159,14 +159,14 @@ type diffCounts struct {
 	Added        int `json:"added"`
 }
 
-func countReports(reports []*flow.CompatReport) diffCounts {
+func countReports(reports []*diff.Report) diffCounts {
 	var n diffCounts
 	for _, r := range reports {
 		n.Tools++
 		switch r.Verdict {
-		case flow.Breaking:
+		case diff.Breaking:
 			n.Breaking++
-		case flow.NewCallsOnly:
+		case diff.NewCallsOnly:
 			n.NewCallsOnly++
 		default:
 			n.Compatible++
@@ -183,7 +183,7 @@ func countReports(reports []*flow.CompatReport) diffCounts {
 
 // diffSummary returns the summary line: "3 tools: 1 breaking (1 removed),
 // 0 new-calls-only, 2 compatible (1 added)".
-func diffSummary(reports []*flow.CompatReport) string {
+func diffSummary(reports []*diff.Report) string {
 	n := countReports(reports)
 	breaking := fmt.Sprintf("%d breaking", n.Breaking)
 	if n.Removed > 0 {
@@ -200,19 +200,19 @@ func diffSummary(reports []*flow.CompatReport) string {
 type (
 	diffJSON struct {
 		Tools   []toolDiffJSON `json:"tools"`
-		Verdict flow.Verdict   `json:"verdict"`
+		Verdict diff.Verdict   `json:"verdict"`
 		Summary diffCounts     `json:"summary"`
 	}
 	toolDiffJSON struct {
 		Name    string           `json:"name"`
-		Verdict flow.Verdict     `json:"verdict"`
+		Verdict diff.Verdict     `json:"verdict"`
 		Status  string           `json:"status"`
 		Reasons []diffReasonJSON `json:"reasons"`
 	}
 	diffReasonJSON struct {
 		Node    string       `json:"node"`
-		Change  flow.Change  `json:"change"`
-		Verdict flow.Verdict `json:"verdict"`
+		Change  diff.Change  `json:"change"`
+		Verdict diff.Verdict `json:"verdict"`
 		Pos     posJSON      `json:"pos"`
 		Message string       `json:"message"`
 	}
@@ -224,7 +224,7 @@ type (
 )
 
 // writeDiffJSON writes the reports as one JSON document.
-func writeDiffJSON(w io.Writer, reports []*flow.CompatReport) error {
+func writeDiffJSON(w io.Writer, reports []*diff.Report) error {
 	doc := diffJSON{Tools: []toolDiffJSON{}, Summary: countReports(reports)}
 	for _, r := range reports {
 		doc.Verdict = max(doc.Verdict, r.Verdict)

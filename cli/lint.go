@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/flowserve/flowserve/diff"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/dsl/explain"
 	"github.com/flowserve/flowserve/flow"
@@ -57,7 +58,7 @@ import (
 //     exited on as without --fix.
 //   - With --against OLD (a flow file or directory, loaded the same way),
 //     each flow that has a previous version in OLD (by tool name) is
-//     compared with it (flow.Compat, as flowserve diff does), and each
+//     compared with it (diff.Compare, as flowserve diff does), and each
 //     change that keeps runs in flight on OLD from going on under it is a
 //     breaks-runs warning at its position in the new file. OLD must load
 //     without errors (else its errors are printed: a usage error).
@@ -259,7 +260,7 @@ func writeLint(env *Env, format string, diags dsl.Diagnostics, files int) error 
 // news that have an old version among olds.
 func againstDiagnostics(olds, news []*flow.Program) dsl.Diagnostics {
 	var out dsl.Diagnostics
-	for _, r := range flow.CompatAll(olds, news) {
+	for _, r := range diff.CompareAll(olds, news) {
 		if r.Old != nil {
 			out = append(out, r.Diagnostics()...)
 		}

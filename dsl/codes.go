@@ -263,7 +263,7 @@ const (
 	// compare with (flowserve lint --against) keeps runs in flight on that
 	// version from going on under this one: a journaled node renamed,
 	// removed or redefined, a new node ahead of it, a branch that may take
-	// another way, as flow.Compat works out (a warning).
+	// another way, as diff.Compare works out (a warning).
 	CodeBreaksRuns = "breaks-runs"
 	// CodeUnknownFlow means a call or link names no flow loaded with the
 	// caller.

@@ -142,7 +142,7 @@
 // and unbounded-loop counting the callees' rounds.
 // flowserve lint --against adds the warning breaks-runs (a change from the
 // version compared with keeps its runs in flight from going on under this
-// one, as flow.Compat works out). Every code is a constant
+// one, as diff.Compare works out). Every code is a constant
 // (codes.go) named after it: CodeBadAlias is bad-alias, CodeBadURL is
 // bad-url.
 //

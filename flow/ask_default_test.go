@@ -116,7 +116,7 @@ func TestTemplatedDefaultsFingerprint(t *testing.T) {
 		if ds.HasErrors() {
 			t.Fatal(ds.Err())
 		}
-		return fingerprint(f.Nodes[0])
+		return f.Nodes[0].Fingerprint()
 	}
 	a := fp(templatedDefaults)
 	if b := fp(strings.Replace(templatedDefaults, "{{ input.n + 1 }}", "{{ input.n + 2 }}", 1)); a == b {

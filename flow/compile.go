@@ -2,10 +2,7 @@ package flow
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
-	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"slices"
 	"time"
 
@@ -465,89 +462,8 @@ func (c *compiler) node(n *dsl.Node, i int, reg *actions.Registry) *cnode {
 		}
 		c.typeWith(n.Call, cn.with)
 	}
-	cn.fp = fingerprint(n)
+	cn.fp = n.Fingerprint()
 	return cn
-}
-
-// fingerprint digests what makes a node's question or step what it is:
-// kind, id, message, form, URL, action and inputs. Positions, `next` and
-// comments do not count, so moving a node or editing elsewhere keeps
-// journaled answers valid.
-func fingerprint(n *dsl.Node) uint64 {
-	h := fnv.New64a()
-	put := func(s string) {
-		var l [binary.MaxVarintLen64]byte
-		h.Write(l[:binary.PutUvarint(l[:], uint64(len(s)))])
-		h.Write([]byte(s))
-	}
-	put(n.Kind.String())
-	put(n.ID)
-	switch n.Kind {
-	case dsl.KindAsk:
-		if n.Ask.Message != nil {
-			put(n.Ask.Message.Src)
-		}
-		if n.Ask.Form != nil {
-			b, _ := json.Marshal(n.Ask.Form.Schema)
-			put(string(b))
-		}
-		if n.Ask.URL != nil {
-			put("url:" + n.Ask.URL.Src)
-		}
-		if n.Ask.Approval() {
-			// Who is asked may change; that it is an approval may not.
-			put("approval")
-		}
-	case dsl.KindStep:
-		put(n.Step.Action.Value)
-		b, _ := json.Marshal(valueSource(n.Step.With))
-		put(string(b))
-	case dsl.KindSample:
-		b, _ := json.Marshal(sampleSource(n.Ask.Sample))
-		put(string(b))
-	case dsl.KindCall, dsl.KindLink:
-		put(n.Call.Flow.Value)
-		b, _ := json.Marshal(valueSource(n.Call.With))
-		put(string(b))
-	}
-	return h.Sum64()
-}
-
-// sampleSource returns a sample request as JSON-like data with templates
-// as their source text, for fingerprints.
-func sampleSource(s *dsl.Sample) any {
-	if s == nil {
-		return nil
-	}
-	var msgs []any
-	for _, m := range s.Messages {
-		msg := map[string]any{"role": m.Role.Value}
-		if m.Text != nil {
-			msg["text"] = m.Text.Src
-		}
-		if m.Content != nil {
-			msg["content"] = valueSource(m.Content)
-		}
-		msgs = append(msgs, msg)
-	}
-	out := map[string]any{"messages": msgs, "maxTokens": s.MaxTokens}
-	if s.System != nil {
-		out["system"] = s.System.Src
-	}
-	if s.Temperature != nil {
-		out["temperature"] = *s.Temperature
-	}
-	var stop []string
-	for _, st := range s.Stop {
-		stop = append(stop, st.Value)
-	}
-	if stop != nil {
-		out["stop"] = stop
-	}
-	if s.Model != nil {
-		out["model"] = s.Model.Value
-	}
-	return out
 }
 
 // sample compiles a sample node's request.
@@ -575,33 +491,6 @@ func (c *compiler) sample(s *dsl.Sample) *csample {
 		cs.static["modelPreferences"] = s.Model.Value
 	}
 	return cs
-}
-
-// valueSource returns a Value as JSON-like data with templates as their
-// source text, for fingerprints.
-func valueSource(v *dsl.Value) any {
-	if v == nil {
-		return nil
-	}
-	switch v.Kind {
-	case dsl.ValueLiteral:
-		return v.Literal
-	case dsl.ValueTemplate:
-		return v.Template.Src
-	case dsl.ValueMap:
-		m := make(map[string]any, len(v.Keys))
-		for i, k := range v.Keys {
-			m[k] = valueSource(v.Map[i])
-		}
-		return m
-	case dsl.ValueList:
-		l := make([]any, len(v.List))
-		for i, e := range v.List {
-			l[i] = valueSource(e)
-		}
-		return l
-	}
-	return nil
 }
 
 // argsDigest digests canonical arguments (encoding/json sorts map keys).

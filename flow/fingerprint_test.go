@@ -49,7 +49,7 @@ func nodeFingerprints(f *dsl.File) string {
 		if id == "" {
 			id = "-"
 		}
-		fmt.Fprintf(&b, "%-5s %-24s %-7s %016x\n", pos, id, n.Kind, fingerprint(n))
+		fmt.Fprintf(&b, "%-5s %-24s %-7s %016x\n", pos, id, n.Kind, n.Fingerprint())
 		if n.Kind == dsl.KindAll {
 			for i, q := range n.All.Questions {
 				walk(fmt.Sprintf("%s.%d", pos, i+1), q)
@@ -292,8 +292,8 @@ func TestFingerprintEdits(t *testing.T) {
 			if !ok {
 				renamed = old
 			}
-			before := fingerprint(parsedNode(t, fingerprintBase, old))
-			after := fingerprint(parsedNode(t, src, renamed))
+			before := parsedNode(t, fingerprintBase, old).Fingerprint()
+			after := parsedNode(t, src, renamed).Fingerprint()
 			if changed := before != after; changed != tc.changes {
 				t.Errorf("fingerprint of %s %016x → %016x: changed %v, want %v", tc.node, before, after, changed, tc.changes)
 			}

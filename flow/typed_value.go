@@ -7,6 +7,7 @@ import (
 
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/lang"
+	"github.com/flowserve/flowserve/schemas"
 )
 
 // Values that flow into a schema (a step's or a call's with, a return's
@@ -116,7 +117,7 @@ func misfit(want, got map[string]any) (below []string, ws, gs map[string]any, ba
 			}
 		}
 	}
-	if allowed := types(want); allowed != nil && !slices.ContainsFunc(allowed, func(w string) bool { return kindFits(w, g) }) {
+	if allowed := schemas.Types(want); allowed != nil && !slices.ContainsFunc(allowed, func(w string) bool { return kindFits(w, g) }) {
 		return nil, want, got, true
 	}
 	switch g {
@@ -182,7 +183,7 @@ func singleType(s map[string]any) string {
 // typesName names the type a schema asks for, for messages: "an
 // integer", "a list of strings", "a string or null".
 func typesName(s map[string]any) string {
-	allowed := types(s)
+	allowed := schemas.Types(s)
 	if len(allowed) < 2 {
 		return typeName(s)
 	}

@@ -1,4 +1,9 @@
-package flow
+// Package diff compares two versions of a tool (or prompt) as flowserve
+// diff and lint --against do, and as servers do when they pin runs in
+// flight to the version they began on (DESIGN §13): whether the new
+// version serves its callers as the old one did, and whether each run in
+// flight on the old version could go on under the new one, node by node.
+package diff
 
 import (
 	"cmp"
@@ -8,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/flow"
 )
 
 // Verdict says what a new version of a tool (or prompt) does to its
@@ -50,7 +56,7 @@ func (v Verdict) String() string {
 // MarshalText encodes the verdict as its String.
 func (v Verdict) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
 
-// Change is the kind of change a CompatReason is about.
+// Change is the kind of change a Reason is about.
 type Change string
 
 // The kinds of changes.
@@ -102,9 +108,9 @@ const (
 	ChangeAdded Change = "added"
 )
 
-// CompatReason is one change between two versions of a tool, and what it
+// Reason is one change between two versions of a tool, and what it
 // does.
-type CompatReason struct {
+type Reason struct {
 	// Node is the id of the node the reason is about, "#N" (its 1-based
 	// index in the file of Pos) for a node without one, or "" for the
 	// tool as a whole.
@@ -128,33 +134,33 @@ type CompatReason struct {
 	what string // what changed, for lint's wording of the consequence
 }
 
-// CompatReport compares two versions of one tool (or prompt): whether
+// Report compares two versions of one tool (or prompt): whether
 // the new version is compatible with the old, and why, node by node.
-type CompatReport struct {
+type Report struct {
 	// Name is the tool's (or prompt's) name.
 	Name string
 	// Old and New are the two versions; Old is nil for a tool that is
 	// new, New for a tool that was removed.
-	Old, New *Program
+	Old, New *flow.Program
 	// Verdict is the most severe verdict of the reasons; Compatible when
 	// there are none.
 	Verdict Verdict
 	// Reasons are the changes: those at positions in the new version's
 	// file first, then those in the old one's, each group in file order.
-	Reasons []CompatReason
+	Reasons []Reason
 }
 
 // Added reports whether the tool is only in the new version.
-func (r *CompatReport) Added() bool { return r.Old == nil && r.New != nil }
+func (r *Report) Added() bool { return r.Old == nil && r.New != nil }
 
 // Removed reports whether the tool is only in the old version.
-func (r *CompatReport) Removed() bool { return r.New == nil && r.Old != nil }
+func (r *Report) Removed() bool { return r.New == nil && r.Old != nil }
 
 // Diagnostics returns lint's warnings for the report: a dsl.CodeBreaksRuns
 // warning, at its NewPos, for each reason that keeps runs in flight on
 // the old version from going on under the new one (NewCallsOnly and
 // Breaking). None for a removed tool, which has no file to report in.
-func (r *CompatReport) Diagnostics() dsl.Diagnostics {
+func (r *Report) Diagnostics() dsl.Diagnostics {
 	if r.New == nil {
 		return nil
 	}
@@ -174,11 +180,11 @@ func (r *CompatReport) Diagnostics() dsl.Diagnostics {
 	return ds.Compact()
 }
 
-// CompatAll compares two sets of programs tool by tool, matching them by
+// CompareAll compares two sets of programs tool by tool, matching them by
 // name: one report per name in either set, sorted by name. A tool only in
 // old is removed (Breaking), one only in new is added (Compatible).
-func CompatAll(old, new []*Program) []*CompatReport {
-	byName := map[string][2]*Program{}
+func CompareAll(old, new []*flow.Program) []*Report {
+	byName := map[string][2]*flow.Program{}
 	for _, p := range old {
 		e := byName[p.Name()]
 		e[0] = p
@@ -189,15 +195,15 @@ func CompatAll(old, new []*Program) []*CompatReport {
 		e[1] = p
 		byName[p.Name()] = e
 	}
-	out := make([]*CompatReport, 0, len(byName))
+	out := make([]*Report, 0, len(byName))
 	for _, n := range sortedKeys(byName) {
 		e := byName[n]
-		out = append(out, Compat(e[0], e[1]))
+		out = append(out, Compare(e[0], e[1]))
 	}
 	return out
 }
 
-// Compat compares two versions of one tool (or prompt). Either may be
+// Compare compares two versions of one tool (or prompt). Either may be
 // nil: a tool only in new is added (Compatible), one only in old removed
 // (Breaking).
 //
@@ -207,7 +213,7 @@ func CompatAll(old, new []*Program) []*CompatReport {
 // while additionalProperties is false, a type changed to one that does
 // not cover the old, an enum or const narrowed, a bound tightened, a new
 // pattern, format or multipleOf, additionalProperties newly false or
-// constrained, or any change to a keyword Compat does not work out, such
+// constrained, or any change to a keyword Compare does not work out, such
 // as anyOf or $ref); its output schema promises less (a property
 // removed, no longer required, retyped to a type the old did not allow,
 // or with new enum values; the schema dropped); or its task mode became
@@ -246,17 +252,17 @@ func CompatAll(old, new []*Program) []*CompatReport {
 // properties, and what replays do not read (validate rules, retries,
 // approvers, timeouts). Positions, next versus falling through, comments
 // and formatting do not count at all: they give no reason.
-func Compat(old, new *Program) *CompatReport {
+func Compare(old, new *flow.Program) *Report {
 	switch {
 	case old == nil && new == nil:
-		return &CompatReport{}
+		return &Report{}
 	case old == nil:
 		f := new.File()
-		return finish(&CompatReport{Name: new.Name(), New: new, Reasons: []CompatReason{
+		return finish(&Report{Name: new.Name(), New: new, Reasons: []Reason{
 			reason("", ChangeToolAdded, Compatible, toolPos(f), toolPos(f), "the "+servedAs(f)+" is new", "")}})
 	case new == nil:
 		f := old.File()
-		return finish(&CompatReport{Name: old.Name(), Old: old, Reasons: []CompatReason{
+		return finish(&Report{Name: old.Name(), Old: old, Reasons: []Reason{
 			reason("", ChangeToolRemoved, Breaking, toolPos(f), dsl.Pos{}, "the "+servedAs(f)+" was removed", "its callers break")}})
 	}
 	c := newComparer(old, new)
@@ -266,22 +272,22 @@ func Compat(old, new *Program) *CompatReport {
 }
 
 // finish sorts the reasons, drops repeats and sets the verdict.
-func finish(r *CompatReport) *CompatReport {
+func finish(r *Report) *Report {
 	newFile := ""
 	if r.New != nil {
 		newFile = r.New.File().Path
 	}
-	inOld := func(x CompatReason) int {
+	inOld := func(x Reason) int {
 		if x.Pos.File == newFile {
 			return 0
 		}
 		return 1
 	}
-	slices.SortStableFunc(r.Reasons, func(a, b CompatReason) int {
+	slices.SortStableFunc(r.Reasons, func(a, b Reason) int {
 		return cmp.Or(cmp.Compare(inOld(a), inOld(b)), cmp.Compare(a.Pos.Line, b.Pos.Line),
 			cmp.Compare(a.Pos.Col, b.Pos.Col), strings.Compare(a.Message, b.Message))
 	})
-	r.Reasons = slices.CompactFunc(r.Reasons, func(a, b CompatReason) bool {
+	r.Reasons = slices.CompactFunc(r.Reasons, func(a, b Reason) bool {
 		return a.Pos == b.Pos && a.Message == b.Message
 	})
 	r.Verdict = Compatible
@@ -292,12 +298,12 @@ func finish(r *CompatReport) *CompatReport {
 }
 
 // reason makes a reason from what changed and why that matters.
-func reason(node string, ch Change, v Verdict, pos, newPos dsl.Pos, what, why string) CompatReason {
+func reason(node string, ch Change, v Verdict, pos, newPos dsl.Pos, what, why string) Reason {
 	msg := what
 	if why != "" {
 		msg += ": " + why
 	}
-	return CompatReason{Node: node, Change: ch, Verdict: v, Pos: pos, NewPos: newPos, Message: msg, what: what}
+	return Reason{Node: node, Change: ch, Verdict: v, Pos: pos, NewPos: newPos, Message: msg, what: what}
 }
 
 // toolPos is where a file names its tool: its name key, or its start.
@@ -319,7 +325,7 @@ func servedAs(f *dsl.File) string {
 
 // comparer compares an old and a new version of one flow.
 type comparer struct {
-	rep    *CompatReport
+	rep    *Report
 	of, nf *dsl.File
 	og, ng *dsl.CFG
 
@@ -338,10 +344,10 @@ type comparer struct {
 	oldNames map[string]bool // every id and set name of old
 }
 
-func newComparer(old, new *Program) *comparer {
+func newComparer(old, new *flow.Program) *comparer {
 	of, nf := old.File(), new.File()
 	c := &comparer{
-		rep: &CompatReport{Name: new.Name(), Old: old, New: new},
+		rep: &Report{Name: new.Name(), Old: old, New: new},
 		of:  of, nf: nf,
 		og: dsl.BuildCFG(of), ng: dsl.BuildCFG(nf),
 		gone:     map[int]dsl.Pos{},

@@ -1,4 +1,4 @@
-package flow
+package diff
 
 import (
 	"encoding/json"
@@ -111,7 +111,7 @@ func (c *comparer) journaledNode(o int, on *dsl.Node, n int, nn *dsl.Node) {
 func sameFingerprint(a, b *dsl.Node) bool {
 	renamed := *a
 	renamed.ID = b.ID
-	return fingerprint(&renamed) == fingerprint(b)
+	return renamed.Fingerprint() == b.Fingerprint()
 }
 
 // allNode compares the questions of two all nodes.
@@ -127,7 +127,7 @@ func (c *comparer) allNode(o int, on *dsl.Node, n int, nn *dsl.Node) {
 		switch oq := old[q.ID]; {
 		case oq == nil:
 			changes = append(changes, desc(q)+" is new")
-		case fingerprint(oq) != fingerprint(q):
+		case oq.Fingerprint() != q.Fingerprint():
 			changes = append(changes, fmt.Sprintf("%s asks a different question (%s)", desc(q), fingerprintChange(oq, q)))
 		}
 	}
@@ -246,7 +246,7 @@ func fingerprintChange(a, b *dsl.Node) string {
 		if a.Step.Action.Value != b.Step.Action.Value {
 			parts = append(parts, fmt.Sprintf("its action, now %s (it was %s),", b.Step.Action.Value, a.Step.Action.Value))
 		}
-		if jsonSource(valueSource(a.Step.With)) != jsonSource(valueSource(b.Step.With)) {
+		if jsonSource(a.Step.With.Source()) != jsonSource(b.Step.With.Source()) {
 			parts = append(parts, "its with")
 		}
 	case dsl.KindSample:
@@ -255,7 +255,7 @@ func fingerprintChange(a, b *dsl.Node) string {
 		if a.Call.Flow.Value != b.Call.Flow.Value {
 			parts = append(parts, fmt.Sprintf("the flow it calls, now %s (it was %s),", b.Call.Flow.Value, a.Call.Flow.Value))
 		}
-		if jsonSource(valueSource(a.Call.With)) != jsonSource(valueSource(b.Call.With)) {
+		if jsonSource(a.Call.With.Source()) != jsonSource(b.Call.With.Source()) {
 			parts = append(parts, "its with")
 		}
 	}
@@ -355,7 +355,7 @@ func retrySource(r *dsl.Retry) string {
 func setSource(n *dsl.Node) string {
 	var out []any
 	for _, b := range n.Set.Bindings {
-		out = append(out, b.Name, valueSource(b.Value))
+		out = append(out, b.Name, b.Value.Source())
 	}
 	return jsonSource(out)
 }
@@ -367,11 +367,11 @@ func returnSource(r *dsl.Return) string {
 	}
 	var content []any
 	for _, b := range r.Content {
-		content = append(content, valueSource(b))
+		content = append(content, b.Source())
 	}
 	var msgs []any
 	for _, m := range r.Messages {
-		msgs = append(msgs, m.Role.Value, tsrc(m.Text), valueSource(m.Content))
+		msgs = append(msgs, m.Role.Value, tsrc(m.Text), m.Content.Source())
 	}
-	return jsonSource([]any{tsrc(r.Text), valueSource(r.Structured), content, tsrc(r.Description), msgs})
+	return jsonSource([]any{tsrc(r.Text), r.Structured.Source(), content, tsrc(r.Description), msgs})
 }

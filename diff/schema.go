@@ -1,4 +1,4 @@
-package flow
+package diff
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/schemas"
 )
 
 // input compares the input schemas: new must accept every call old
@@ -85,7 +86,7 @@ func (c *comparer) inputSay(path string, ch Change, v Verdict, what, why string)
 	c.say(nil, ch, v, pos, pos, what, why)
 }
 
-// The JSON Schema keywords whose changes Compat does not work out: any
+// The JSON Schema keywords whose changes Compare does not work out: any
 // change to them is taken to break callers.
 var uncompared = []string{"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref", "$dynamicRef",
 	"$defs", "definitions", "dependentRequired", "dependentSchemas", "dependencies", "patternProperties",
@@ -110,10 +111,10 @@ func (c *comparer) refused(path, what string) {
 // acceptsValues reports each keyword of input schema nd (new) at path
 // that allows fewer values than od (old): its type, enum, const, bounds,
 // pattern, format, multipleOf and uniqueItems, and any change to the
-// keywords Compat does not work out.
+// keywords Compare does not work out.
 func (c *comparer) acceptsValues(od, nd map[string]any, path string) {
 	subj := subject("input", path)
-	if ot, nt := types(od), types(nd); nt != nil && !covers(nt, ot) {
+	if ot, nt := schemas.Types(od), schemas.Types(nd); nt != nil && !covers(nt, ot) {
 		c.refused(path, fmt.Sprintf("%s is now %s (it was %s)", subj, typeText(nt), typeText(ot)))
 	}
 	if ne, ok := nd["enum"].([]any); ok {
@@ -276,7 +277,7 @@ func (c *comparer) defaults(od, nd map[string]any) {
 func (c *comparer) produces(od, nd map[string]any, path string) {
 	subj := subject("output", path)
 	const breaks = "callers that read it break"
-	if ot, nt := types(od), types(nd); ot != nil && (nt == nil || !covers(ot, nt)) {
+	if ot, nt := schemas.Types(od), schemas.Types(nd); ot != nil && (nt == nil || !covers(ot, nt)) {
 		c.schemaSay(path, Breaking, fmt.Sprintf("%s is now %s (it was %s)", subj, typeText(nt), typeText(ot)), breaks)
 	}
 	if oe, ok := od["enum"].([]any); ok {
@@ -317,23 +318,6 @@ func (c *comparer) produces(od, nd map[string]any, path string) {
 			c.produces(oi, ni, path+"[]")
 		}
 	}
-}
-
-// types returns the types a schema allows, nil for any.
-func types(s map[string]any) []string {
-	switch t := s["type"].(type) {
-	case string:
-		return []string{t}
-	case []any:
-		var out []string
-		for _, e := range t {
-			if s, ok := e.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	return nil
 }
 
 // covers reports whether the types outer allow every value the types

@@ -1,4 +1,4 @@
-package flow
+package diff
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/flow/state"
 )
 
@@ -154,12 +155,12 @@ func (tc compatCase) source(t *testing.T) string {
 // TestCompatVerdicts checks each case's verdict and reasons, and that
 // every reason is a sentence with a position.
 func TestCompatVerdicts(t *testing.T) {
-	reg := testRegistry(t, &counters{})
+	reg := testRegistry(t)
 	for _, tc := range compatCases {
 		t.Run(tc.name, func(t *testing.T) {
 			old := compile(t, "old/compat.yaml", tc.oldSource(), testOptions{Actions: reg})
 			nw := compile(t, "new/compat.yaml", tc.source(t), testOptions{Actions: reg})
-			r := Compat(old.Program, nw.Program)
+			r := Compare(old.Program, nw.Program)
 			var changes []Change
 			for _, x := range r.Reasons {
 				changes = append(changes, x.Change)
@@ -189,7 +190,7 @@ func kinds(cs []Change) []string {
 	return out
 }
 
-func reasonsText(r *CompatReport) string {
+func reasonsText(r *Report) string {
 	var b strings.Builder
 	for _, x := range r.Reasons {
 		b.WriteString("\t" + x.Pos.String() + ": " + x.Message + " [" + string(x.Change) + ", " + x.Verdict.String() + "]\n")
@@ -199,10 +200,10 @@ func reasonsText(r *CompatReport) string {
 
 // TestCompatAgainstEngine checks the verdicts against the engine: a run
 // of the old version is stopped after each of its rounds and goes on
-// under the new one. When Compat says compatible, every such run
+// under the new one. When Compare says compatible, every such run
 // finishes; when it says new-calls-only, some does not replay.
 func TestCompatAgainstEngine(t *testing.T) {
-	reg := testRegistry(t, &counters{})
+	reg := testRegistry(t)
 	clk := &clock{t: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
 	opts := testOptions{Actions: reg, Codec: testCodec(t, clk), Now: clk.now}
 	answer := func(string) json.RawMessage { return json.RawMessage(`{"action":"accept","content":{"v":"x"}}`) }
@@ -215,12 +216,12 @@ func TestCompatAgainstEngine(t *testing.T) {
 			nw := compile(t, "new/compat.yaml", tc.source(t), opts)
 			// Its own engine (a new server, with a reply store of its
 			// own), over the same codec: it opens the old version's states.
-			verdict := Compat(old.Program, nw.Program).Verdict
+			verdict := Compare(old.Program, nw.Program).Verdict
 			broke := 0
 			states := runStates(t, old, answer)
 			for _, st := range states {
 				if err := finishOn(t, nw, st, answer); err != nil {
-					var mm *MismatchError
+					var mm *flow.MismatchError
 					if !errors.As(err, &mm) && !errors.Is(err, state.ErrInvalid) && err != errDropped {
 						t.Fatalf("round on the new version: %v", err)
 					}
@@ -241,7 +242,7 @@ func TestCompatAgainstEngine(t *testing.T) {
 // state each round ended with.
 func runStates(t *testing.T, p *testProgram, answer func(string) json.RawMessage) []string {
 	t.Helper()
-	req := &Request{Arguments: json.RawMessage(`{}`), Client: Client{Name: "t", Form: true}}
+	req := &flow.Request{Arguments: json.RawMessage(`{}`), Client: flow.Client{Name: "t", Form: true}}
 	var states []string
 	for range 20 {
 		res, err := p.Run(context.Background(), req)
@@ -252,7 +253,7 @@ func runStates(t *testing.T, p *testProgram, answer func(string) json.RawMessage
 			return states
 		}
 		states = append(states, res.Input.State)
-		req = &Request{Arguments: req.Arguments, Client: req.Client, State: res.Input.State, Responses: map[string]json.RawMessage{}}
+		req = &flow.Request{Arguments: req.Arguments, Client: req.Client, State: res.Input.State, Responses: map[string]json.RawMessage{}}
 		for id := range res.Input.Requests {
 			req.Responses[id] = answer(id)
 		}
@@ -274,8 +275,8 @@ func finishOn(t *testing.T, p *testProgram, st string, answer func(string) json.
 	if err != nil {
 		return err
 	}
-	stats := &RoundStats{}
-	req := &Request{Arguments: json.RawMessage(`{}`), Client: Client{Name: "t", Form: true}, State: st, Responses: map[string]json.RawMessage{}, Stats: stats}
+	stats := &flow.RoundStats{}
+	req := &flow.Request{Arguments: json.RawMessage(`{}`), Client: flow.Client{Name: "t", Form: true}, State: st, Responses: map[string]json.RawMessage{}, Stats: stats}
 	for _, id := range ids {
 		req.Responses[id] = answer(id)
 	}
@@ -284,13 +285,13 @@ func finishOn(t *testing.T, p *testProgram, st string, answer func(string) json.
 		if err != nil {
 			return err
 		}
-		if i == 0 && stats.Answers[string(Accept)] == 0 {
+		if i == 0 && stats.Answers[string(flow.Accept)] == 0 {
 			return errDropped
 		}
 		if res.Complete != nil {
 			return nil
 		}
-		req = &Request{Arguments: req.Arguments, Client: req.Client, State: res.Input.State, Responses: map[string]json.RawMessage{}}
+		req = &flow.Request{Arguments: req.Arguments, Client: req.Client, State: res.Input.State, Responses: map[string]json.RawMessage{}}
 		for id := range res.Input.Requests {
 			req.Responses[id] = answer(id)
 		}
@@ -302,7 +303,7 @@ func finishOn(t *testing.T, p *testProgram, st string, answer func(string) json.
 // pending returns the ids of the questions the state st waits for, by
 // running the round again without answers.
 func pending(p *testProgram, st string) ([]string, error) {
-	res, err := p.Run(context.Background(), &Request{Arguments: json.RawMessage(`{}`), Client: Client{Name: "t", Form: true}, State: st})
+	res, err := p.Run(context.Background(), &flow.Request{Arguments: json.RawMessage(`{}`), Client: flow.Client{Name: "t", Form: true}, State: st})
 	if err != nil {
 		return nil, err
 	}
@@ -317,12 +318,12 @@ func pending(p *testProgram, st string) ([]string, error) {
 
 // TestCompatAll checks matching by name: removed and added tools.
 func TestCompatAll(t *testing.T) {
-	reg := testRegistry(t, &counters{})
+	reg := testRegistry(t)
 	a := compile(t, "old/a.yaml", "description: A.\nnodes:\n  - return: a\n", testOptions{Actions: reg})
 	b := compile(t, "old/b.yaml", "description: B.\nnodes:\n  - return: b\n", testOptions{Actions: reg})
 	b2 := compile(t, "new/b.yaml", "description: B.\nnodes:\n  - return: b\n", testOptions{Actions: reg})
 	c := compile(t, "new/c.yaml", "description: C.\nnodes:\n  - return: c\n", testOptions{Actions: reg})
-	rs := CompatAll([]*Program{b.Program, a.Program}, []*Program{c.Program, b2.Program})
+	rs := CompareAll([]*flow.Program{b.Program, a.Program}, []*flow.Program{c.Program, b2.Program})
 	var got []string
 	for _, r := range rs {
 		got = append(got, r.Name+":"+r.Verdict.String())
@@ -342,7 +343,7 @@ func TestCompatAll(t *testing.T) {
 // again under another path: no reasons) and with every other one (no
 // panics, a verdict that is its reasons' most severe).
 func TestCompatShippedFlows(t *testing.T) {
-	var olds, news []*Program
+	var olds, news []*flow.Program
 	for _, pattern := range []string{"../flows/*.yaml", "../testdata/conformance/*.yaml", "../examples/*/flows/*.yaml"} {
 		files, err := filepath.Glob(pattern)
 		if err != nil {
@@ -358,7 +359,7 @@ func TestCompatShippedFlows(t *testing.T) {
 			}
 			for i, dir := range []string{"old/", "new/"} {
 				f, diags := dsl.Parse(dir+file, src)
-				p, cdiags := Compile(f, Env{})
+				p, cdiags := flow.Compile(f, flow.Env{})
 				if diags.HasErrors() || p == nil {
 					t.Fatalf("%s: %v%v", file, diags.Err(), cdiags.Err())
 				}
@@ -374,11 +375,11 @@ func TestCompatShippedFlows(t *testing.T) {
 		t.Fatalf("found only %d flows", len(olds))
 	}
 	for i, o := range olds {
-		if r := Compat(o, news[i]); r.Verdict != Compatible || len(r.Reasons) > 0 {
+		if r := Compare(o, news[i]); r.Verdict != Compatible || len(r.Reasons) > 0 {
 			t.Errorf("%s against itself: %s\n%s", o.File().Path, r.Verdict, reasonsText(r))
 		}
 		for _, n := range news {
-			r := Compat(o, n)
+			r := Compare(o, n)
 			worst := Compatible
 			for _, x := range r.Reasons {
 				worst = max(worst, x.Verdict)
@@ -414,7 +415,7 @@ nodes:
 // callee, another with) keeps runs in flight from replaying, while one
 // inserted after every journaled node does not.
 func TestCompatCalls(t *testing.T) {
-	reg := testRegistry(t, &counters{})
+	reg := testRegistry(t)
 	for _, tc := range []compatCase{
 		{"same", nil, Compatible, nil, callBase, false},
 		{"with changed", [][2]string{{`with: {what: "{{ a.content.v }}"}`, `with: {what: "it"}`}}, NewCallsOnly, []Change{ChangeRedefined}, callBase, false},
@@ -427,7 +428,7 @@ func TestCompatCalls(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			old := compile(t, "old/compat.yaml", tc.oldSource(), testOptions{Actions: reg})
 			nw := compile(t, "new/compat.yaml", tc.source(t), testOptions{Actions: reg})
-			r := Compat(old.Program, nw.Program)
+			r := Compare(old.Program, nw.Program)
 			var changes []Change
 			for _, x := range r.Reasons {
 				changes = append(changes, x.Change)
