@@ -252,19 +252,15 @@ func (s *Server) answerApproval(ctx context.Context, t *tasks.Task, ans *flow.Ap
 // rules refuse, why.
 func (s *Server) approvalRound(ctx context.Context, p *flow.Program, t *tasks.Task, ans *flow.ApprovalAnswer) (next, rejected string, err error) {
 	fr := &flow.Request{Arguments: t.Arguments, State: t.State, Client: flowClient(t.Client),
-		Principal: t.Principal, Identity: flowIdentity(t.Identity), StateTTL: t.TTL, Task: t.ID, Approval: ans}
-	rd, ctx := s.startRound(ctx, p, firstModernVersion, "approval "+t.ID, parseTaskTrace(t.Trace), fr)
-	res, err := s.engine.Run(ctx, p, fr)
-	rd.end(res, nil, err)
-	switch {
-	case err != nil:
-		return "", "", err
-	case res.Approval != nil:
-		return "", res.Approval.Question.Rejected, nil
-	case res.Detached == nil:
-		return "", "", fmt.Errorf("the round of the approval %q ended without its state", ans.Node)
+		Principal: t.Principal, Identity: flowIdentity(t.Identity), StateTTL: t.TTL, Task: t.ID}
+	rounds := &callRounds{s: s, p: p, label: firstModernVersion, rule: replyNone,
+		o: origin{caller: "approval " + t.ID, trace: parseTaskTrace(t.Trace)}}
+	d := rounds.driver()
+	next, again, err := d.Journal(ctx, p, fr, ans)
+	if again != nil {
+		return "", again.Question.Rejected, nil
 	}
-	return res.Detached.State, "", nil
+	return next, "", err
 }
 
 // pages serves the approval pages from the run store: the approve

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -202,28 +203,21 @@ func inputRequests(in *flow.InputRequired) (mcp.InputRequestMap, error) {
 // (fr.Detach); otherwise the call waits for the approval's answer inside
 // itself (waitInline, telling the caller with tell) and runs on from it.
 func (s *Server) modernRound(ctx context.Context, p *flow.Program, fr *flow.Request, o origin, tell tellFunc) (*flow.Result, *jsonrpc.Error, error) {
-	for {
-		rd, tctx := s.startRound(ctx, p, firstModernVersion, o.caller, o.trace, fr)
-		rctx, cancel := s.roundContext(tctx, p, fr)
-		res, err := s.engine.Run(rctx, p, fr)
-		cancel()
-		s.logAnswers(p, rd, fr.Responses)
-		r := outcome(ctx, era20260728, p, res, err)
-		rd.end(r.res, r.rpcErr, r.cause(err))
-		if r.res == nil || r.res.Approval == nil || fr.Detach != nil {
-			return r.res, r.rpcErr, r.cancelled
-		}
-		state, gaveUp, err := s.waitInline(ctx, p, fr, r.res.Approval, o, tell)
-		switch {
-		case ctx.Err() != nil:
-			return nil, nil, ctx.Err()
-		case err != nil:
-			return &flow.Result{Complete: p.FailureResult(err)}, nil, nil
-		case gaveUp != nil:
-			return &flow.Result{Complete: gaveUp}, nil, nil
-		}
-		fr.State, fr.Responses = state, nil
+	c := &callRounds{s: s, p: p, ctx: ctx, era: era20260728, label: firstModernVersion, o: o, fr: fr, tell: tell, timed: true, answers: true}
+	d := c.driver()
+	if fr.Detach == nil {
+		d.Approver = c
 	}
+	_, err := d.Drive(ctx, p, fr)
+	var ended *callEnded
+	switch {
+	case errors.As(err, &ended):
+		res, err := s.endedResult(p, ended)
+		return res, nil, err
+	case err != nil:
+		return nil, nil, err
+	}
+	return c.last.res, c.last.rpcErr, c.last.cancelled
 }
 
 // inputRequest turns a question into the SDK's input request.

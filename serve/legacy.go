@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -12,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/flow/drive"
 	"github.com/flowserve/flowserve/metrics"
 )
 
@@ -68,9 +70,7 @@ func (s *Server) legacyRounds(ctx context.Context, p *flow.Program, req mcp.Requ
 	}
 	defer s.legacy.release()
 	client := legacyClient(ss.InitializeParams())
-	era := eraLabel(client.Protocol)
-	caller := s.callerName(headerOf(req), sdkPrincipal(req))
-	parent := sdkTraceParent(req.GetParams().GetMeta())
+	e := parseEra(client.Protocol)
 	fr := &flow.Request{
 		Arguments: args,
 		Client:    client,
@@ -78,57 +78,57 @@ func (s *Server) legacyRounds(ctx context.Context, p *flow.Program, req mcp.Requ
 		Identity:  identityOf(sdkPrincipal(req)),
 		OnStep:    s.progress(ctx, req),
 	}
-	for round := 1; ; round++ {
-		if round > s.opts.LegacyRounds {
-			return s.legacyFailure(p, fmt.Sprintf("the %s %s asked more than %d questions in one call", p.Name(), flowKind(p), s.opts.LegacyRounds))
-		}
-		rd, tctx := s.startRound(ctx, p, era, caller, parent, fr)
-		rctx, cancel := s.roundContext(tctx, p, fr)
-		res, err := s.engine.Run(rctx, p, fr)
-		cancel()
-		if err == nil && res.Approval != nil {
-			rd.end(res, nil, nil)
-			o := origin{caller: caller, base: s.baseOf(ctx), trace: parent}
-			state, gaveUp, err := s.waitInline(ctx, p, fr, res.Approval, o, s.tell(ctx, req))
-			switch {
-			case ctx.Err() != nil:
-				return nil, ctx.Err()
-			case err != nil:
-				return &flow.Result{Complete: p.FailureResult(err)}, nil
-			case gaveUp != nil:
-				return &flow.Result{Complete: gaveUp}, nil
-			}
-			fr.State, fr.Responses = state, nil
-			continue
-		}
-		if err != nil || res.Input == nil {
-			return s.legacyEnd(ctx, p, parseEra(client.Protocol), rd, res, err)
-		}
-		rd.end(res, nil, nil)
-		fr.State = res.Input.State
-		fr.Responses = make(map[string]json.RawMessage, len(res.Input.Requests))
-		for _, id := range slices.Sorted(maps.Keys(res.Input.Requests)) {
-			q := res.Input.Requests[id]
-			answer, err := s.ask(ctx, ss, q, parseEra(client.Protocol).urlElicitation())
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil, ctx.Err()
-				}
-				if s.drainCtx.Err() != nil {
-					s.log.Info("parked call ended: the server is shutting down", flowKind(p), p.Name(), "run", rd.stats.RunID, "ask", id)
-					return s.legacyFailure(p, fmt.Sprintf("The server is shutting down, so the %s %s stopped before %q was answered; call the %s again.", p.Name(), flowKind(p), id, flowKind(p)))
-				}
-				return s.legacyFailure(p, fmt.Sprintf("asking %q failed: %v", id, err))
-			}
-			if q.Mode == flow.ModeForm && s.log.Enabled(ctx, slog.LevelDebug) {
-				// Answers to URL asks are never logged.
-				s.log.LogAttrs(ctx, slog.LevelDebug, "form answer", slog.String(flowKind(p), p.Name()),
-					slog.String("run", rd.stats.RunID), slog.Int("round", rd.stats.Round),
-					slog.String("ask", id), slog.String("answer", string(answer)))
-			}
-			fr.Responses[id] = answer
-		}
+	o := origin{caller: s.callerName(headerOf(req), sdkPrincipal(req)), base: s.baseOf(ctx), trace: sdkTraceParent(req.GetParams().GetMeta())}
+	c := &callRounds{s: s, p: p, ctx: ctx, era: e, label: eraLabel(client.Protocol), o: o, fr: fr, tell: s.tell(ctx, req),
+		timed: true, ss: ss, withID: e.urlElicitation()}
+	d := c.driver()
+	d.Answerer, d.Approver, d.MaxRounds = c, c, s.opts.LegacyRounds
+	_, err := d.Drive(ctx, p, fr)
+	var ended *callEnded
+	switch {
+	case errors.Is(err, drive.ErrRoundLimit):
+		return s.legacyFailure(p, fmt.Sprintf("the %s %s asked more than %d questions in one call", p.Name(), flowKind(p), s.opts.LegacyRounds))
+	case errors.As(err, &ended):
+		return s.endedResult(p, ended)
+	case err != nil:
+		return nil, err
+	case c.last.cancelled != nil:
+		return nil, c.last.cancelled
+	case c.last.rpcErr != nil:
+		return nil, c.last.rpcErr
 	}
+	return c.last.res, nil
+}
+
+// Answer asks a session client the questions of in, one after the other
+// in the order of their ids, each as a server-to-client request (ask),
+// the call parked meanwhile. A question that cannot be asked ends the
+// call with an error result saying why (a *callEnded).
+func (c *callRounds) Answer(ctx context.Context, in *flow.InputRequired) (map[string]json.RawMessage, error) {
+	s, p := c.s, c.p
+	responses := make(map[string]json.RawMessage, len(in.Requests))
+	for _, id := range slices.Sorted(maps.Keys(in.Requests)) {
+		q := in.Requests[id]
+		answer, err := s.ask(ctx, c.ss, q, c.withID)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if s.drainCtx.Err() != nil {
+				s.log.Info("parked call ended: the server is shutting down", flowKind(p), p.Name(), "run", c.rd.stats.RunID, "ask", id)
+				return nil, &callEnded{failure: fmt.Sprintf("The server is shutting down, so the %s %s stopped before %q was answered; call the %s again.", p.Name(), flowKind(p), id, flowKind(p))}
+			}
+			return nil, &callEnded{failure: fmt.Sprintf("asking %q failed: %v", id, err)}
+		}
+		if q.Mode == flow.ModeForm && s.log.Enabled(ctx, slog.LevelDebug) {
+			// Answers to URL asks are never logged.
+			s.log.LogAttrs(ctx, slog.LevelDebug, "form answer", slog.String(flowKind(p), p.Name()),
+				slog.String("run", c.rd.stats.RunID), slog.Int("round", c.rd.stats.Round),
+				slog.String("ask", id), slog.String("answer", string(answer)))
+		}
+		responses[id] = answer
+	}
+	return responses, nil
 }
 
 // ask sends one question to a session client as a server-to-client
@@ -179,20 +179,6 @@ func (s *Server) elicit(ctx context.Context, ss *mcp.ServerSession, params *mcp.
 		}
 		return res, err
 	})
-}
-
-// legacyEnd ends a session call with the round's outcome (see outcome):
-// a result, or for a prompt's failures a JSON-RPC error.
-func (s *Server) legacyEnd(ctx context.Context, p *flow.Program, e era, rd *round, res *flow.Result, err error) (*flow.Result, error) {
-	r := outcome(ctx, e, p, res, err)
-	rd.end(r.res, r.rpcErr, r.cause(err))
-	switch {
-	case r.cancelled != nil:
-		return nil, r.cancelled
-	case r.rpcErr != nil:
-		return nil, r.rpcErr
-	}
-	return r.res, nil
 }
 
 // legacyFailure ends a session call that cannot go on, with an error

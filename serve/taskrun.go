@@ -264,17 +264,17 @@ func (s *Server) runTaskRound(ctx context.Context, c *tasks.Claim, t *tasks.Task
 			return err
 		},
 	}
-	rd, rctx := s.startRound(rctx, p, firstModernVersion, "task "+t.ID, parseTaskTrace(t.Trace), fr)
-	res, err := s.engine.Run(rctx, p, fr)
-	r := outcome(rctx, era20260728, p, res, err)
-	if r.res != nil && r.res.Input == nil && r.res.Complete == nil && r.res.Approval == nil {
-		r = reply{rpcErr: &jsonrpc.Error{Code: codeInternalError, Message: "the round ended with no result"}}
+	rounds := &callRounds{s: s, p: p, ctx: rctx, era: era20260728, label: firstModernVersion, rule: replyTask,
+		o: origin{caller: "task " + t.ID, trace: parseTaskTrace(t.Trace)}}
+	d := rounds.driver()
+	out, err := d.Drive(rctx, p, fr) // one round: the driver has no one to go on with
+	if err == nil {
+		err = out.Err
 	}
-	rd.end(r.res, r.rpcErr, r.cause(err))
 	if errors.Is(err, errTaskEnded) || errors.Is(err, tasks.ErrNotOwner) || errors.As(err, new(*checkpointError)) {
-		return r, err
+		return rounds.last, err
 	}
-	return r, nil
+	return rounds.last, nil
 }
 
 // watchCancel cancels the round of task id when the task is cancelled
