@@ -14,6 +14,7 @@ import (
 	"github.com/flowserve/flowserve/approve"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/flow/drive"
 )
 
 // Approvals: an ask with `to:` is a question for someone other than the
@@ -143,27 +144,45 @@ func approvalAnswer(q *Question, a *Answer) (*flow.ApprovalAnswer, error) {
 	return ans, nil
 }
 
-// runApproval gets the answer to the approval ap with approver, running
-// the round that journals it (with the request base gives), and returns
-// the state the run goes on from.
-func runApproval(ctx context.Context, engine *flow.Engine, p *flow.Program, base flow.Request, ap *Approval, approver Approver, out io.Writer) (string, error) {
+// Approve is the drive.Approver of a run at the terminal: it says that
+// the call goes on as a task, shows the approval's question, and has the
+// Approver get its answer (runApproval).
+func (t *terminal) Approve(ctx context.Context, fa *flow.Approval, journal drive.JournalFunc) (string, error) {
+	// A client with tasks gets a task that waits for the answer.
+	ap := newApproval(t.p, fa, t.name, time.Now())
+	if !t.inTask {
+		t.tr.status("working", "the call goes on as a task (an approval)")
+	}
+	t.inTask = true
+	printQuestion(t.cfg.Out, ap.Question)
+	next, err := runApproval(ctx, journal, ap, t.approver, t.cfg.Out)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		return "", err
+	}
+	t.tr.status("working", "")
+	return next, nil
+}
+
+// runApproval gets the answer to the approval ap with approver, having
+// journal run the round that journals it, and returns the state the run
+// goes on from.
+func runApproval(ctx context.Context, journal drive.JournalFunc, ap *Approval, approver Approver, out io.Writer) (string, error) {
 	var next string
 	answer := func(ctx context.Context, a *flow.ApprovalAnswer) (string, error) {
 		if next != "" {
 			return "", errors.New("the approval is answered already")
 		}
-		req := base
-		req.State, req.Approval = ap.State, a
-		res, err := engine.Run(ctx, p, &req)
+		state, again, err := journal(ctx, a)
 		switch {
 		case err != nil:
 			return "", err
-		case res.Approval != nil:
-			return res.Approval.Question.Rejected, nil
-		case res.Detached == nil:
-			return "", errors.New("the approval's round ended without the state to go on from")
+		case again != nil:
+			return again.Question.Rejected, nil
 		}
-		next = res.Detached.State
+		next = state
 		return "", nil
 	}
 	if err := approver.Approve(ctx, ap, answer, out); err != nil {

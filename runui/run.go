@@ -11,10 +11,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/flow/drive"
 )
 
 // The actions of an elicitation result, as the engine's (flow.Accept…).
@@ -112,121 +112,111 @@ func Run(ctx context.Context, p *flow.Program, cfg Config) (*flow.Result, error)
 		}
 		engine = e
 	}
-	out := cfg.Out
-	approver := cfg.Approver
-	if approver == nil {
-		approver = askApprover{cfg.Answerer}
+	t := &terminal{p: p, cfg: cfg, approver: cfg.Approver, name: cfg.Name, tr: &taskReporter{out: cfg.Out, p: p},
+		previous: map[string]*Answer{}}
+	if t.approver == nil {
+		t.approver = askApprover{cfg.Answerer}
 	}
-	name := cfg.Name
-	if name == "" {
-		name = defaultName()
+	if t.name == "" {
+		t.name = defaultName()
 	}
-	tr := &taskReporter{out: out, p: p}
-	onStep := tr.onStep
 	// States must outlive the approvals' waits.
-	ttl := approvalStateTTL(p)
-	req := &flow.Request{Arguments: cfg.Arguments, Client: cfg.Client, OnStep: onStep, StateTTL: ttl}
-	inTask, detach := tr.start()
-	req.Detach = detach
-	defer tr.stop()
-	previous := map[string]*Answer{}
-	for {
-		res, err := engine.Run(ctx, p, req)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			return nil, err
-		}
-		if res.Approval != nil {
-			// A client with tasks gets a task that waits for the answer.
-			ap := newApproval(p, res.Approval, name, time.Now())
-			if !inTask {
-				tr.status("working", "the call goes on as a task (an approval)")
-			}
-			inTask, detach = true, nil
-			printQuestion(out, ap.Question)
-			base := flow.Request{Arguments: cfg.Arguments, Client: cfg.Client, OnStep: onStep, StateTTL: ttl}
-			next, err := runApproval(ctx, engine, p, base, ap, approver, out)
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil, ctx.Err()
-				}
-				return nil, err
-			}
-			tr.status("working", "")
-			req = &flow.Request{Arguments: cfg.Arguments, State: next, Client: cfg.Client, OnStep: onStep, StateTTL: ttl}
-			continue
-		}
-		if d := res.Detached; d != nil {
-			inTask, detach = true, nil
-			tr.status("working", fmt.Sprintf("the call goes on as a task (%s)", tr.why(d)))
-			if d.Input == nil {
-				req = &flow.Request{Arguments: cfg.Arguments, State: d.State, Client: cfg.Client, OnStep: onStep, StateTTL: ttl}
-				continue
-			}
-			res.Input = d.Input
-		}
-		if res.Input == nil {
-			if inTask {
-				tr.status("completed", "")
-			}
-			return res, nil
-		}
-		if inTask {
-			tr.status("input_required", "")
-		}
-		ids := make([]string, 0, len(res.Input.Requests))
-		for id := range res.Input.Requests {
-			ids = append(ids, id)
-		}
-		sort.Strings(ids)
-		responses := make(map[string]json.RawMessage, len(ids))
-		for _, id := range ids {
-			ir := res.Input.Requests[id]
-			if ir.Mode == flow.ModeRoots {
-				raw, err := rootsAnswer(out, id)
-				if err != nil {
-					return nil, err
-				}
-				responses[id] = raw
-				continue
-			}
-			q := question(p, id, ir, previous[id])
-			printQuestion(out, q)
-			a, err := cfg.Answerer.Answer(ctx, q)
+	req := &flow.Request{Arguments: cfg.Arguments, Client: cfg.Client, OnStep: t.tr.onStep, StateTTL: approvalStateTTL(p)}
+	t.inTask, req.Detach = t.tr.start()
+	defer t.tr.stop()
+	d := drive.Driver{Engine: engine, Answerer: t, Approver: t, Observer: t, RunTasks: true}
+	out, err := d.Drive(ctx, p, req)
+	switch {
+	case out.Err != nil && ctx.Err() != nil:
+		return nil, ctx.Err()
+	case out.Err != nil:
+		return nil, out.Err
+	case err != nil:
+		return nil, err
+	}
+	if t.inTask {
+		t.tr.status("completed", "")
+	}
+	return out.Result, nil
+}
+
+// terminal drives a run at the terminal, playing a client that declared
+// the tasks extension: it answers the questions with the Answerer, the
+// approvals with the Approver, and says each status the task enters.
+type terminal struct {
+	p        *flow.Program
+	cfg      Config
+	approver Approver
+	name     string // who answers approvals unless the answer says
+	tr       *taskReporter
+	// inTask is set once the call is a task.
+	inTask bool
+	// previous holds the last answer given to each question.
+	previous map[string]*Answer
+}
+
+// StartRound is the drive.Observer's: a round needs nothing more.
+func (t *terminal) StartRound(ctx context.Context, _ *flow.Request) context.Context { return ctx }
+
+// EndRound says when the call becomes a task because a round detached.
+func (t *terminal) EndRound(req *flow.Request, res *flow.Result, err error) {
+	if err != nil || res.Detached == nil || req.Approval != nil {
+		return
+	}
+	t.inTask = true
+	t.tr.status("working", fmt.Sprintf("the call goes on as a task (%s)", t.tr.why(res.Detached)))
+}
+
+// Answer asks each question of in, in the order of their ids, and
+// returns the answers; roots requests are answered with the current
+// directory.
+func (t *terminal) Answer(ctx context.Context, in *flow.InputRequired) (map[string]json.RawMessage, error) {
+	out := t.cfg.Out
+	if t.inTask {
+		t.tr.status("input_required", "")
+	}
+	ids := make([]string, 0, len(in.Requests))
+	for id := range in.Requests {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	responses := make(map[string]json.RawMessage, len(ids))
+	for _, id := range ids {
+		ir := in.Requests[id]
+		if ir.Mode == flow.ModeRoots {
+			raw, err := rootsAnswer(out, id)
 			if err != nil {
 				return nil, err
-			}
-			if a.Action == ActionTimeout || a.By != "" {
-				return nil, fmt.Errorf("%q is not an approval (an ask with to:): only approvals time out or say who answered", id)
-			}
-			printAnswer(out, a)
-			var raw []byte
-			if ir.Mode == flow.ModeSampling {
-				raw, err = samplingAnswer(id, a)
-			} else {
-				raw, err = json.Marshal(a)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("encode the answer to %q: %w", id, err)
 			}
 			responses[id] = raw
-			previous[id] = a
+			continue
 		}
-		req = &flow.Request{
-			Arguments: cfg.Arguments,
-			State:     res.Input.State,
-			Responses: responses,
-			Client:    cfg.Client,
-			OnStep:    onStep,
-			Detach:    detach,
-			StateTTL:  ttl,
+		q := question(t.p, id, ir, t.previous[id])
+		printQuestion(out, q)
+		a, err := t.cfg.Answerer.Answer(ctx, q)
+		if err != nil {
+			return nil, err
 		}
-		if inTask {
-			tr.status("working", "")
+		if a.Action == ActionTimeout || a.By != "" {
+			return nil, fmt.Errorf("%q is not an approval (an ask with to:): only approvals time out or say who answered", id)
 		}
+		printAnswer(out, a)
+		var raw []byte
+		if ir.Mode == flow.ModeSampling {
+			raw, err = samplingAnswer(id, a)
+		} else {
+			raw, err = json.Marshal(a)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("encode the answer to %q: %w", id, err)
+		}
+		responses[id] = raw
+		t.previous[id] = a
 	}
+	if t.inTask {
+		t.tr.status("working", "")
+	}
+	return responses, nil
 }
 
 // samplingField is the one field of the form that stands for a sampling
