@@ -7,11 +7,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"strings"
 
 	"github.com/flowserve/flowserve/actions"
-	"github.com/flowserve/flowserve/actions/std"
 	"github.com/flowserve/flowserve/dsl"
 )
 
@@ -271,15 +269,4 @@ func schemaSummary(p map[string]any, required bool) string {
 	}
 	parts = append(parts, actions.SchemaRules(p)...)
 	return strings.Join(parts, ", ")
-}
-
-// stepHTTPClient returns the client the server lends http.request steps
-// (Host.HTTPClient): with --http-deny-private one that refuses to connect
-// to private addresses, checked on the address dialled; otherwise nil,
-// Go's default transport.
-func stepHTTPClient(denyPrivate bool) *http.Client {
-	if !denyPrivate {
-		return nil
-	}
-	return std.DenyPrivateClient()
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/project"
-	"github.com/flowserve/flowserve/resources"
 )
 
 // usageError returns the message of the first error in diags that is
@@ -43,25 +42,5 @@ func printDiagnostics(w io.Writer, diags dsl.Diagnostics) {
 	}
 }
 
-// failedParts names what holds the errors of diags: "flows", "resource
-// declarations", or both, for messages like "the flows have errors".
-func failedParts(diags dsl.Diagnostics) string {
-	var flows, decls bool
-	for _, d := range diags {
-		if d.Severity != dsl.Error {
-			continue
-		}
-		if resources.IsDeclarationFile(d.Pos.File) {
-			decls = true
-		} else {
-			flows = true
-		}
-	}
-	switch {
-	case flows && decls:
-		return "the flows and the resource declarations"
-	case decls:
-		return "the resource declarations"
-	}
-	return "the flows"
-}
+// failedParts names what holds the errors of diags (project.FailedParts).
+func failedParts(diags dsl.Diagnostics) string { return project.FailedParts(diags) }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/flowserve/flowserve/approve"
-	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/oauth"
 	"github.com/flowserve/flowserve/serve"
 )
@@ -122,17 +121,6 @@ func (o *oauthFlags) secret() (string, error) {
 		return s, nil
 	}
 	return "", fmt.Errorf("--oauth-client-id needs its secret: --oauth-client-secret-file FILE or $%s", OAuthSecretEnv)
-}
-
-// warnUncheckedScopes warns of the flows that require scopes when the
-// server does not check OAuth tokens: nothing checks their scopes.
-func warnUncheckedScopes(progs []*flow.Program, logger *slog.Logger) {
-	for _, p := range progs {
-		if scopes := p.Scopes(); len(scopes) > 0 {
-			logger.Warn("the flow requires OAuth scopes, but without --oauth-issuer nothing checks them: every caller may call it",
-				"flow", p.Name(), "scopes", strings.Join(scopes, " "))
-		}
-	}
 }
 
 // signIn returns the approval pages' sign-in, or nil when it is off.

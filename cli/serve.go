@@ -5,20 +5,18 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"os"
 	"strings"
 	"time"
 
-	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve"
+	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/flow/state"
 	"github.com/flowserve/flowserve/lang"
 	"github.com/flowserve/flowserve/project"
-	"github.com/flowserve/flowserve/replies"
-	"github.com/flowserve/flowserve/replies/redis"
 	"github.com/flowserve/flowserve/serve"
 )
 
@@ -86,7 +84,8 @@ func (v valueFlags) read() (*project.Values, error) {
 	return project.ReadValues(v.vars, v.secrets, os.Environ())
 }
 
-// runServe serves flows over Streamable HTTP or stdio.
+// runServe serves flows over Streamable HTTP or stdio: the flags make a
+// flowserve.Config, and flowserve.Open wires it.
 func runServe(ctx context.Context, env *Env) int {
 	var f serveFlags
 	fs := f.flagSet(env)
@@ -101,97 +100,21 @@ func runServe(ctx context.Context, env *Env) int {
 	if !ok {
 		return exitUsage
 	}
-	values, err := f.values.read()
+	cfg, stopTracing, err := f.config(ctx, env, fs.Args(), slog.New(handler))
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
 		return exitFail
 	}
-	// No log line, the actions' included, shows a secret.
-	logger := slog.New(serve.RedactingHandler(handler, values.Redactor()))
-	paths := fs.Args()
-	if len(paths) == 0 {
-		paths = []string{"flows"}
-	}
-
-	rt, err := f.runtime(ctx, values, logger)
+	defer flushTraces(stopTracing, slog.New(handler))
+	rt, err := flowserve.Open(ctx, cfg)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
-		return exitFail
+		return openFailed(env, fs, err)
 	}
-	defer rt.close()
-	engine, host := rt.engine, rt.host
-	taskStore, closeTasks, err := f.tasks.store(f.replies, logger)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
-		return exitFail
-	}
-	defer closeTasks()
-	popts := rt.popts
-	var tokens *serve.Tokens
-	if f.tokens != "" {
-		if tokens, err = serve.LoadTokens(f.tokens); err != nil {
-			fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
-			return exitFail
-		}
-		logger.Info("bearer tokens required", "tokens", tokens.Len())
-	}
-	oauthOpts, err := f.oauth.options(ctx, f.tasks.publicURL, logger)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
-		return exitFail
-	}
-	signIn, err := f.oauth.signIn(ctx)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
-		return exitFail
-	}
-	tracer, stopTracing, err := f.tracing.provider(ctx, Version)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
-		return exitFail
-	}
-	defer flushTraces(stopTracing, logger)
-	set, code := loadServed(env, fs, paths, popts)
-	if set == nil {
-		return code
-	}
-	if oauthOpts == nil && !f.stdio {
-		warnUncheckedScopes(set.Programs, logger)
-	}
-	srv, err := serve.New(set.Programs, serve.Options{
-		Version:        Version,
-		Logger:         logger,
-		Host:           host,
-		Engine:         engine,
-		MaxLegacyCalls: f.maxLegacyCalls,
-		RoundTimeout:   f.roundTimeout,
-		Resources:      set.Resources,
-		FlowResources:  f.flowResources,
-		Tasks:          taskStore,
-		TaskTTL:        f.tasks.taskTTL,
-		PollInterval:   f.tasks.pollInterval,
-		MaxRounds:      f.tasks.maxRounds,
-		TaskWorkers:    f.tasks.workers,
-		MaxWait:        f.tasks.maxWait,
-		PublicURL:      f.tasks.publicURL,
-		ApprovalSignIn: signIn,
-		Tracer:         tracer,
-		Versions:       rt.versions,
-
-		MaxTasksPerCaller: tasksPerCaller(f.maxTasks),
-	})
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
-		return exitFail
-	}
-	defer stopTasks(srv, f.shutdownTimeout, logger)
-	// Reloaded flows run on the same engine: its key ring opens the states
-	// of runs that started before a change, and it checks their journals
-	// against the new flow.
-	reloader := newReloader(project.NewReloader(paths, popts, srv, set), srv, logger, env.Stderr)
-	host.Reload = reloader.reloadNow
+	logger := rt.Logger()
+	defer closeRuntime(rt, f.shutdownTimeout, logger)
+	printDiagnostics(env.Stderr, rt.Diagnostics())
 	if f.watch {
-		stop, err := reloader.watchFlows(ctx)
+		stop, err := rt.Watch(ctx)
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "flowserve serve: --watch: %v\n", err)
 			return exitFail
@@ -199,9 +122,102 @@ func runServe(ctx context.Context, env *Env) int {
 		defer stop()
 	}
 	if f.stdio {
-		return serveStdio(ctx, env, srv, f.shutdownTimeout, logger)
+		if err := rt.ServeStdio(ctx, env.Stdin, env.Stdout); err != nil {
+			fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
+			return exitFail
+		}
+		return exitOK
 	}
-	return serveHTTP(ctx, env, f.http, srv, f.httpOptions(tokens, oauthOpts), f.shutdownTimeout, logger)
+	return serveHTTP(ctx, env, f.http, rt, f.shutdownTimeout, logger)
+}
+
+// config makes the runtime's Config from the flags: the values of vars and
+// secrets, the key ring, OAuth, the approval pages' sign-in and tracing
+// (whose exporter stopTracing flushes and stops).
+func (f *serveFlags) config(ctx context.Context, env *Env, paths []string, logger *slog.Logger) (cfg flowserve.Config, stopTracing func(context.Context) error, err error) {
+	values, err := f.values.read()
+	if err != nil {
+		return cfg, nil, err
+	}
+	ring, err := keyRing(*f)
+	if err != nil {
+		return cfg, nil, err
+	}
+	if f.fsRoot != "" {
+		if info, err := os.Stat(f.fsRoot); err != nil || !info.IsDir() {
+			return cfg, nil, fmt.Errorf("--fs-root %s is not a directory", f.fsRoot)
+		}
+	}
+	var tokens *serve.Tokens
+	if f.tokens != "" {
+		if tokens, err = serve.LoadTokens(f.tokens); err != nil {
+			return cfg, nil, err
+		}
+		logger.Info("bearer tokens required", "tokens", tokens.Len())
+	}
+	oauthOpts, err := f.oauth.options(ctx, f.tasks.publicURL, logger)
+	if err != nil {
+		return cfg, nil, err
+	}
+	signIn, err := f.oauth.signIn(ctx)
+	if err != nil {
+		return cfg, nil, err
+	}
+	tracer, stopTracing, err := f.tracing.provider(ctx, Version)
+	if err != nil {
+		return cfg, nil, err
+	}
+	cfg = flowserve.Config{
+		Paths: paths, Version: Version, Logger: logger, Keys: ring,
+		StateTTL: f.ttl, MaxStateBytes: f.maxState, MaxExprCost: f.maxExprCost,
+		Limits: flow.Limits{Journal: f.maxJournal, Visits: f.maxVisits},
+		FSRoot: f.fsRoot, HTTPDenyPrivate: f.httpDenyPrivate, Values: values,
+		Data: f.tasks.data, Redis: f.replies, Tracer: tracer,
+		OnDiagnostics:   func(diags dsl.Diagnostics) { printDiagnosticsAtOnce(env.Stderr, diags) },
+		ShutdownTimeout: f.shutdownTimeout,
+		Server: serve.Options{
+			MaxLegacyCalls: f.maxLegacyCalls,
+			RoundTimeout:   f.roundTimeout,
+			FlowResources:  f.flowResources,
+			TaskTTL:        f.tasks.taskTTL,
+			PollInterval:   f.tasks.pollInterval,
+			MaxRounds:      f.tasks.maxRounds,
+			TaskWorkers:    f.tasks.workers,
+			MaxWait:        f.tasks.maxWait,
+			PublicURL:      f.tasks.publicURL,
+			ApprovalSignIn: signIn,
+
+			MaxTasksPerCaller: tasksPerCaller(f.maxTasks),
+		},
+	}
+	if !f.stdio {
+		cfg.HTTP = f.httpOptions(tokens, oauthOpts)
+	}
+	return cfg, stopTracing, nil
+}
+
+// openFailed prints why flowserve.Open failed, in the flags' terms, and
+// returns the exit status: 2 for paths that name nothing to serve, 1
+// otherwise.
+func openFailed(env *Env, fs *flag.FlagSet, err error) int {
+	var le *flowserve.LoadError
+	var se *flowserve.StoreError
+	switch {
+	case errors.As(err, &le):
+		if msg, ok := usageError(le.Diagnostics); ok {
+			fmt.Fprintf(env.Stderr, "flowserve serve: %s\n", msg)
+			fs.Usage()
+			return exitUsage
+		}
+		printDiagnostics(env.Stderr, le.Diagnostics)
+		fmt.Fprintf(env.Stderr, "flowserve serve: not starting: %s have errors\n", failedParts(le.Diagnostics))
+	case errors.As(err, &se):
+		flagName := map[string]string{"Data": "--data", "Redis": "--replies"}[se.Field]
+		fmt.Fprintf(env.Stderr, "flowserve serve: %s: %v\n", flagName, se.Err)
+	default:
+		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
+	}
+	return exitFail
 }
 
 // flushTraces exports the spans not sent yet and stops the exporter,
@@ -214,69 +230,14 @@ func flushTraces(stop func(context.Context) error, logger *slog.Logger) {
 	}
 }
 
-// stopTasks stops the server's task workers, letting their rounds run for
-// up to timeout (see serve.Server.Close).
-func stopTasks(srv *serve.Server, timeout time.Duration, logger *slog.Logger) {
+// closeRuntime stops the task workers, letting their rounds run for up
+// to timeout, and closes the stores (see flowserve.Runtime.Close).
+func closeRuntime(rt *flowserve.Runtime, timeout time.Duration, logger *slog.Logger) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	if err := srv.Close(ctx); err != nil {
-		logger.Warn("stopping the task workers", "err", err)
+	if err := rt.Close(ctx); err != nil {
+		logger.Warn("closing", "err", err)
 	}
-}
-
-// serveRuntime is what the server runs flows with.
-type serveRuntime struct {
-	engine   *flow.Engine
-	host     *actions.Host
-	reg      *actions.Registry // provisioned with host
-	popts    project.Options   // how flows load: with reg and the values
-	versions *serve.Versions   // the engine's and the server's
-	close    func()            // cleans up the actions and closes the reply and version stores
-}
-
-// runtime makes the engine (key ring, reply store, limits, values) and
-// provisions the actions with the server's host: the actions get their
-// configuration and resources from the server once, and are cleaned up
-// when it stops.
-func (f *serveFlags) runtime(ctx context.Context, values *project.Values, logger *slog.Logger) (*serveRuntime, error) {
-	ring, err := keyRing(*f, logger)
-	if err != nil {
-		return nil, err
-	}
-	if f.fsRoot != "" {
-		if info, err := os.Stat(f.fsRoot); err != nil || !info.IsDir() {
-			return nil, fmt.Errorf("--fs-root %s is not a directory", f.fsRoot)
-		}
-	}
-	host := &actions.Host{FSRoot: f.fsRoot, Logger: logger, HTTPClient: stepHTTPClient(f.httpDenyPrivate)}
-	reg, err := actions.Default().Provision(ctx, host)
-	if err != nil {
-		return nil, err
-	}
-	cleanup := func() {
-		if err := reg.Cleanup(); err != nil {
-			logger.Error("cleaning up the actions", "err", err)
-		}
-	}
-	// A flow that declares a var or secret without a value is an error
-	// here and on every reload.
-	popts := project.Options{CostLimit: f.maxExprCost, Actions: reg, Values: values}
-	vs, closeVersions, err := f.versions(popts, logger)
-	if err != nil {
-		cleanup()
-		return nil, err
-	}
-	engine, closeStore, err := f.engine(ctx, ring, values, vs)
-	if err != nil {
-		closeVersions()
-		cleanup()
-		return nil, err
-	}
-	return &serveRuntime{engine: engine, host: host, reg: reg, popts: popts, versions: vs, close: func() {
-		cleanup()
-		closeStore()
-		closeVersions()
-	}}, nil
 }
 
 // valid checks the flags that go together or must be positive, saying
@@ -302,27 +263,6 @@ func (f *serveFlags) valid(env *Env, fs *flag.FlagSet) bool {
 	return false
 }
 
-// loadServed loads the flows and resources to serve, printing the
-// diagnostics; a nil set comes with the exit status.
-func loadServed(env *Env, fs *flag.FlagSet, paths []string, popts project.Options) (*project.Set, int) {
-	set, diags := project.Load(paths, popts)
-	if msg, ok := usageError(diags); ok {
-		fmt.Fprintf(env.Stderr, "flowserve serve: %s\n", msg)
-		fs.Usage()
-		return nil, exitUsage
-	}
-	printDiagnostics(env.Stderr, diags)
-	if diags.HasErrors() {
-		fmt.Fprintf(env.Stderr, "flowserve serve: not starting: %s have errors\n", failedParts(diags))
-		return nil, exitFail
-	}
-	if len(set.Files.Flows) == 0 {
-		fmt.Fprintf(env.Stderr, "flowserve serve: no flow files (*.yaml, *.yml) in %s\n", strings.Join(paths, ", "))
-		return nil, exitFail
-	}
-	return set, exitOK
-}
-
 // httpOptions are the HTTP handler's options the flags give.
 func (f *serveFlags) httpOptions(tokens *serve.Tokens, o *serve.OAuth) serve.HTTPOptions {
 	return serve.HTTPOptions{
@@ -339,18 +279,6 @@ func (f *serveFlags) httpOptions(tokens *serve.Tokens, o *serve.OAuth) serve.HTT
 		WriteTimeout:        f.writeTimeout,
 		IdleTimeout:         f.idleTimeout,
 	}
-}
-
-// serveStdio serves one client over standard input and output until the
-// input ends or ctx is done.
-func serveStdio(ctx context.Context, env *Env, srv *serve.Server, drain time.Duration, logger *slog.Logger) int {
-	logger.Info("serving on stdio", "tools", strings.Join(srv.Tools(), ","), "prompts", strings.Join(srv.Prompts(), ","))
-	t := serve.StdioTransport(env.Stdin, env.Stdout, drain)
-	if err := srv.MCP().Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
-		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
-		return exitFail
-	}
-	return exitOK
 }
 
 // tasksPerCaller is --max-tasks-per-caller n as Options.MaxTasksPerCaller
@@ -429,37 +357,6 @@ func (f *serveFlags) logHandler(env *Env) (slog.Handler, bool) {
 	return nil, false
 }
 
-// engine returns the engine the server runs every flow on: states sealed
-// with ring, final results kept in memory or in the --replies store
-// (closed by the returned func), the limits, the values of vars and
-// secrets.
-func (f *serveFlags) engine(ctx context.Context, ring *state.KeyRing, values *project.Values, vs *serve.Versions) (*flow.Engine, func(), error) {
-	codec := state.NewCodec(ring, state.Options{TTL: f.ttl, MaxSize: f.maxState})
-	var store flow.ReplyStore = replies.NewMemory(0, nil)
-	closeStore := func() {}
-	if f.replies != "" {
-		rs, err := redis.Open(f.replies)
-		if err != nil {
-			return nil, nil, fmt.Errorf("--replies: %w", err)
-		}
-		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		err = rs.Ping(pctx)
-		cancel()
-		if err != nil {
-			rs.Close()
-			return nil, nil, fmt.Errorf("--replies: %w", err)
-		}
-		store, closeStore = rs, func() { rs.Close() }
-	}
-	engine, err := flow.NewEngine(flow.EngineOptions{Codec: codec, Replies: store,
-		Limits: flow.Limits{Journal: f.maxJournal, Visits: f.maxVisits}, Values: values.Values, Versions: vs})
-	if err != nil {
-		closeStore()
-		return nil, nil, err
-	}
-	return engine, closeStore, nil
-}
-
 // splitList splits a comma-separated flag value, dropping empty items.
 func splitList(s string) []string {
 	var out []string
@@ -473,18 +370,23 @@ func splitList(s string) []string {
 
 // serveHTTP serves until ctx is done, then shuts down gracefully: parked
 // session-era calls end, rounds in flight get up to shutdownTimeout.
-func serveHTTP(ctx context.Context, env *Env, addr string, srv *serve.Server, hopts serve.HTTPOptions, shutdownTimeout time.Duration, logger *slog.Logger) int {
+func serveHTTP(ctx context.Context, env *Env, addr string, rt *flowserve.Runtime, shutdownTimeout time.Duration, logger *slog.Logger) int {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
 		return exitFail
 	}
-	if hopts.Tokens == nil {
+	hs, err := rt.HTTPServer(addr)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
+		return exitFail
+	}
+	if rt.Config().HTTP.Tokens == nil {
 		if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() {
 			logger.Warn("serving on a non-loopback address without --tokens: anyone who can reach it can call the tools", "addr", ln.Addr().String())
 		}
 	}
-	hs := srv.HTTPServer(addr, hopts)
+	srv, _ := rt.Server()
 	prompts := ""
 	if names := srv.Prompts(); len(names) > 0 {
 		prompts = fmt.Sprintf(" and %s (%s)", plural(len(names), "prompt"), strings.Join(names, ", "))
@@ -502,16 +404,16 @@ func serveHTTP(ctx context.Context, env *Env, addr string, srv *serve.Server, ho
 	logger.Info("shutting down", "timeout", shutdownTimeout.String())
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
-	if err := srv.Shutdown(sctx, hs); err != nil {
+	if err := rt.Shutdown(sctx, hs); err != nil {
 		fmt.Fprintf(env.Stderr, "flowserve serve: %v\n", err)
 		return exitFail
 	}
 	return exitOK
 }
 
-// keyRing loads the state key ring from --keys or the environment, or
-// makes an ephemeral one with a warning.
-func keyRing(f serveFlags, logger *slog.Logger) (*state.KeyRing, error) {
+// keyRing loads the state key ring from --keys or the environment; nil
+// when neither gives one.
+func keyRing(f serveFlags) (*state.KeyRing, error) {
 	if f.keys != "" {
 		return state.LoadKeyRing(f.keys)
 	}
@@ -522,6 +424,5 @@ func keyRing(f serveFlags, logger *slog.Logger) (*state.KeyRing, error) {
 		}
 		return ring, nil
 	}
-	logger.Warn("no state key ring (--keys or $" + f.keysEnv + "): using an ephemeral key; runs in progress will not survive a restart and other instances cannot continue them")
-	return state.EphemeralKeyRing()
+	return nil, nil // flowserve.Open warns and makes an ephemeral key
 }

@@ -7,20 +7,24 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/flowserve/flowserve/project"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/flowserve/flowserve"
 )
 
 // TestServeHTTPDenyPrivate: serve's --http-deny-private reaches the
-// http.request action of the registry the server provisions: a step then
+// http.request action of the registry the runtime provisions: a step then
 // cannot reach a loopback server; without the flag it can.
 func TestServeHTTPDenyPrivate(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "inside")
 	}))
-	t.Cleanup(srv.Close)
+	t.Cleanup(web.Close)
 	tests := []struct {
 		name string
 		args []string
@@ -30,35 +34,67 @@ func TestServeHTTPDenyPrivate(t *testing.T) {
 		{"flag set to false", []string{"--http-deny-private=false"}, ""},
 		{"flag absent", nil, ""},
 	}
+	dir := t.TempDir()
+	flowFile := `name: fetch
+description: Fetches a URL.
+input:
+  type: object
+  properties:
+    url: {type: string}
+  required: [url]
+nodes:
+  - id: get
+    step: http.request
+    with: {url: "{{ input.url }}"}
+  - return: "{{ get.text }}"
+`
+	if err := os.WriteFile(filepath.Join(dir, "fetch.yaml"), []byte(flowFile), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var f serveFlags
 			var stderr bytes.Buffer
-			if err := f.flagSet(&Env{Stderr: &stderr}).Parse(tt.args); err != nil {
+			env := &Env{Stderr: &stderr}
+			if err := f.flagSet(env).Parse(append(tt.args, "--stdio")); err != nil {
 				t.Fatalf("%v: %s", err, stderr.String())
 			}
 			ctx := context.Background()
-			rt, err := f.runtime(ctx, &project.Values{}, slog.New(slog.DiscardHandler))
+			cfg, _, err := f.config(ctx, env, []string{dir}, slog.New(slog.DiscardHandler))
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer rt.close()
-			a, ok := rt.reg.Lookup("http.request")
-			if !ok {
-				t.Fatal("no http.request in the provisioned registry")
+			rt, err := flowserve.Open(ctx, cfg)
+			if err != nil {
+				t.Fatal(err)
 			}
-			out, err := a.Run(ctx, map[string]any{"url": srv.URL + "/"})
+			defer rt.Close(ctx)
+			srv, err := rt.Server()
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, ct := mcp.NewInMemoryTransports()
+			if _, err := srv.MCP().Connect(ctx, st, nil); err != nil {
+				t.Fatal(err)
+			}
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, ct, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fetch", Arguments: map[string]any{"url": web.URL + "/"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := res.Content[0].(*mcp.TextContent).Text
 			if tt.want != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.want) {
-					t.Fatalf("error %v, want one containing %q", err, tt.want)
+				if !res.IsError || !strings.Contains(text, tt.want) {
+					t.Fatalf("result %q (isError %v), want an error containing %q", text, res.IsError, tt.want)
 				}
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if text := out.(map[string]any)["text"]; text != "inside" {
-				t.Fatalf("out = %v", out)
+			if res.IsError || text != "inside" {
+				t.Fatalf("result %q (isError %v), want inside", text, res.IsError)
 			}
 		})
 	}

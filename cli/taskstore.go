@@ -3,19 +3,19 @@ package cli
 import (
 	"flag"
 	"fmt"
-	"log/slog"
 	"net/url"
-	"os"
-	"path/filepath"
 	"time"
 
+	"github.com/flowserve/flowserve"
 	"github.com/flowserve/flowserve/serve"
-	"github.com/flowserve/flowserve/tasks"
-	taskredis "github.com/flowserve/flowserve/tasks/redis"
 )
 
-// TaskStoreFile is the run store's file in the --data directory.
-const TaskStoreFile = "tasks.db"
+// TaskStoreFile and VersionStoreFile are the run store's and the version
+// store's files in the --data directory.
+const (
+	TaskStoreFile    = flowserve.TaskStoreFile
+	VersionStoreFile = flowserve.VersionStoreFile
+)
 
 // taskFlags are serve's flags for durable runs (MCP tasks).
 type taskFlags struct {
@@ -60,47 +60,4 @@ func (t *taskFlags) valid() string {
 		}
 	}
 	return ""
-}
-
-// store opens the run store: Redis at redisURL (the --replies Redis) when
-// it is set, so that instances share tasks; a file under --data; or
-// memory, with a warning that tasks end with the process. The returned
-// func closes it.
-func (t *taskFlags) store(redisURL string, logger *slog.Logger) (tasks.Store, func(), error) {
-	switch {
-	case redisURL != "":
-		// Open reaches the server: it makes the dispatch stream's group.
-		rs, err := taskredis.Open(redisURL, taskredis.Options{})
-		if err != nil {
-			return nil, nil, fmt.Errorf("--replies: %w", err)
-		}
-		if t.data != "" {
-			logger.Warn("tasks are kept in the --replies Redis, shared by every instance; --data is not used for them", "data", t.data)
-		}
-		logger.Info("run store: Redis", "url", redactURL(redisURL))
-		return rs, func() { rs.Close() }, nil
-	case t.data != "":
-		if err := os.MkdirAll(t.data, 0o700); err != nil {
-			return nil, nil, fmt.Errorf("--data: %w", err)
-		}
-		path := filepath.Join(t.data, TaskStoreFile)
-		b, err := tasks.OpenBolt(path, tasks.BoltOptions{})
-		if err != nil {
-			return nil, nil, fmt.Errorf("--data: %w", err)
-		}
-		logger.Info("run store: file", "path", path)
-		return b, func() { b.Close() }, nil
-	}
-	logger.Warn("no --data directory: tasks are kept in memory and end when the server stops; give --data DIR to keep them across restarts")
-	m := tasks.NewMemory(nil)
-	return m, func() { m.Close() }, nil
-}
-
-// redactURL is a store URL for the logs: without its password.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	return u.Redacted()
 }

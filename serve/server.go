@@ -130,6 +130,15 @@ type Options struct {
 	// child of the W3C trace context the client sent in _meta, with child
 	// spans per step and question. Nil means no tracing.
 	Tracer trace.TracerProvider
+	// MCP is the go-sdk server to serve the flows on, next to the tools,
+	// prompts and resources its owner adds to it; nil means one of the
+	// Server's own. The Server adds its middleware to it (session
+	// versions, elicitation answers, the tasks extension, scopes) and
+	// keeps its flows' tools, prompts and resources there, leaving the
+	// others alone. A server the caller made keeps its own capabilities
+	// and completion handler: prompt argument completion is the own
+	// server's.
+	MCP *mcp.Server
 }
 
 // DefaultRoundTimeout is Options.RoundTimeout when it is zero.
@@ -266,18 +275,10 @@ func New(progs []*flow.Program, opts Options) (*Server, error) {
 	s.legacy = newGate(opts.MaxLegacyCalls, s.metrics.LegacyCalls)
 	s.sessionPOSTs = newGate(0, nil)
 	s.drainCtx, s.drain = context.WithCancel(context.Background())
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
-		Logger: s.sdkLog,
-		Capabilities: &mcp.ServerCapabilities{
-			Tools: &mcp.ToolCapabilities{ListChanged: true},
-			// Declared even with no prompt flows: the SDK answers
-			// prompts/list anyway, and discover stays truthful.
-			Prompts:     &mcp.PromptCapabilities{ListChanged: true},
-			Completions: &mcp.CompletionCapabilities{},
-			Resources:   &mcp.ResourceCapabilities{ListChanged: true},
-		},
-		CompletionHandler: s.complete,
-	})
+	s.mcp = opts.MCP
+	if s.mcp == nil {
+		s.mcp = s.ownMCP()
+	}
 	s.mcp.AddReceivingMiddleware(advertiseTasks)
 	s.mcp.AddReceivingMiddleware(capInitializeVersion, resourceErrors, s.hideUnpermitted)
 	s.mcp.AddSendingMiddleware(captureElicitResults)
@@ -293,7 +294,25 @@ func New(progs []*flow.Program, opts Options) (*Server, error) {
 	return s, nil
 }
 
-// MCP returns the underlying go-sdk server, for transports.
+// ownMCP makes the go-sdk server of a Server not given one
+// (Options.MCP).
+func (s *Server) ownMCP() *mcp.Server {
+	return mcp.NewServer(&mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}, &mcp.ServerOptions{
+		Logger: s.sdkLog,
+		Capabilities: &mcp.ServerCapabilities{
+			Tools: &mcp.ToolCapabilities{ListChanged: true},
+			// Declared even with no prompt flows: the SDK answers
+			// prompts/list anyway, and discover stays truthful.
+			Prompts:     &mcp.PromptCapabilities{ListChanged: true},
+			Completions: &mcp.CompletionCapabilities{},
+			Resources:   &mcp.ResourceCapabilities{ListChanged: true},
+		},
+		CompletionHandler: s.complete,
+	})
+}
+
+// MCP returns the underlying go-sdk server (Options.MCP, or the Server's
+// own), for transports.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
 // Metrics returns the server's metrics, on a registry of its own. The
