@@ -67,9 +67,9 @@ func BenchmarkDiagnostics(b *testing.B) {
 	src := []byte(strings.Replace(bigFlow(500), "ask_0.content. }}", "ask_0.content.plann }}", 1))
 	s := New(Options{})
 	path := "/nonexistent/flows/big.yaml"
-	overlay := overlayFS{path: src}
+	texts := overlay{path: src}
 	for b.Loop() {
-		if got := toProtocol(s.lintDoc(path, overlay), newText(src)); len(got) == 0 {
+		if got := toProtocol(s.lintDoc(path, texts), newText(src)); len(got) == 0 {
 			b.Fatal("no diagnostics") // the return reads a field the form lacks
 		}
 	}
@@ -101,16 +101,16 @@ nodes:
 
 // BenchmarkDiagnosticsInProject lints a flow that calls another, in a
 // flows directory of 200 flows, as a change does. server: the language
-// server, which parses the other flows once and then only lists and
-// stats them; load: project.Load of the directory, what flowserve lint
-// runs (and what the server ran before it kept parses).
+// server, whose workspace parses and compiles the other flows once and
+// then only lists and reads them; load: project.Load of the directory,
+// what flowserve lint runs.
 func BenchmarkDiagnosticsInProject(b *testing.B) {
 	path, src := benchProject(b)
-	overlay := overlayFS{path: src}
+	texts := overlay{path: src}
 	b.Run("server", func(b *testing.B) {
 		s := New(Options{})
 		for b.Loop() {
-			got := toProtocol(s.lintDoc(path, overlay), newText(src))
+			got := toProtocol(s.lintDoc(path, texts), newText(src))
 			if len(got) == 0 || got[0].diag.Code != "bad-expression" {
 				b.Fatalf("diagnostics %+v, want bad-expression", got) // the callee's result is a string
 			}
@@ -118,14 +118,14 @@ func BenchmarkDiagnosticsInProject(b *testing.B) {
 	})
 	b.Run("load", func(b *testing.B) {
 		for b.Loop() {
-			project.Load([]string{filepath.Dir(path)}, project.Options{FS: overlay, CheckOnly: true})
+			loadWith([]string{filepath.Dir(path)}, project.Options{CheckOnly: true}, path, string(src))
 		}
 	})
 }
 
 // BenchmarkCompletionInProject completes the flows after call: in a
 // flows directory of 200 flows, the parses of the others kept: each
-// request lists and stats the directory.
+// request lists and reads the directory.
 func BenchmarkCompletionInProject(b *testing.B) {
 	path, src := benchProject(b)
 	s := New(Options{})

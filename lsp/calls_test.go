@@ -114,11 +114,20 @@ func writeFlows(t testing.TB, dir string, files map[string]string) string {
 	return dir
 }
 
+// loadWith returns the diagnostics of project.Load of paths, what
+// flowserve lint gives, with the file path holding src (saved or not).
+func loadWith(paths []string, opts project.Options, path, src string) dsl.Diagnostics {
+	ws := project.NewWorkspace(paths, opts)
+	ws.SetOverlay(path, []byte(src))
+	_, diags := ws.Load()
+	return diags
+}
+
 // loadLines returns what flowserve lint (project.Load of dir) says of
 // the file path, whose text is src, in the form diagLines gives.
 func loadLines(t testing.TB, dir, path, src string) []string {
 	t.Helper()
-	_, diags := project.Load([]string{dir}, project.Options{FS: overlayFS{path: []byte(src)}, CheckOnly: true})
+	diags := loadWith([]string{dir}, project.Options{CheckOnly: true}, path, src)
 	tx := newText([]byte(src))
 	var out []string
 	for _, d := range diags {
@@ -295,7 +304,7 @@ func TestLintIsLoad(t *testing.T) {
 		files, _ := project.Discover([]string{dir})
 		for _, path := range slices.Concat(files.Flows, files.Resources) {
 			for range 2 { // the second run reads the parses the first kept
-				got := s.lintDoc(path, overlayFS{})
+				got := s.lintDoc(path, overlay{})
 				if (len(got) > 0 || len(byFile[path]) > 0) && !reflect.DeepEqual(got, byFile[path]) {
 					t.Errorf("%s: %s:\n%s\nwant project.Load's\n%s", name, path, got, byFile[path])
 				}
@@ -540,6 +549,7 @@ func TestScopeOf(t *testing.T) {
 		return out
 	}
 	unsaved := filepath.Join(root, "flows", "sub", "new.yaml")
+	texts := overlay{unsaved: nil}
 	for _, tt := range []struct {
 		doc          string
 		flows, decls []string
@@ -550,15 +560,20 @@ func TestScopeOf(t *testing.T) {
 		{"other/d.yaml", []string{"other/d.yaml", "other/deeper/e.yml"}, nil},
 		{"flows/a_test.yaml", nil, nil},
 	} {
-		sc := scopeOf(filepath.Join(root, tt.doc), overlayFS{unsaved: nil})
-		if got := rel(sc.flows); !slices.Equal(got, tt.flows) {
+		var files project.Files
+		if paths := scopeOf(filepath.Join(root, tt.doc), texts); paths != nil {
+			ws := project.NewWorkspace(paths, project.Options{})
+			ws.SetOverlay(unsaved, nil)
+			files, _ = ws.Files(0)
+		}
+		if got := rel(files.Flows); !slices.Equal(got, tt.flows) {
 			t.Errorf("%s: flows %v, want %v", tt.doc, got, tt.flows)
 		}
-		if got := rel(sc.decls); !slices.Equal(got, tt.decls) {
+		if got := rel(files.Resources); !slices.Equal(got, tt.decls) {
 			t.Errorf("%s: declarations %v, want %v", tt.doc, got, tt.decls)
 		}
 	}
-	if sc := scopeOf("untitled:Untitled-1", nil); !slices.Equal(sc.flows, []string{"untitled:Untitled-1"}) {
-		t.Errorf("an untitled document's scope %+v", sc)
+	if paths := scopeOf("untitled:Untitled-1", nil); !slices.Equal(paths, []string{"untitled:Untitled-1"}) {
+		t.Errorf("an untitled document's scope %v", paths)
 	}
 }

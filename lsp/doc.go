@@ -3,25 +3,28 @@
 //
 // # Features
 //
-//   - Diagnostics as you type: exactly flowserve lint's, from the same
-//     checks as project.Load's, run over the open document's text (not
-//     the file on disk) together with the other flow files and resource
-//     declarations of its scope (workspace.go: the nearest directory
-//     named flows above it, subdirectories included, else its own
-//     directory), so that checks across files (duplicate-tool, and the
-//     calls: unknown-flow, the with of a call against the callee's input,
-//     call-cycle, the rounds asked across calls, the call's result typed
-//     by the callee's output) see them. The other files are only parsed,
-//     and their parses kept while their text (an open document's) or
-//     their size and time (a file's) stay the same, so that a run costs
-//     what the document alone costs; a test compares every run with
-//     project.Load of the directory. Published on didOpen at once and,
-//     debounced (Options.Debounce, 200 ms by default), after didChange; a
-//     change, open or close of a document lints the other open documents
-//     of its scope again, and didChangeWatchedFiles every one; a run that
-//     a newer one made stale publishes nothing, and one that has not
-//     started yet never starts; cleared on didClose. Each run publishes
-//     its own document's diagnostics only.
+//   - Diagnostics as you type: exactly flowserve lint's, by
+//     construction: a project.Workspace (the pipeline project.Load runs,
+//     run again as files change) loads the document's scope
+//     (workspace.go: the nearest directory named flows above it,
+//     subdirectories included, else its own directory) with the open
+//     documents' texts in its overlay in place of their files, and the
+//     server publishes what it reports for the document. Checks across
+//     files (duplicate-tool, and the calls: unknown-flow, the with of a
+//     call against the callee's input, call-cycle, the rounds asked
+//     across calls, the call's result typed by the callee's output) see
+//     the other files as lint does. The workspace parses again only the
+//     files whose text changed and compiles again only the flows that
+//     changed or call one that did, so that a run costs about what the
+//     document costs; a test compares every lint fixture's diagnostics,
+//     published over the protocol, with project.Load's. Published on
+//     didOpen at once and, debounced (Options.Debounce, 200 ms by
+//     default), after didChange; a change, open or close of a document
+//     lints the other open documents of its scope again, and
+//     didChangeWatchedFiles every one; a run that a newer one made stale
+//     publishes nothing, and one that has not started yet never starts;
+//     cleared on didClose. Each run publishes its own document's
+//     diagnostics only.
 //     Ranges are converted from flowserve's positions (1-based lines as
 //     YAML counts them, 1-based columns in runes) to the protocol's
 //     (0-based lines, UTF-16 code units) through byte offsets.

@@ -1,11 +1,8 @@
 package lsp
 
 import (
-	"bytes"
 	"fmt"
-	"io/fs"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -75,60 +72,3 @@ func applyChange(src []byte, c TextDocumentContentChangeEvent) ([]byte, error) {
 	out = append(out, c.Text...)
 	return append(out, src[end:]...), nil
 }
-
-// overlayFS is the operating system's files with the open documents'
-// texts in place of their files (and in addition to them, for documents
-// not saved yet), for project.Load.
-type overlayFS map[string][]byte
-
-// Open opens name.
-func (o overlayFS) Open(name string) (fs.File, error) {
-	if src, ok := o[name]; ok {
-		return &memFile{name: name, r: bytes.NewReader(src), size: int64(len(src))}, nil
-	}
-	return os.Open(filepath.FromSlash(name))
-}
-
-// Stat describes name.
-func (o overlayFS) Stat(name string) (fs.FileInfo, error) {
-	if src, ok := o[name]; ok {
-		return memInfo{name: filepath.Base(name), size: int64(len(src))}, nil
-	}
-	return os.Stat(filepath.FromSlash(name))
-}
-
-// ReadFile returns the contents of name.
-func (o overlayFS) ReadFile(name string) ([]byte, error) {
-	if src, ok := o[name]; ok {
-		return bytes.Clone(src), nil
-	}
-	return os.ReadFile(filepath.FromSlash(name))
-}
-
-// memFile is an open document read as a file.
-type memFile struct {
-	name string
-	r    *bytes.Reader
-	size int64
-}
-
-// Stat, Read and Close make a memFile an fs.File.
-func (f *memFile) Stat() (fs.FileInfo, error) {
-	return memInfo{name: filepath.Base(f.name), size: f.size}, nil
-}
-func (f *memFile) Read(b []byte) (int, error) { return f.r.Read(b) }
-func (f *memFile) Close() error               { return nil }
-
-// memInfo describes an open document.
-type memInfo struct {
-	name string
-	size int64
-}
-
-// Name, Size, Mode, ModTime, IsDir and Sys make a memInfo an fs.FileInfo.
-func (i memInfo) Name() string       { return i.name }
-func (i memInfo) Size() int64        { return i.size }
-func (i memInfo) Mode() fs.FileMode  { return 0o644 }
-func (i memInfo) ModTime() time.Time { return time.Time{} }
-func (i memInfo) IsDir() bool        { return false }
-func (i memInfo) Sys() any           { return nil }

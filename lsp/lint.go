@@ -1,84 +1,29 @@
 package lsp
 
 import (
-	"fmt"
+	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/flowserve/flowserve/dsl"
-	"github.com/flowserve/flowserve/project"
 )
 
 // lintDoc returns flowserve lint's diagnostics of the document at path:
-// those project.Load of the files of its scope (scopeOf) gives for it,
-// the open documents read from overlay. A declaration file is loaded
-// with the other declarations of its scope; a flow is parsed and checked,
-// then project.CheckFlow checks its calls against the flows of its scope
-// and type-checks it with them as its callees (its expressions too when
-// Parse found errors in it), and its name is checked against theirs, as
-// project.Load does each: the other flows are only parsed, and their
-// parses are kept (workspace) for the next run while their text is the
-// same. A test file (*_test.yaml) gets none.
-func (s *Server) lintDoc(path string, overlay overlayFS) dsl.Diagnostics {
-	sc := scopeOf(path, overlay)
-	if !slices.Contains(sc.flows, path) {
-		if len(sc.decls) == 0 {
-			return nil
-		}
-		_, diags := project.Load(sc.decls, project.Options{Actions: s.opts.Actions, FS: overlay, CheckOnly: true})
-		return ofFile(diags, path)
+// those the workspace of its scope (see scopeOf) loads for it, with the
+// open documents' texts (texts) in place of their files. A test file
+// (*_test.yaml) gets none.
+func (s *Server) lintDoc(path string, texts overlay) dsl.Diagnostics {
+	sp := s.spaceOf(path, texts)
+	if sp == nil {
+		return nil
 	}
-	src, ok := read(path, overlay)
-	if !ok {
-		_, diags := project.Load([]string{path}, project.Options{Actions: s.opts.Actions, FS: overlay, CheckOnly: true})
-		return ofFile(diags, path)
-	}
-	f, parsed := dsl.Parse(path, src)
-	parsed.SetEnds(path, src)
-	if f == nil {
-		parsed.Sort()
-		return ofFile(parsed.Compact(), path)
-	}
-	checks := dsl.Check(f, s.opts.Actions)
-	checks.SetEnds(path, src)
-	diags := append(slices.Clip(parsed), checks...)
-	files := s.ws.files(sc, overlay, path, f)
-	_, cds := project.CheckFlow(f, parsed, dsl.NewFlowTable(files), project.Options{Actions: s.opts.Actions})
-	diags = append(diags, cds...)
-	diags = append(diags, duplicateName(f, files)...)
-	diags.Sort()
-	return ofFile(diags.Compact(), path)
+	return ofFile(sp.load(texts), path)
 }
 
 // ofFile returns the diagnostics of diags in the file path.
 func ofFile(diags dsl.Diagnostics, path string) dsl.Diagnostics {
+	path = filepath.ToSlash(path)
 	return slices.DeleteFunc(diags, func(d dsl.Diagnostic) bool { return d.Pos.File != path })
-}
-
-// duplicateName reports f's name when a file before it among files (in
-// file order) already has it, as project.Load does: names are unique
-// across tool and prompt flows.
-func duplicateName(f *dsl.File, files []*dsl.File) dsl.Diagnostics {
-	if f.Name.Value == "" {
-		return nil
-	}
-	for _, other := range files {
-		if other == f {
-			return nil
-		}
-		if other.Name.Value != f.Name.Value {
-			continue
-		}
-		kind := dsl.FlowTool
-		if f.IsPrompt() {
-			kind = dsl.FlowPrompt
-		}
-		ds := dsl.Diagnostics{{Pos: f.Name.Pos, Severity: dsl.Error, Code: dsl.CodeDuplicateTool,
-			Message: fmt.Sprintf("%s %q is also defined in %s", kind, f.Name.Value, other.Path)}}
-		ds.SetEnds(f.Path, f.Source)
-		return ds
-	}
-	return nil
 }
 
 // toProtocol converts the diagnostics of one document.
@@ -155,8 +100,10 @@ func (s *Server) lintNow(uri string, gen int) {
 // (its name, its input and output) is part of their diagnostics. The
 // caller holds s.mu.
 func (s *Server) lintScopeLocked(doc *document) {
+	s.wsMu.Lock()
+	defer s.wsMu.Unlock()
 	for _, d := range s.docs {
-		if d != doc && inScope(scopeRoot(d.path), doc.path) {
+		if paths, chosen := s.scopes[d.path]; d != doc && (!chosen || mayHold(paths, doc.path)) {
 			s.scheduleLint(d, s.opts.Debounce)
 		}
 	}
@@ -164,12 +111,12 @@ func (s *Server) lintScopeLocked(doc *document) {
 
 // overlayLocked returns the texts of the open documents by path. The
 // caller holds s.mu.
-func (s *Server) overlayLocked() overlayFS {
-	overlay := overlayFS{}
+func (s *Server) overlayLocked() overlay {
+	texts := overlay{}
 	for _, d := range s.docs {
-		overlay[d.path] = d.src
+		texts[d.path] = d.src
 	}
-	return overlay
+	return texts
 }
 
 // setPublishedLocked records diags as doc's published diagnostics and

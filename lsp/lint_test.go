@@ -55,7 +55,7 @@ func TestDiagnosticsAreLints(t *testing.T) {
 		text := string(src) + "  - id: lsp_extra_unreachable\n    fail: never\n"
 		uri := open(t, c, path, text)
 		got := c.waitDiagnostics(uri).Diagnostics
-		_, want := project.Load([]string{dir}, project.Options{FS: overlayFS{path: []byte(text)}})
+		want := loadWith([]string{dir}, project.Options{}, path, text)
 		tx := newText([]byte(text))
 		var wantLines, gotLines []string
 		for _, d := range want {

@@ -48,7 +48,9 @@ type Server struct {
 	opts Options
 	out  *writer
 
-	ws *workspace // the parsed files of the documents' scopes
+	wsMu   sync.Mutex
+	scopes map[string][]string // the scope of each document linted, by path (see scopeOf)
+	spaces map[string]*space   // the workspaces of the scopes, by their paths joined
 
 	mu          sync.Mutex
 	docs        map[string]*document
@@ -70,7 +72,7 @@ func New(opts Options) *Server {
 	if opts.Log == nil {
 		opts.Log = log.New(io.Discard, "", 0)
 	}
-	return &Server{opts: opts, ws: newWorkspace(), docs: map[string]*document{}, lintTurn: make(chan struct{}, 1)}
+	return &Server{opts: opts, scopes: map[string][]string{}, spaces: map[string]*space{}, docs: map[string]*document{}, lintTurn: make(chan struct{}, 1)}
 }
 
 // Serve reads messages from r and writes replies and notifications to w

@@ -2,6 +2,8 @@ package lsp
 
 import (
 	"fmt"
+	"path/filepath"
+	"slices"
 
 	"github.com/flowserve/flowserve/dsl"
 )
@@ -65,6 +67,7 @@ func (s *Server) didClose(p *DidCloseTextDocumentParams) error {
 	}
 	delete(s.docs, doc.uri)
 	s.lintScopeLocked(doc)
+	s.dropUnusedLocked()
 	s.mu.Unlock()
 	s.pubMu.Lock()
 	defer s.pubMu.Unlock()
@@ -73,9 +76,11 @@ func (s *Server) didClose(p *DidCloseTextDocumentParams) error {
 }
 
 // relintAll lints every open document again (files on disk changed),
-// reading every file of their scopes again.
+// choosing their scopes again (a directory may have grown or gone).
 func (s *Server) relintAll() {
-	s.ws.reset()
+	s.wsMu.Lock()
+	clear(s.scopes)
+	s.wsMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, d := range s.docs {
@@ -97,9 +102,23 @@ func (s *Server) setText(doc *document, src []byte) {
 // files on disk).
 func (s *Server) flowTable(path string, self *dsl.File) dsl.FlowTable {
 	s.mu.Lock()
-	overlay := s.overlayLocked()
+	texts := s.overlayLocked()
 	s.mu.Unlock()
-	return dsl.NewFlowTable(s.ws.files(scopeOf(path, overlay), overlay, path, self))
+	sp := s.spaceOf(path, texts)
+	if sp == nil {
+		return dsl.FlowTable{}
+	}
+	files := sp.flows(texts)
+	at := slices.IndexFunc(files, func(f *dsl.File) bool { return f.Path == filepath.ToSlash(path) })
+	switch {
+	case at >= 0 && self != nil:
+		files[at] = self
+	case at >= 0:
+		files = slices.Delete(files, at, at+1)
+	case self != nil:
+		files = append(files, self)
+	}
+	return dsl.NewFlowTable(files)
 }
 
 // snapshot returns the snapshot of doc's current text.

@@ -38,23 +38,35 @@ type Files struct {
 // exist is a CodeNoSuchPath error; a directory that cannot be walked is
 // CodeUnreadable.
 func Discover(paths []string) (Files, dsl.Diagnostics) {
-	return discover(osFS{}, paths)
+	files, diags, _ := discover(osFS{}, paths, 0)
+	return files, diags
 }
 
-// discover is Discover over fsys.
-func discover(fsys fs.FS, paths []string) (Files, dsl.Diagnostics) {
+// entriesPerFile is how many directory entries a bounded discovery (see
+// discover) may read for each file it may find.
+const entriesPerFile = 20
+
+// discover is Discover over fsys. With max > 0 it gives up (fits false,
+// and the files found so far) once it finds more than max files or reads
+// more than entriesPerFile times as many directory entries, so that an
+// editor pointed at a big tree learns so cheaply.
+func discover(fsys fs.FS, paths []string, max int) (out Files, diags dsl.Diagnostics, fits bool) {
 	var (
-		out   Files
-		diags dsl.Diagnostics
-		seen  = map[string]bool{}
+		seen    = map[string]bool{}
+		entries int
+		tooBig  bool
 	)
 	add := func(list *[]string, p string) {
 		if !seen[p] {
 			seen[p] = true
 			*list = append(*list, p)
+			tooBig = tooBig || max > 0 && len(out.Flows)+len(out.Resources) > max
 		}
 	}
 	for _, p := range paths {
+		if tooBig {
+			break
+		}
 		info, err := fs.Stat(fsys, p)
 		if err != nil {
 			diags = append(diags, pathError(p, err))
@@ -71,6 +83,10 @@ func discover(fsys fs.FS, paths []string) (Files, dsl.Diagnostics) {
 		err = fs.WalkDir(fsys, p, func(name string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
+			}
+			if entries++; tooBig || max > 0 && entries > entriesPerFile*max {
+				tooBig = true
+				return fs.SkipAll
 			}
 			if d.IsDir() {
 				if name != p && strings.HasPrefix(d.Name(), ".") {
@@ -92,7 +108,7 @@ func discover(fsys fs.FS, paths []string) (Files, dsl.Diagnostics) {
 	}
 	sort.Strings(out.Flows)
 	sort.Strings(out.Resources)
-	return out, diags
+	return out, diags, !tooBig
 }
 
 // pathError is the diagnostic of a path that cannot be opened.

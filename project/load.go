@@ -1,24 +1,25 @@
 // Package project turns files into what a server serves: it is the one
-// way anything (the flowserve commands, `flowserve test`, embedders)
-// loads flows. [Load] runs discovery, dsl.Parse, dsl.Check, flow.Compile
-// (flow.CheckPartial for a file Parse found errors in, so that its type
-// errors are reported with its structural ones), the check of names
-// across files and the resource declarations, in that order, so no path
-// can serve or test a flow that lint would reject; given
-// the values of vars and secrets ([ReadValues]), it also rejects a flow
-// whose declared names lack one.
-// [Reloader] loads the same paths again and swaps flows and resources
-// together.
+// way anything (the flowserve commands, `flowserve test`, the language
+// server, embedders) loads flows. [Load] runs discovery, dsl.Parse,
+// dsl.Check, dsl.CheckCalls and flow.Compile (flow.CheckPartial for a
+// file Parse found errors in, so that its type errors are reported with
+// its structural ones), the check of names across files and the resource
+// declarations, in that order, so no path can serve or test a flow that
+// lint would reject; given the values of vars and secrets
+// ([ReadValues]), it also rejects a flow whose declared names lack one.
+// [Workspace] is the same pipeline run again as files change, over an
+// overlay of texts not saved yet, doing again only what a change
+// touches: Load is a Workspace loaded once, and an editor's diagnostics
+// are lint's by construction. [Reloader] loads the same paths again and
+// swaps flows and resources together.
 package project
 
 import (
 	"bytes"
 	"fmt"
 	"io/fs"
-	"path"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -103,46 +104,7 @@ func (s *Set) Program(name string) (*flow.Program, bool) {
 // that [IsUsage] tells apart. A file that cannot be read is a
 // CodeUnreadable error.
 func Load(paths []string, opts Options) (*Set, dsl.Diagnostics) {
-	fsys := opts.fsys()
-	files, diags := discover(fsys, paths)
-	set := &Set{Files: files}
-	if diags.HasErrors() {
-		diags.Sort()
-		return set, diags
-	}
-	if len(files.Flows)+len(files.Resources) == 0 {
-		return set, dsl.Diagnostics{{Severity: dsl.Error, Code: dsl.CodeNoFlows,
-			Message: fmt.Sprintf("no flow files (*.yaml, *.yml) or resource declarations in %s", strings.Join(paths, ", "))}}
-	}
-	env := opts.env()
-	for _, r := range loadFlows(fsys, files.Flows, env, opts.CheckOnly) {
-		f, p, ds := r.f, r.p, r.diags
-		if r.pulled {
-			set.Files.Flows = append(set.Files.Flows, f.Path)
-		}
-		if f != nil && opts.Values != nil {
-			if missing := missingValues(f, opts.Values); len(missing) > 0 {
-				missing.SetEnds(f.Path, f.Source)
-				ds, p = append(ds, missing...), nil
-			}
-		}
-		diags = append(diags, ds...)
-		if f != nil {
-			set.Parsed = append(set.Parsed, f)
-		}
-		if p != nil {
-			set.Programs = append(set.Programs, p)
-		}
-	}
-	link(set.Programs)
-	diags = append(diags, duplicateNames(set.Parsed)...)
-	rs, rds := loadResources(fsys, files.Resources)
-	diags = append(diags, rds...)
-	if !rds.HasErrors() {
-		set.Resources = rs
-	}
-	diags.Sort()
-	return set, diags.Compact()
+	return NewWorkspace(paths, opts).Load()
 }
 
 // LoadFile loads one flow file: Load of the file alone, giving its
@@ -155,72 +117,30 @@ func LoadFile(path string, opts Options) (*flow.Program, dsl.Diagnostics) {
 	return set.Programs[0], diags
 }
 
-// loaded is what loadFlow made of one file.
-type loaded struct {
-	f      *dsl.File
-	p      *flow.Program
-	parsed dsl.Diagnostics // Parse's, among diags
-	diags  dsl.Diagnostics
-	// pulled is set for a file no path stood for, loaded because a flow
-	// that one did calls it (see pullCallees).
-	pulled bool
-}
-
-// loadFlows loads the flow files at paths, on as many goroutines as the
-// process may run at once: each file is parsed and checked on its own,
-// then, once every file is parsed, its calls are checked against the
-// flows they name (dsl.CheckCalls) and it is compiled with them as its
-// callees. The results are in the order of paths; with checkOnly they
-// hold no programs.
-func loadFlows(fsys fs.FS, paths []string, env flow.Env, checkOnly bool) []loaded {
-	out := make([]loaded, len(paths))
-	parallel(len(paths), func(i int) {
-		f, parsed, ds := parseFlow(fsys, paths[i], env)
-		out[i] = loaded{f: f, parsed: parsed, diags: ds}
-	})
-	out = append(out, pullCallees(fsys, paths, out, env)...)
-	var files []*dsl.File
-	for _, l := range out {
-		files = append(files, l.f)
-	}
-	table := dsl.NewFlowTable(files)
-	env.Callees = table.Callees()
-	parallel(len(out), func(i int) {
-		l := &out[i]
-		if l.f == nil {
-			return
-		}
-		p, ds := checkFlow(l.f, l.parsed, table, env)
-		if l.pulled {
-			ds = slices.DeleteFunc(ds, func(d dsl.Diagnostic) bool { return d.Severity != dsl.Error })
-		}
-		l.diags = append(l.diags, ds...)
-		if !checkOnly {
-			l.p = p
-		}
-	})
-	return out
-}
-
-// CheckFlow runs the stages of Load that follow dsl.Parse and dsl.Check
-// on the flow file f, as Load runs them on each file: f's calls are
-// checked against the flows of table (dsl.CheckCalls) and f is compiled
-// with them as its callees (flow.Compile); when Parse found errors in f,
-// the expressions it could read are still type-checked
-// (flow.CheckPartial), so that its structural errors do not hide its
-// type errors. parsed are Parse's diagnostics of f; Options.Actions and
-// Options.CostLimit are used. The diagnostics have their ends; the
-// program is nil when f or its calls have errors. A language server
-// lints an open document with it, as Load would.
-func CheckFlow(f *dsl.File, parsed dsl.Diagnostics, table dsl.FlowTable, opts Options) (*flow.Program, dsl.Diagnostics) {
-	env := opts.env()
-	env.Callees = table.Callees()
-	return checkFlow(f, parsed, table, env)
-}
-
-// checkFlow is CheckFlow with env's callees those of table.
+// checkFlow runs the stages of a load that follow dsl.Parse and
+// dsl.Check on the flow file f: f's calls are checked against the flows
+// of table (dsl.CheckCalls) and f is compiled with env, whose callees are
+// table's (flow.Compile); when Parse found errors in f, the expressions
+// it could read are still type-checked (flow.CheckPartial), so that its
+// structural errors do not hide its type errors. parsed are Parse's
+// diagnostics of f. The diagnostics have their ends; the program is nil
+// when f or its calls have errors.
 func checkFlow(f *dsl.File, parsed dsl.Diagnostics, table dsl.FlowTable, env flow.Env) (*flow.Program, dsl.Diagnostics) {
 	calls := dsl.CheckCalls(f, table)
+	calls.SetEnds(f.Path, f.Source)
+	p, cds := compileFlow(f, parsed, env)
+	if calls.HasErrors() {
+		p = nil
+	}
+	return p, append(calls, cds...)
+}
+
+// compileFlow compiles f with env (flow.Compile); when Parse found errors
+// in f (parsed are its diagnostics), which Compile refuses, it
+// type-checks the expressions Parse could read instead
+// (flow.CheckPartial) and gives no program. The diagnostics have their
+// ends.
+func compileFlow(f *dsl.File, parsed dsl.Diagnostics, env flow.Env) (*flow.Program, dsl.Diagnostics) {
 	var (
 		p   *flow.Program
 		cds dsl.Diagnostics
@@ -230,12 +150,8 @@ func checkFlow(f *dsl.File, parsed dsl.Diagnostics, table dsl.FlowTable, env flo
 	} else {
 		p, cds = flow.Compile(f, env)
 	}
-	ds := append(calls, cds...)
-	ds.SetEnds(f.Path, f.Source)
-	if calls.HasErrors() {
-		p = nil
-	}
-	return p, ds
+	cds.SetEnds(f.Path, f.Source)
+	return p, cds
 }
 
 // link links programs to each other (see flow.Link): a call runs the
@@ -248,88 +164,6 @@ func link(progs []*flow.Program) {
 		}
 	}
 	flow.Link(progs, func(name string) *flow.Program { return byName[name] })
-}
-
-// pullCallees parses the flow files beside paths (in their directories)
-// that the flows loaded call, directly or not, when no path stands for
-// them: `flowserve lint flows/a.yaml` checks a's calls against the flows
-// of flows/, and `flowserve serve flows/a.yaml` serves a with them. Of the
-// files pulled in, only the errors are reported: they are not what was
-// asked for, but a flow calling a broken one cannot be served.
-func pullCallees(fsys fs.FS, paths []string, got []loaded, env flow.Env) []loaded {
-	have := map[string]bool{}
-	read := map[string]bool{}
-	var wanted []string // called names no file loaded has
-	for _, l := range got {
-		if l.f != nil {
-			have[l.f.Name.Value] = true
-		}
-	}
-	for _, p := range paths {
-		read[p] = true
-	}
-	need := func(f *dsl.File) {
-		for _, n := range f.Nodes {
-			if n.Kind.IsCall() && n.Call != nil && !have[n.Call.Flow.Value] {
-				wanted = append(wanted, n.Call.Flow.Value)
-			}
-		}
-	}
-	for _, l := range got {
-		if l.f != nil {
-			need(l.f)
-		}
-	}
-	if len(wanted) == 0 {
-		return nil
-	}
-	// The files beside the paths, by the name each flow has (all of them:
-	// two files of a name wanted are both pulled in, so that the load
-	// reports duplicate-tool as it would for the directory).
-	byName := map[string][]loaded{}
-	dirs := map[string]bool{}
-	for _, p := range paths {
-		dir := path.Dir(p)
-		if dirs[dir] {
-			continue
-		}
-		dirs[dir] = true
-		entries, err := fs.ReadDir(fsys, dir)
-		if err != nil {
-			continue // the callees stay unknown: CheckCalls says so
-		}
-		for _, e := range entries {
-			name := path.Join(dir, e.Name())
-			if e.IsDir() || !IsFlowFile(e.Name()) || read[name] {
-				continue
-			}
-			read[name] = true
-			f, parsed, ds := parseFlow(fsys, name, env)
-			if f == nil || have[f.Name.Value] {
-				continue
-			}
-			var errs dsl.Diagnostics
-			for _, d := range ds {
-				if d.Severity == dsl.Error {
-					errs = append(errs, d)
-				}
-			}
-			byName[f.Name.Value] = append(byName[f.Name.Value], loaded{f: f, parsed: parsed, diags: errs, pulled: true})
-		}
-	}
-	var out []loaded
-	for len(wanted) > 0 {
-		name := wanted[0]
-		wanted = wanted[1:]
-		ls, ok := byName[name]
-		if !ok || have[name] {
-			continue
-		}
-		have[name] = true
-		out = append(out, ls...)
-		need(ls[0].f)
-	}
-	return out
 }
 
 // parallel runs do(0), …, do(n-1) on as many goroutines as the process
@@ -352,15 +186,20 @@ func parallel(n int, do func(i int)) {
 	wg.Wait()
 }
 
-// parseFlow parses and checks one flow file, and returns Parse's
-// diagnostics (parsed) and all of them (diags, Check's added). The file
-// is nil when its YAML cannot be read at all.
+// parseFlow reads, parses and checks one flow file (see parseSource).
 func parseFlow(fsys fs.FS, path string, env flow.Env) (f *dsl.File, parsed, diags dsl.Diagnostics) {
 	src, err := fs.ReadFile(fsys, path)
 	if err != nil {
 		ds := dsl.Diagnostics{fileError(path, dsl.CodeUnreadable, err.Error())}
 		return nil, ds, ds
 	}
+	return parseSource(path, src, env)
+}
+
+// parseSource parses and checks the flow file at path holding src, and
+// returns Parse's diagnostics (parsed) and all of them (diags, Check's
+// added). The file is nil when its YAML cannot be read at all.
+func parseSource(path string, src []byte, env flow.Env) (f *dsl.File, parsed, diags dsl.Diagnostics) {
 	f, parsed = dsl.Parse(path, src)
 	parsed.SetEnds(path, src)
 	if f == nil {
@@ -372,25 +211,15 @@ func parseFlow(fsys fs.FS, path string, env flow.Env) (f *dsl.File, parsed, diag
 }
 
 // loadFlow parses, checks and compiles one flow file with the callees
-// env finds (its calls are not checked: see LoadSource); a file Parse
-// found errors in has its expressions type-checked all the same (see
-// CheckFlow). The file is nil when its YAML cannot be read at all, the
-// program nil when there are errors.
+// env finds (its calls are not checked: see LoadSource). The file is nil
+// when its YAML cannot be read at all, the program nil when there are
+// errors.
 func loadFlow(fsys fs.FS, path string, env flow.Env) (*dsl.File, *flow.Program, dsl.Diagnostics) {
 	f, parsed, diags := parseFlow(fsys, path, env)
 	if f == nil {
 		return f, nil, diags
 	}
-	var (
-		p   *flow.Program
-		cds dsl.Diagnostics
-	)
-	if f.Partial() {
-		cds = flow.CheckPartial(f, parsed, env)
-	} else {
-		p, cds = flow.Compile(f, env)
-	}
-	cds.SetEnds(path, f.Source)
+	p, cds := compileFlow(f, parsed, env)
 	return f, p, append(diags, cds...)
 }
 

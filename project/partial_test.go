@@ -33,7 +33,7 @@ nodes:
 `
 
 // TestLoadPartialTypeChecks loads a file Parse found errors in: Load,
-// LoadSource and CheckFlow report its type errors with its structural
+// LoadSource and a Workspace with the text in its overlay report its type errors with its structural
 // ones, once each, and give it no program.
 func TestLoadPartialTypeChecks(t *testing.T) {
 	fsys := fstest.MapFS{"flows/bad.yaml": {Data: []byte(partialFlow)}, "flows/receipt.yaml": {Data: []byte(receiptFlow)}}
@@ -63,21 +63,13 @@ func TestLoadPartialTypeChecks(t *testing.T) {
 		t.Errorf("LoadSource: %v, program %v", got, p)
 	}
 
-	// CheckFlow, after Parse and Check, as an editor lints one document.
-	var files []*dsl.File
-	var parsed dsl.Diagnostics
-	for _, name := range []string{"flows/bad.yaml", "flows/receipt.yaml"} {
-		f, ds := dsl.Parse(name, fsys[name].Data)
-		files = append(files, f)
-		if name == "flows/bad.yaml" {
-			parsed = ds
-		}
-	}
-	all := append(parsed, dsl.Check(files[0], nil)...)
-	p, cds := project.CheckFlow(files[0], parsed, dsl.NewFlowTable(files), project.Options{})
-	all = append(all, cds...)
-	all.Sort()
-	if got := lines(all); p != nil || fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("CheckFlow: %v, program %v", got, p)
+	// A Workspace whose overlay holds the text, as an editor lints one
+	// document not saved yet: the file on disk says something else.
+	ws := project.NewWorkspace([]string{"flows"}, project.Options{FS: fstest.MapFS{
+		"flows/bad.yaml": {Data: []byte("description: Saved.\nnodes:\n  - return: ok\n")}, "flows/receipt.yaml": {Data: []byte(receiptFlow)}}})
+	ws.SetOverlay("flows/bad.yaml", []byte(partialFlow))
+	set, diags = ws.Load()
+	if got := lines(diags); fmt.Sprint(got) != fmt.Sprint(want) || len(set.Programs) != 1 || set.Programs[0].Name() != "receipt" {
+		t.Errorf("Workspace: %v, programs %d", got, len(set.Programs))
 	}
 }
