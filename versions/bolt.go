@@ -3,15 +3,13 @@ package versions
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
-	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/flowserve/flowserve/internal/boltcheck"
+	"github.com/flowserve/flowserve/internal/kv"
+	"github.com/flowserve/flowserve/internal/kv/kvbolt"
 )
 
 // Bolt is a Store in a bbolt file on this machine: versions survive
@@ -20,9 +18,8 @@ import (
 // version id, each value the version in the stored format (Marshal).
 // Only one process may have the file open at a time.
 type Bolt struct {
-	db   *bolt.DB
-	path string
-	now  func() time.Time
+	f   *kvbolt.File
+	now func() time.Time
 }
 
 // BoltOptions configure OpenBolt.
@@ -32,15 +29,17 @@ type BoltOptions struct {
 	Now func() time.Time
 }
 
-// boltLockTimeout bounds how long OpenBolt waits for another process to
-// let go of the file.
-const boltLockTimeout = time.Second
-
 var boltVersions = []byte("versions")
 
-// boltKind names the file of a Bolt in the errors of a damaged file.
-var boltKind = boltcheck.Kind{Store: "version store",
-	Lost: "its flow versions are lost: runs in flight on a version no longer served may fail"}
+// boltSpec is the file of a Bolt: its buckets, and its names in errors.
+var boltSpec = kvbolt.Spec{
+	Name: "version store",
+	Kind: boltcheck.Kind{Store: "version store",
+		Lost: "its flow versions are lost: runs in flight on a version no longer served may fail"},
+	Buckets: [][]byte{boltVersions},
+	Closed:  ErrClosed,
+	Pass:    []error{ErrNotFound, ErrCorrupt},
+}
 
 // OpenBolt opens the version store in the file at path, creating it (mode
 // 0600) if it is missing. It fails, after a second, when another process
@@ -49,54 +48,21 @@ var boltKind = boltcheck.Kind{Store: "version store",
 // *boltcheck.DamagedError ("the version store PATH is damaged: ..."),
 // rather than panic or open it empty. Close the store when done with it.
 func OpenBolt(path string, opts BoltOptions) (*Bolt, error) {
-	db, err := boltcheck.Open(path, 0o600, boltKind, bolt.Options{Timeout: boltLockTimeout})
-	var damaged *boltcheck.DamagedError
-	switch {
-	case errors.Is(err, berrors.ErrTimeout):
-		return nil, fmt.Errorf("the version store %s is in use by another flowserve process: %w", path, err)
-	case errors.As(err, &damaged):
-		return nil, err
-	case err != nil:
-		return nil, fmt.Errorf("open the version store %s: %w", path, err)
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		_, err := tx.CreateBucketIfNotExists(boltVersions)
-		return err
-	})
+	f, err := kvbolt.Open(path, boltSpec, nil)
 	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open the version store %s: %w", path, err)
+		return nil, err
 	}
-	b := &Bolt{db: db, path: path, now: opts.Now}
-	if b.now == nil {
-		b.now = time.Now
-	}
-	return b, nil
-}
-
-// fail returns err as the store's error: ErrClosed once the file is
-// closed, the Store errors as they are, others naming the file.
-func (b *Bolt) fail(err error) error {
-	switch {
-	case errors.Is(err, berrors.ErrDatabaseNotOpen):
-		return ErrClosed
-	case errors.Is(err, ErrNotFound), errors.Is(err, ErrCorrupt):
-		return err
-	}
-	return fmt.Errorf("version store %s: %w", b.path, err)
+	return &Bolt{f: f, now: kv.Clock(opts.Now)}, nil
 }
 
 // Put stores v, or extends the Until of the version stored under its ID,
 // in one transaction. A stored value that does not decode is replaced.
 func (b *Bolt) Put(ctx context.Context, v *Version) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
 	if err := Check(v); err != nil {
 		return err
 	}
 	now := b.now()
-	err := b.db.Update(func(tx *bolt.Tx) error {
+	return b.f.Update(ctx, func(tx *bolt.Tx) error {
 		bk := tx.Bucket(boltVersions)
 		key := []byte(v.ID)
 		if old, err := Unmarshal(bk.Get(key)); err == nil && !old.Expired(now) {
@@ -115,10 +81,6 @@ func (b *Bolt) Put(ctx context.Context, v *Version) error {
 		}
 		return put(bk, &c)
 	})
-	if err != nil {
-		return b.fail(err)
-	}
-	return nil
 }
 
 // put writes v into bk under its id.
@@ -132,17 +94,14 @@ func put(bk *bolt.Bucket, v *Version) error {
 
 // Get returns the version.
 func (b *Bolt) Get(ctx context.Context, id string) (*Version, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	var v *Version
-	err := b.db.View(func(tx *bolt.Tx) error {
+	err := b.f.View(ctx, func(tx *bolt.Tx) error {
 		var err error
 		v, err = b.live(tx.Bucket(boltVersions), id) // copies out of the transaction's memory
 		return err
 	})
 	if err != nil {
-		return nil, b.fail(err)
+		return nil, err
 	}
 	return v, nil
 }
@@ -173,10 +132,7 @@ func (b *Bolt) live(bk *bolt.Bucket, id string) (*Version, error) {
 // Keep extends the version's Until to until when that is later, in one
 // transaction.
 func (b *Bolt) Keep(ctx context.Context, id string, until time.Time) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	err := b.db.Update(func(tx *bolt.Tx) error {
+	return b.f.Update(ctx, func(tx *bolt.Tx) error {
 		bk := tx.Bucket(boltVersions)
 		v, err := b.live(bk, id)
 		if err != nil {
@@ -188,25 +144,16 @@ func (b *Bolt) Keep(ctx context.Context, id string, until time.Time) error {
 		v.Until = until
 		return put(bk, v)
 	})
-	if err != nil {
-		return b.fail(err)
-	}
-	return nil
 }
 
 // Retire removes, in one transaction, the versions whose Until is before
 // now and returns them without their Source, earliest Until first. A
 // value that does not decode stays, for Get to report as ErrCorrupt.
 func (b *Bolt) Retire(ctx context.Context, now time.Time) ([]*Version, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	var retired []*Version
-	err := b.db.Update(func(tx *bolt.Tx) error {
+	err := b.f.Update(ctx, func(tx *bolt.Tx) error {
 		retired = nil
-		bk := tx.Bucket(boltVersions)
-		var keys [][]byte
-		err := bk.ForEach(func(k, val []byte) error {
+		return kvbolt.DeleteIf(tx.Bucket(boltVersions), func(k, val []byte) bool {
 			// Decoding into a Version without Source skips the bytes of
 			// the flow file.
 			var v struct {
@@ -214,35 +161,20 @@ func (b *Bolt) Retire(ctx context.Context, now time.Time) ([]*Version, error) {
 				Source json.RawMessage `json:"source"`
 			}
 			if json.Unmarshal(val, &v) != nil || !v.Until.Before(now) {
-				return nil
+				return false
 			}
 			r := v.Version
 			r.ID = string(k)
 			retired = append(retired, &r)
-			keys = append(keys, slices.Clone(k))
-			return nil
+			return true
 		})
-		if err != nil {
-			return err
-		}
-		for _, k := range keys {
-			if err := bk.Delete(k); err != nil {
-				return err
-			}
-		}
-		return nil
 	})
 	if err != nil {
-		return nil, b.fail(err)
+		return nil, err
 	}
 	SortRetired(retired)
 	return retired, nil
 }
 
 // Close closes the file. Calling it again does nothing.
-func (b *Bolt) Close() error {
-	if err := b.db.Close(); err != nil {
-		return fmt.Errorf("close the version store %s: %w", b.path, err)
-	}
-	return nil
-}
+func (b *Bolt) Close() error { return b.f.Close() }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/flowserve/flowserve/internal/boltcheck"
+	"github.com/flowserve/flowserve/internal/kv/kvtest"
 	"github.com/flowserve/flowserve/versions"
 	"github.com/flowserve/flowserve/versions/storetest"
 )
@@ -92,13 +92,8 @@ func TestBoltDamaged(t *testing.T) {
 				s.Close()
 				t.Fatalf("OpenBolt succeeded, want %q", tc.want)
 			}
-			var damaged *boltcheck.DamagedError
-			prefix := "the version store " + path + " is damaged: "
-			recovery := "; move it aside to start with an empty store (its flow versions are lost: runs in flight on a version no longer served may fail), or restore it from a backup"
-			if msg := err.Error(); !errors.As(err, &damaged) || !strings.HasPrefix(msg, prefix) ||
-				!strings.Contains(msg, tc.want) || !strings.HasSuffix(msg, recovery) {
-				t.Fatalf("OpenBolt = %q, want %q, then %q, then %q", msg, prefix, tc.want, recovery)
-			}
+			kvtest.WantDamaged(t, err, path, boltcheck.Kind{Store: "version store",
+				Lost: "its flow versions are lost: runs in flight on a version no longer served may fail"}, tc.want)
 		})
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/flowserve/flowserve/internal/kv"
 )
 
 // Memory is a Store in this process: versions last as long as it does. It
@@ -19,10 +21,7 @@ type Memory struct {
 // NewMemory returns an empty in-memory store; now is its clock (nil means
 // time.Now).
 func NewMemory(now func() time.Time) *Memory {
-	if now == nil {
-		now = time.Now
-	}
-	return &Memory{now: now, versions: map[string]*Version{}}
+	return &Memory{now: kv.Clock(now), versions: map[string]*Version{}}
 }
 
 // Put stores a copy of v, or extends the Until of the version stored

@@ -1,15 +1,12 @@
 package versions_test
 
 import (
-	"compress/gzip"
 	"context"
-	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/flowserve/flowserve/internal/kv/kvtest"
 	"github.com/flowserve/flowserve/versions"
 	"github.com/flowserve/flowserve/versions/storetest"
 )
@@ -21,7 +18,7 @@ import (
 func TestBoltOldFile(t *testing.T) {
 	ctx := context.Background()
 	start := time.Date(2026, 5, 4, 3, 2, 1, 0, time.UTC) // the clock of the store that wrote it
-	path := unzip(t, "testdata/versions-v1.db.gz", "versions.db")
+	path := kvtest.Unzip(t, "testdata/versions-v1.db.gz", "versions.db")
 	clock := storetest.NewClock(start)
 	s := openBolt(t, path, clock.Now)
 	var want []*versions.Version
@@ -37,28 +34,4 @@ func TestBoltOldFile(t *testing.T) {
 	if err != nil || len(r) != 1 || r[0].ID != want[1].ID || r[0].Tool != "rollback" || !r[0].Until.Equal(want[1].Until) {
 		t.Fatalf("Retire = %v, %v; want the second version", r, err)
 	}
-}
-
-// unzip writes the gzipped file at src, uncompressed, to a new file in a
-// temporary directory and returns its path.
-func unzip(t *testing.T, src, name string) string {
-	t.Helper()
-	f, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }

@@ -42,6 +42,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/flowserve/flowserve/internal/kv"
 )
 
 // Version is one version of a flow as a server served it: enough for any
@@ -135,12 +137,5 @@ func Marshal(v *Version) ([]byte, error) { return json.Marshal(v) }
 // Unmarshal decodes a version in the stored format; ErrCorrupt when b is
 // not one.
 func Unmarshal(b []byte) (*Version, error) {
-	var v Version
-	if err := json.Unmarshal(b, &v); err != nil {
-		return nil, errors.Join(ErrCorrupt, err)
-	}
-	if !ValidID(v.ID) {
-		return nil, ErrCorrupt
-	}
-	return &v, nil
+	return kv.Decode(b, ErrCorrupt, func(v *Version) bool { return ValidID(v.ID) })
 }

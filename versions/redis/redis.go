@@ -37,15 +37,17 @@
 package redis
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/flowserve/flowserve/internal/kv"
+	"github.com/flowserve/flowserve/internal/kv/kvredis"
 	"github.com/flowserve/flowserve/versions"
 )
 
@@ -76,16 +78,15 @@ type Options struct {
 // Store is a version store on a Redis server or cluster. It is safe for
 // concurrent use.
 type Store struct {
-	client goredis.UniversalClient
-	owned  bool // Close closes client
+	r      *kvredis.Conn
 	prefix string
 	until  string
 	tools  string
 	now    func() time.Time
-
-	mu     sync.Mutex
-	closed bool
 }
+
+// spec names the store in its errors.
+var spec = kvredis.Spec{Name: "redis version store", Closed: versions.ErrClosed}
 
 // put stores a version: KEYS are its string, the set and the hash; ARGV
 // its id, its stored format, its Until and the store's now in unix
@@ -150,21 +151,7 @@ return out
 // the server does not answer PING. Close does not close a client passed
 // to New.
 func New(client goredis.UniversalClient, opts Options) (*Store, error) {
-	s := &Store{client: client, prefix: opts.Prefix, now: opts.Now}
-	if s.prefix == "" {
-		s.prefix = DefaultPrefix
-	}
-	s.until = s.prefix + "until"
-	s.tools = s.prefix + "tools"
-	if s.now == nil {
-		s.now = time.Now
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
-	defer cancel()
-	if err := client.Ping(ctx).Err(); err != nil {
-		return nil, fmt.Errorf("redis version store: %w", err)
-	}
-	return s, nil
+	return newStore(kvredis.New(client, spec), opts)
 }
 
 // Open returns a store on the server a URL names:
@@ -174,17 +161,19 @@ func New(client goredis.UniversalClient, opts Options) (*Store, error) {
 // fails when the server does not answer. Close the store when done with
 // it.
 func Open(url string, opts Options) (*Store, error) {
-	o, err := goredis.ParseURL(url)
-	if err != nil {
+	return kvredis.Open(url, spec, func(r *kvredis.Conn) (*Store, error) { return newStore(r, opts) })
+}
+
+// newStore returns a store on r, once the server answers PING.
+func newStore(r *kvredis.Conn, opts Options) (*Store, error) {
+	s := &Store{r: r, prefix: cmp.Or(opts.Prefix, DefaultPrefix), now: kv.Clock(opts.Now)}
+	s.until = s.prefix + "until"
+	s.tools = s.prefix + "tools"
+	ctx, cancel := context.WithTimeout(context.Background(), kvredis.SetupTimeout)
+	defer cancel()
+	if err := r.Client.Ping(ctx).Err(); err != nil {
 		return nil, fmt.Errorf("redis version store: %w", err)
 	}
-	client := goredis.NewClient(o)
-	s, err := New(client, opts)
-	if err != nil {
-		client.Close()
-		return nil, err
-	}
-	s.owned = true
 	return s, nil
 }
 
@@ -197,48 +186,20 @@ func (s *Store) Until() string { return s.until }
 // Tools returns the key of the hash of the versions' tools.
 func (s *Store) Tools() string { return s.tools }
 
-// isClosed reports whether Close was called.
-func (s *Store) isClosed() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.closed
-}
-
-// fail returns err as the store's error: ErrClosed once the store is
-// closed, ctx's error as it is, others saying what failed.
-func (s *Store) fail(ctx context.Context, what string, err error) error {
-	switch {
-	case s.isClosed():
-		return versions.ErrClosed
-	case ctx.Err() != nil:
-		return ctx.Err()
-	}
-	return fmt.Errorf("redis version store: %s: %w", what, err)
-}
-
-// millis returns t in unix milliseconds, rounded up.
-func millis(t time.Time) int64 {
-	ms := t.UnixMilli() // rounded down
-	if t.After(time.UnixMilli(ms)) {
-		ms++
-	}
-	return ms
-}
-
 // nowMillis returns the store's clock in unix milliseconds, rounded down:
 // a version is live while its Until, rounded up, is not before it.
 func (s *Store) nowMillis() int64 { return s.now().UnixMilli() }
 
 // Put stores v, or extends the Until of the version stored under its ID.
 func (s *Store) Put(ctx context.Context, v *versions.Version) error {
-	if s.isClosed() {
+	if s.r.Closed() {
 		return versions.ErrClosed
 	}
 	if err := versions.Check(v); err != nil {
 		return err
 	}
 	now := s.now()
-	until := millis(v.Until)
+	until := kvredis.CeilMilli(v.Until)
 	if until < now.UnixMilli() {
 		return nil // it would extend no live version, nor be stored
 	}
@@ -251,16 +212,16 @@ func (s *Store) Put(ctx context.Context, v *versions.Version) error {
 		return err
 	}
 	keys := []string{s.Key(v.ID), s.until, s.tools}
-	err = put.Run(ctx, s.client, keys, v.ID, enc, until, now.UnixMilli(), ExpiryMargin.Milliseconds(), v.Tool).Err()
+	err = put.Run(ctx, s.r.Client, keys, v.ID, enc, until, now.UnixMilli(), ExpiryMargin.Milliseconds(), v.Tool).Err()
 	if err != nil {
-		return s.fail(ctx, "put "+v.ID, err)
+		return s.r.Fail(ctx, "put "+v.ID, err)
 	}
 	return nil
 }
 
 // Get returns the version, with the Until the set scores it with.
 func (s *Store) Get(ctx context.Context, id string) (*versions.Version, error) {
-	if s.isClosed() {
+	if s.r.Closed() {
 		return nil, versions.ErrClosed
 	}
 	if !versions.ValidID(id) {
@@ -270,7 +231,7 @@ func (s *Store) Get(ctx context.Context, id string) (*versions.Version, error) {
 		val   *goredis.StringCmd
 		score *goredis.FloatCmd
 	)
-	_, err := s.client.TxPipelined(ctx, func(p goredis.Pipeliner) error {
+	_, err := s.r.Client.TxPipelined(ctx, func(p goredis.Pipeliner) error {
 		val = p.Get(ctx, s.Key(id))
 		score = p.ZScore(ctx, s.until, id)
 		return nil
@@ -279,7 +240,7 @@ func (s *Store) Get(ctx context.Context, id string) (*versions.Version, error) {
 		return nil, versions.ErrNotFound
 	}
 	if err != nil {
-		return nil, s.fail(ctx, "get "+id, err)
+		return nil, s.r.Fail(ctx, "get "+id, err)
 	}
 	until := int64(score.Val())
 	if until < s.nowMillis() {
@@ -287,7 +248,7 @@ func (s *Store) Get(ctx context.Context, id string) (*versions.Version, error) {
 	}
 	b, err := val.Bytes()
 	if err != nil {
-		return nil, s.fail(ctx, "get "+id, err)
+		return nil, s.r.Fail(ctx, "get "+id, err)
 	}
 	v, err := versions.Unmarshal(b)
 	if err != nil {
@@ -302,16 +263,16 @@ func (s *Store) Get(ctx context.Context, id string) (*versions.Version, error) {
 
 // Keep extends the version's Until to until when that is later.
 func (s *Store) Keep(ctx context.Context, id string, until time.Time) error {
-	if s.isClosed() {
+	if s.r.Closed() {
 		return versions.ErrClosed
 	}
 	if !versions.ValidID(id) {
 		return versions.ErrNotFound
 	}
 	keys := []string{s.Key(id), s.until}
-	n, err := keep.Run(ctx, s.client, keys, id, millis(until), s.nowMillis(), ExpiryMargin.Milliseconds()).Int()
+	n, err := keep.Run(ctx, s.r.Client, keys, id, kvredis.CeilMilli(until), s.nowMillis(), ExpiryMargin.Milliseconds()).Int()
 	if err != nil {
-		return s.fail(ctx, "keep "+id, err)
+		return s.r.Fail(ctx, "keep "+id, err)
 	}
 	if n == 0 {
 		return versions.ErrNotFound
@@ -325,14 +286,14 @@ func (s *Store) Keep(ctx context.Context, id string, until time.Time) error {
 // instance retired is not returned again. When Redis fails after some
 // runs, Retire returns what those took along with the error.
 func (s *Store) Retire(ctx context.Context, now time.Time) ([]*versions.Version, error) {
-	if s.isClosed() {
+	if s.r.Closed() {
 		return nil, versions.ErrClosed
 	}
 	var retired []*versions.Version
 	for {
-		res, err := retire.Run(ctx, s.client, []string{s.until, s.tools}, now.UnixMilli(), s.prefix, retireBatch).StringSlice()
+		res, err := retire.Run(ctx, s.r.Client, []string{s.until, s.tools}, now.UnixMilli(), s.prefix, retireBatch).StringSlice()
 		if err != nil {
-			return retired, s.fail(ctx, "retire", err)
+			return retired, s.r.Fail(ctx, "retire", err)
 		}
 		for i := 0; i+2 < len(res); i += 3 {
 			ms, err := strconv.ParseFloat(res[i+2], 64)
@@ -349,18 +310,4 @@ func (s *Store) Retire(ctx context.Context, now time.Time) ([]*versions.Version,
 
 // Close releases the store, and the client when Open made it. Calling it
 // again does nothing.
-func (s *Store) Close() error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return nil
-	}
-	s.closed = true
-	s.mu.Unlock()
-	if s.owned {
-		if err := s.client.Close(); err != nil {
-			return fmt.Errorf("redis version store: close: %w", err)
-		}
-	}
-	return nil
-}
+func (s *Store) Close() error { return s.r.Close(nil) }

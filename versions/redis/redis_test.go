@@ -3,7 +3,6 @@ package redis_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"strconv"
 	"strings"
@@ -32,42 +31,6 @@ func newStore(t *testing.T, client goredis.UniversalClient, opts redis.Options) 
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
-}
-
-// TestStore runs the store contract on stores made both ways: with Open
-// (the store owns its client and closes it) and with New on a shared
-// client, each store under a prefix of its own.
-func TestStore(t *testing.T) {
-	srv := redistest.Start(t)
-	shared := srv.Client(t)
-	var (
-		mu sync.Mutex
-		n  int
-	)
-	prefix := func() string {
-		mu.Lock()
-		defer mu.Unlock()
-		n++
-		return fmt.Sprintf("test%d:", n)
-	}
-	t.Run("Open", func(t *testing.T) {
-		storetest.RunReopen(t, func(t *testing.T, now func() time.Time) func() versions.Store {
-			p := prefix()
-			return func() versions.Store {
-				s, err := redis.Open(srv.URL, redis.Options{Prefix: p, Now: now})
-				if err != nil {
-					t.Fatalf("Open: %v", err)
-				}
-				return s
-			}
-		})
-	})
-	t.Run("New", func(t *testing.T) {
-		storetest.RunReopen(t, func(t *testing.T, now func() time.Time) func() versions.Store {
-			p := prefix()
-			return func() versions.Store { return newStore(t, shared, redis.Options{Prefix: p, Now: now}) }
-		})
-	})
 }
 
 // TestShared checks two instances on one Redis: a version one puts the

@@ -1,11 +1,11 @@
 // Package storetest is the contract every versions.Store keeps, as tests
-// a store's own test file runs with Run: what Put and Get store and
+// a store's own test file runs with Contract: what Put and Get store and
 // return (copies), that a Put of a stored version keeps it and only
 // extends its Until, that Keep only extends, that a version is gone once
 // its Until has passed, that Retire returns each version it removes once,
 // also to callers racing it, large flow files, ids refused, and a store
-// that refuses work once closed. RunReopen adds, for stores whose data
-// outlives them, that versions outlive the store too.
+// that refuses work once closed. Its Reopen tests add, for stores whose
+// data outlives them, that versions outlive the store too.
 package storetest
 
 import (
@@ -20,92 +20,47 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flowserve/flowserve/internal/clock"
+	"github.com/flowserve/flowserve/internal/kv/kvtest"
 	"github.com/flowserve/flowserve/versions"
 )
 
-// Opener returns a new, empty store for the test, whose clock is now.
-// Run closes the store when the test ends; Close must be safe to call
-// twice.
-type Opener func(t *testing.T, now func() time.Time) versions.Store
-
-// Reopener returns, for one test, a function that opens a store on the
-// same data each time it is called, with the clock now: the first call an
-// empty store, each later one a store on what the ones before it left
-// (the file of Bolt, the keys of Redis). The test closes each store before
-// it opens the next; RunReopen closes them all when the test ends, so
-// Close must be safe to call twice.
-type Reopener func(t *testing.T, now func() time.Time) func() versions.Store
-
 // Clock is a clock tests move by hand, so that versions expire without the
-// tests sleeping (clock.Manual).
-type Clock = clock.Manual
+// tests sleeping (kvtest.Clock).
+type Clock = kvtest.Clock
 
 // NewClock returns a clock that reads start until it is advanced.
-func NewClock(start time.Time) *Clock { return clock.NewManual(start) }
+func NewClock(start time.Time) *Clock { return kvtest.NewClock(start) }
 
-// Run runs the contract tests, each as a subtest on a store of its own
-// from open. The stores' clocks start at the current time (in UTC, to the
-// millisecond, which is what Redis keeps of an Until), so a store that
-// also hands expiry to its backend (Redis's PEXPIREAT) sees realistic
-// lifetimes, and stand still unless a test moves them.
-func Run(t *testing.T, open Opener) {
-	tests := []struct {
-		name string
-		run  func(t *testing.T, s versions.Store, clock *Clock)
-	}{
-		{"PutGet", testPutGet},
-		{"Copies", testCopies},
-		{"PutTwice", testPutTwice},
-		{"PutServed", testPutServed},
-		{"PutExpired", testPutExpired},
-		{"NotFound", testNotFound},
-		{"Keep", testKeep},
-		{"Expiry", testExpiry},
-		{"Retire", testRetire},
-		{"RetireNothing", testRetireNothing},
-		{"RetireConcurrent", testRetireConcurrent},
-		{"ConcurrentPutKeep", testConcurrentPutKeep},
-		{"LargeSource", testLargeSource},
-		{"InvalidID", testInvalidID},
-		{"Close", testClose},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			clock := NewClock(start())
-			s := open(t, clock.Now)
-			t.Cleanup(func() { s.Close() })
-			tc.run(t, s, clock)
-		})
-	}
-}
-
-// start returns the current time in UTC, to the millisecond.
-func start() time.Time { return time.Now().UTC().Truncate(time.Millisecond) }
-
-// RunReopen runs the contract tests (Run) on the first store each test's
-// reopen function opens, and the tests that need a store opened again on
-// the same data: that versions, their Served and their extended Until
-// outlive the store, and that retired versions stay retired.
-func RunReopen(t *testing.T, reopen Reopener) {
-	Run(t, func(t *testing.T, now func() time.Time) versions.Store { return reopen(t, now)() })
-	tests := []struct {
-		name string
-		run  func(t *testing.T, open func() versions.Store, clock *Clock)
-	}{
-		{"Reopen", testReopen},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			clock := NewClock(start())
-			open := reopen(t, clock.Now)
-			tc.run(t, func() versions.Store {
-				s := open()
-				t.Cleanup(func() { s.Close() })
-				return s
-			}, clock)
-		})
-	}
+// Contract is the contract: a store's own test file runs it over each
+// implementation with Contract.RunBackends, each test as a subtest on a
+// store of its own. The stores' clocks start at the current time (in
+// UTC, to the millisecond, which is what Redis keeps of an Until), so a
+// store that also hands expiry to its backend (Redis's PEXPIREAT) sees
+// realistic lifetimes, and stand still unless a test moves them. The
+// Reopen tests run on implementations whose data outlives a store: that
+// versions, their Served and their extended Until outlive the store, and
+// that retired versions stay retired.
+var Contract = kvtest.Suite[versions.Store]{
+	Tests: []kvtest.Test[versions.Store]{
+		{Name: "PutGet", Run: testPutGet},
+		{Name: "Copies", Run: testCopies},
+		{Name: "PutTwice", Run: testPutTwice},
+		{Name: "PutServed", Run: testPutServed},
+		{Name: "PutExpired", Run: testPutExpired},
+		{Name: "NotFound", Run: testNotFound},
+		{Name: "Keep", Run: testKeep},
+		{Name: "Expiry", Run: testExpiry},
+		{Name: "Retire", Run: testRetire},
+		{Name: "RetireNothing", Run: testRetireNothing},
+		{Name: "RetireConcurrent", Run: testRetireConcurrent},
+		{Name: "ConcurrentPutKeep", Run: testConcurrentPutKeep},
+		{Name: "LargeSource", Run: testLargeSource},
+		{Name: "InvalidID", Run: testInvalidID},
+		{Name: "Close", Run: testClose},
+	},
+	Reopen: []kvtest.ReopenTest[versions.Store]{
+		{Name: "Reopen", Run: testReopen},
+	},
 }
 
 // NewID returns a random version id.
