@@ -1,8 +1,7 @@
 // Command embed serves a directory of flows from a Go program of its own:
-// the built-in actions go into a registry of its own (std.Register) that
-// the server provisions, project.Load turns the files into programs
-// (refusing what lint rejects), one flow.Engine runs them, and
-// serve.Server is an http.Handler.
+// flowserve.Open wires what `flowserve serve` runs (the built-in actions,
+// project.Load, one engine, version pinning, the run and reply stores) and
+// the runtime's handler serves Streamable HTTP.
 //
 //	go run ./examples/embed flows/
 package main
@@ -10,14 +9,12 @@ package main
 import (
 	"context"
 	"log"
-	"log/slog"
 	"net/http"
 	"os"
 
+	"github.com/flowserve/flowserve"
 	"github.com/flowserve/flowserve/actions"
 	"github.com/flowserve/flowserve/actions/std"
-	"github.com/flowserve/flowserve/flow"
-	"github.com/flowserve/flowserve/project"
 	"github.com/flowserve/flowserve/serve"
 )
 
@@ -26,41 +23,28 @@ func main() {
 	if len(paths) == 0 {
 		paths = []string{"flows"}
 	}
-	srv, cleanup, err := newServer(context.Background(), paths)
+	ctx := context.Background()
+	rt, err := open(ctx, paths)
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer cleanup()
-	log.Print("serving ", srv.Tools(), " at http://127.0.0.1:8788/mcp")
-	log.Fatal(http.ListenAndServe("127.0.0.1:8788", srv.HTTPHandler(serve.HTTPOptions{})))
+	defer rt.Close(ctx)
+	h, err := rt.Handler()
+	if err != nil {
+		log.Fatal(err)
+	}
+	log.Print("serving at http://127.0.0.1:8788", serve.EndpointPath)
+	log.Fatal(http.ListenAndServe("127.0.0.1:8788", h))
 }
 
-// newServer loads the flows of paths and serves them on one engine (an
-// ephemeral key: give flow.EngineOptions a Codec to keep runs across
-// restarts), with the built-in actions; cleanup releases the actions.
-func newServer(ctx context.Context, paths []string) (srv *serve.Server, cleanup func(), err error) {
+// open opens the runtime of the flows of paths, with the built-in actions
+// in a registry of its own (no fs root: the fs.* actions refuse) and an
+// ephemeral key (give Config.Keys to keep runs across restarts). Flows
+// with errors make it fail with a *flowserve.LoadError listing them.
+func open(ctx context.Context, paths []string) (*flowserve.Runtime, error) {
 	reg := actions.NewRegistry()
-	if err := std.Register(reg, nil); err != nil { // no fs root: the fs.* actions refuse
-		return nil, nil, err
+	if err := std.Register(reg, nil); err != nil {
+		return nil, err
 	}
-	served, err := reg.Provision(ctx, &actions.Host{Logger: slog.Default()})
-	if err != nil {
-		return nil, nil, err
-	}
-	set, diags := project.Load(paths, project.Options{Actions: served})
-	for _, d := range diags {
-		log.Print(d)
-	}
-	engine, err := flow.NewEngine(flow.EngineOptions{})
-	if err == nil {
-		err = diags.Err()
-	}
-	if err == nil {
-		srv, err = serve.New(set.Programs, serve.Options{Engine: engine, Resources: set.Resources})
-	}
-	if err != nil {
-		served.Cleanup()
-		return nil, nil, err
-	}
-	return srv, func() { served.Cleanup() }, nil
+	return flowserve.Open(ctx, flowserve.Config{Paths: paths, Actions: reg})
 }
