@@ -2,6 +2,7 @@ package flowserve
 
 import (
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"time"
 
@@ -28,6 +29,10 @@ type Config struct {
 	// Paths are the flow files and directories to load (project.Load):
 	// default DefaultPaths.
 	Paths []string
+	// FS is where Paths are read from; nil means the operating system's
+	// files. An embed.FS builds the flows into the binary (paths are then
+	// slash-separated names in it); Watch needs the operating system's.
+	FS fs.FS
 	// Name and Version identify the server to clients; default
 	// "flowserve" and "dev".
 	Name, Version string

@@ -2,6 +2,7 @@ package flowserve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -85,6 +86,9 @@ func (rt *Runtime) report(diags dsl.Diagnostics) {
 // Config.OnDiagnostics. A flow file loaded on its own is watched with the
 // flows beside it that it calls. It returns once the watch is in place.
 func (rt *Runtime) Watch(ctx context.Context) (stop func(), err error) {
+	if rt.cfg.FS != nil {
+		return nil, errors.New("watch: the flows are read from Config.FS, not files that change")
+	}
 	w, err := watch.New(rt.cfg.Paths, watch.Options{Logger: rt.log, Siblings: true, Match: func(path string) bool {
 		return project.IsFlowFile(path) || resources.IsDeclarationFile(path)
 	}})

@@ -105,7 +105,7 @@ func (rt *Runtime) wire(ctx context.Context) error {
 	rt.closer.add(func() error { return served.Cleanup() })
 	// A flow that declares a var or secret without a value is an error
 	// here and on every reload.
-	rt.popts = project.Options{CostLimit: cfg.MaxExprCost, Actions: served, Values: cfg.Values}
+	rt.popts = project.Options{CostLimit: cfg.MaxExprCost, Actions: served, Values: cfg.Values, FS: cfg.FS}
 	st, err := openStores(ctx, cfg, rt.log, &rt.closer)
 	if err != nil {
 		return err
