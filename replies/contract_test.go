@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/internal/kv/kvtest"
 	"github.com/flowserve/flowserve/replies"
 	"github.com/flowserve/flowserve/replies/redis"
 	"github.com/flowserve/flowserve/replies/redis/redistest"
@@ -20,20 +21,28 @@ var (
 	_ flow.ReplyStore = (*redis.Store)(nil)
 )
 
-// contractStores returns one fresh store of each implementation, by name.
-// The Redis one runs on a redis-server started for the test.
-func contractStores(t *testing.T) map[string]flow.ReplyStore {
-	t.Helper()
-	srv := redistest.Start(t)
-	rs, err := redis.Open(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rs.Close() })
-	return map[string]flow.ReplyStore{
-		"memory": replies.NewMemory(0, nil),
-		"redis":  rs,
-	}
+// TestContract runs the behaviour every ReplyStore must have over each
+// implementation: what a store holds and for how long, as the engine
+// relies on it (flow.Program.Run: Get on each round with a state, Put of
+// the final result for the state's remaining lifetime), and goroutines
+// writing and reading their own keys at once (run with -race). The Redis
+// store runs on a redis-server started for the test. The stores run on
+// the real clock, as Redis does: the tests of expiry sleep.
+func TestContract(t *testing.T) {
+	var srv *redistest.Server
+	contract().RunBackends(t,
+		kvtest.Backend[flow.ReplyStore]{Name: "memory", Open: func(*testing.T, func() time.Time) flow.ReplyStore {
+			return replies.NewMemory(0, nil)
+		}},
+		kvtest.Backend[flow.ReplyStore]{Name: "redis", Setup: func(t *testing.T) { srv = redistest.Start(t) },
+			Open: func(t *testing.T, _ func() time.Time) flow.ReplyStore {
+				rs, err := redis.Open(srv.URL)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return rs
+			}},
+	)
 }
 
 func k(b ...byte) [32]byte {
@@ -42,11 +51,9 @@ func k(b ...byte) [32]byte {
 	return key
 }
 
-// TestStoreContract runs the behaviour every ReplyStore must have against
-// each implementation: what a store holds and for how long, as the engine
-// relies on it (flow.Program.Run: Get on each round with a state, Put of
-// the final result for the state's remaining lifetime).
-func TestStoreContract(t *testing.T) {
+// contract returns the tests of the contract: one per case of what a
+// store holds, and the concurrent one.
+func contract() kvtest.Suite[flow.ReplyStore] {
 	binary := make([]byte, 256)
 	for i := range binary {
 		binary[i] = byte(i)
@@ -85,64 +92,59 @@ func TestStoreContract(t *testing.T) {
 			{put: true, key: k(10), value: []byte("brief"), ttl: time.Microsecond, sleep: 20 * time.Millisecond},
 		}},
 	}
-	for name, store := range contractStores(t) {
-		t.Run(name, func(t *testing.T) {
+	var suite kvtest.Suite[flow.ReplyStore]
+	for _, tc := range cases {
+		suite.Tests = append(suite.Tests, kvtest.Test[flow.ReplyStore]{Name: tc.name, Run: func(t *testing.T, store flow.ReplyStore, _ *kvtest.Clock) {
 			ctx := context.Background()
-			for _, tc := range cases {
-				t.Run(tc.name, func(t *testing.T) {
-					for i, s := range tc.steps {
-						if s.put {
-							if err := store.Put(ctx, s.key, s.value, s.ttl); err != nil {
-								t.Fatalf("step %d: put: %v", i, err)
-							}
-						}
-						time.Sleep(s.sleep)
-						got, ok, err := store.Get(ctx, s.key)
-						if err != nil {
-							t.Fatalf("step %d: get: %v", i, err)
-						}
-						if ok != (s.want != nil) || !bytes.Equal(got, s.want) {
-							t.Fatalf("step %d: got %q (found %v), want %q (found %v)", i, got, ok, s.want, s.want != nil)
-						}
+			for i, s := range tc.steps {
+				if s.put {
+					if err := store.Put(ctx, s.key, s.value, s.ttl); err != nil {
+						t.Fatalf("step %d: put: %v", i, err)
 					}
-				})
+				}
+				time.Sleep(s.sleep)
+				got, ok, err := store.Get(ctx, s.key)
+				if err != nil {
+					t.Fatalf("step %d: get: %v", i, err)
+				}
+				if ok != (s.want != nil) || !bytes.Equal(got, s.want) {
+					t.Fatalf("step %d: got %q (found %v), want %q (found %v)", i, got, ok, s.want, s.want != nil)
+				}
 			}
-		})
+		}})
 	}
+	suite.Tests = append(suite.Tests, kvtest.Test[flow.ReplyStore]{Name: "concurrent", Run: testConcurrent})
+	return suite
 }
 
-// TestStoreContractConcurrent has goroutines write and read their own keys
-// at once through each store; run with -race.
-func TestStoreContractConcurrent(t *testing.T) {
-	for name, store := range contractStores(t) {
-		t.Run(name, func(t *testing.T) {
-			ctx := context.Background()
-			var wg sync.WaitGroup
-			errs := make(chan error, 16)
-			for g := range 16 {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for i := range 50 {
-						key := k(byte(g), byte(i), 0xee)
-						val := fmt.Appendf(nil, "%d/%d", g, i)
-						if err := store.Put(ctx, key, val, time.Minute); err != nil {
-							errs <- err
-							return
-						}
-						got, ok, err := store.Get(ctx, key)
-						if err != nil || !ok || !bytes.Equal(got, val) {
-							errs <- fmt.Errorf("goroutine %d, key %d: got %q (found %v, %v)", g, i, got, ok, err)
-							return
-						}
-					}
-				}()
+// testConcurrent has goroutines write and read their own keys at once
+// through the store; run with -race.
+func testConcurrent(t *testing.T, store flow.ReplyStore, _ *kvtest.Clock) {
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for g := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 50 {
+				key := k(byte(g), byte(i), 0xee)
+				val := fmt.Appendf(nil, "%d/%d", g, i)
+				if err := store.Put(ctx, key, val, time.Minute); err != nil {
+					errs <- err
+					return
+				}
+				got, ok, err := store.Get(ctx, key)
+				if err != nil || !ok || !bytes.Equal(got, val) {
+					errs <- fmt.Errorf("goroutine %d, key %d: got %q (found %v, %v)", g, i, got, ok, err)
+					return
+				}
 			}
-			wg.Wait()
-			close(errs)
-			for err := range errs {
-				t.Error(err)
-			}
-		})
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/flowserve/flowserve/internal/kv"
 )
 
 // DefaultMemoryEntries bounds a Memory store when no size is given.
@@ -38,10 +40,7 @@ func NewMemory(maxEntries int, now func() time.Time) *Memory {
 	if maxEntries <= 0 {
 		maxEntries = DefaultMemoryEntries
 	}
-	if now == nil {
-		now = time.Now
-	}
-	return &Memory{max: maxEntries, now: now, entries: map[[32]byte]*list.Element{}, order: list.New()}
+	return &Memory{max: maxEntries, now: kv.Clock(now), entries: map[[32]byte]*list.Element{}, order: list.New()}
 }
 
 // Get returns the value stored under key unless it has expired.

@@ -16,10 +16,11 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/flowserve/flowserve/internal/kv/kvredis"
 )
 
 // DefaultPrefix starts the keys of a Store that Open returns.
@@ -28,16 +29,18 @@ const DefaultPrefix = "flowserve:reply:"
 // Store is a reply store on a Redis server or cluster. It is safe for
 // concurrent use.
 type Store struct {
-	client goredis.UniversalClient
+	r      *kvredis.Conn
 	prefix string
-	owned  bool // Close closes client
 }
+
+// spec names the store in its errors.
+var spec = kvredis.Spec{Name: "redis reply store"}
 
 // New returns a store that keeps replies through client, under keys that
 // start with prefix (which may be empty). Close does not close a client
 // passed to New.
 func New(client goredis.UniversalClient, prefix string) *Store {
-	return &Store{client: client, prefix: prefix}
+	return &Store{r: kvredis.New(client, spec), prefix: prefix}
 }
 
 // Open returns a store on the server a URL names, with DefaultPrefix:
@@ -47,11 +50,11 @@ func New(client goredis.UniversalClient, prefix string) *Store {
 // connect; use Ping to check the server is there. Close the store when
 // done with it.
 func Open(url string) (*Store, error) {
-	opts, err := goredis.ParseURL(url)
+	r, err := kvredis.Dial(url, spec)
 	if err != nil {
-		return nil, fmt.Errorf("redis reply store: %w", err)
+		return nil, err
 	}
-	return &Store{client: goredis.NewClient(opts), prefix: DefaultPrefix, owned: true}, nil
+	return &Store{r: r, prefix: DefaultPrefix}, nil
 }
 
 // Key returns the Redis key a reply key is stored under.
@@ -61,12 +64,12 @@ func (s *Store) Key(key [32]byte) string {
 
 // Get returns the reply stored under key, if Redis still holds it.
 func (s *Store) Get(ctx context.Context, key [32]byte) ([]byte, bool, error) {
-	b, err := s.client.Get(ctx, s.Key(key)).Bytes()
+	b, err := s.r.Client.Get(ctx, s.Key(key)).Bytes()
 	switch {
 	case errors.Is(err, goredis.Nil):
 		return nil, false, nil
 	case err != nil:
-		return nil, false, fmt.Errorf("redis reply store: get: %w", err)
+		return nil, false, s.r.Wrap("get", err)
 	}
 	return b, true, nil
 }
@@ -77,29 +80,21 @@ func (s *Store) Put(ctx context.Context, key [32]byte, value []byte, ttl time.Du
 	if ttl <= 0 {
 		return nil
 	}
-	ms := int64((ttl + time.Millisecond - 1) / time.Millisecond)
-	if err := s.client.Do(ctx, "set", s.Key(key), value, "px", ms).Err(); err != nil {
-		return fmt.Errorf("redis reply store: set: %w", err)
+	ms := kvredis.PX(ttl).Milliseconds()
+	if err := s.r.Client.Do(ctx, "set", s.Key(key), value, "px", ms).Err(); err != nil {
+		return s.r.Wrap("set", err)
 	}
 	return nil
 }
 
 // Ping checks that the server answers.
 func (s *Store) Ping(ctx context.Context) error {
-	if err := s.client.Ping(ctx).Err(); err != nil {
-		return fmt.Errorf("redis reply store: ping: %w", err)
+	if err := s.r.Client.Ping(ctx).Err(); err != nil {
+		return s.r.Wrap("ping", err)
 	}
 	return nil
 }
 
 // Close closes the client Open made; it does nothing for a store made
 // with New.
-func (s *Store) Close() error {
-	if !s.owned {
-		return nil
-	}
-	if err := s.client.Close(); err != nil {
-		return fmt.Errorf("redis reply store: close: %w", err)
-	}
-	return nil
-}
+func (s *Store) Close() error { return s.r.CloseClient() }
