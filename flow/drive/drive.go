@@ -123,8 +123,10 @@ func (d *Driver) next(ctx context.Context, p *flow.Program, req *flow.Request, r
 		if d.Approver == nil {
 			return false, nil
 		}
-		// Made here, so that only runs with approvals allocate it.
-		j := &journaler{d: *d, p: p, base: req, state: res.Approval.State, rounds: *rounds}
+		// Made here, so that only runs with approvals allocate it; it
+		// holds a copy of req, which an Approver may journal with after
+		// Approve returned (a late answer from a page).
+		j := &journaler{d: *d, p: p, base: *req, state: res.Approval.State, rounds: *rounds}
 		state, err := d.Approver.Approve(ctx, res.Approval, j.journal)
 		*rounds = j.rounds
 		if err != nil {
@@ -192,7 +194,7 @@ func (d *Driver) round(ctx context.Context, p *flow.Program, req *flow.Request) 
 type journaler struct {
 	d      Driver
 	p      *flow.Program
-	base   *flow.Request
+	base   flow.Request
 	state  string
 	rounds int
 }
@@ -202,7 +204,7 @@ func (j *journaler) journal(ctx context.Context, ans *flow.ApprovalAnswer) (stri
 	if err := j.d.count(&j.rounds); err != nil {
 		return "", nil, err
 	}
-	return j.d.journal(ctx, j.p, j.base, j.state, ans)
+	return j.d.journal(ctx, j.p, &j.base, j.state, ans)
 }
 
 // Journal runs the round of p that journals ans, the answer to the
