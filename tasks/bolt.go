@@ -5,16 +5,16 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
-	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/flowserve/flowserve/internal/boltcheck"
+	"github.com/flowserve/flowserve/internal/kv"
+	"github.com/flowserve/flowserve/internal/kv/kvbolt"
 )
 
 // Bolt is a Store in one file on this machine (bbolt): tasks survive
@@ -43,8 +43,7 @@ import (
 // schedule's instant, then the task id → nothing) and "open", the index
 // of open tasks by principal (boltopen.go).
 type Bolt struct {
-	db    *bolt.DB
-	path  string
+	f     *kvbolt.File
 	now   func() time.Time
 	queue *Queue
 
@@ -71,9 +70,6 @@ type BoltOptions struct {
 }
 
 const (
-	// boltLockTimeout bounds how long OpenBolt waits for another process
-	// to let go of the file.
-	boltLockTimeout = time.Second
 	// boltSweepEvery is how often an open store drops expired tasks.
 	boltSweepEvery = time.Minute
 	// boltLookEvery bounds how long the scheduler sleeps between looks
@@ -82,15 +78,21 @@ const (
 	boltLookEvery = time.Second
 )
 
-// boltKind names the file of a Bolt in the errors of a damaged file.
-var boltKind = boltcheck.Kind{Store: "run store", Lost: "its tasks are lost"}
-
 var (
 	boltTasks   = []byte("tasks")
 	boltQueued  = []byte("queued")
 	boltClaimed = []byte("claimed")
 	boltDue     = []byte("due")
 )
+
+// boltSpec is the file of a Bolt: its buckets, and its names in errors.
+var boltSpec = kvbolt.Spec{
+	Name:    "task store",
+	Kind:    boltcheck.Kind{Store: "run store", Lost: "its tasks are lost"},
+	Buckets: [][]byte{boltTasks, boltQueued, boltClaimed, boltDue},
+	Closed:  ErrClosed,
+	Pass:    []error{ErrNotFound, ErrExists, ErrCorrupt},
+}
 
 // OpenBolt opens the task store in the file at path, creating it (mode
 // 0600) if it is missing. It drops the tasks that expired while the file
@@ -106,35 +108,15 @@ var (
 // whose record does not decode is no damage to the file: Get and Update
 // fail on it with ErrCorrupt, and the other tasks are served.
 func OpenBolt(path string, opts BoltOptions) (*Bolt, error) {
-	db, err := boltcheck.Open(path, 0o600, boltKind, bolt.Options{Timeout: boltLockTimeout})
-	var damaged *boltcheck.DamagedError
-	switch {
-	case errors.Is(err, berrors.ErrTimeout):
-		return nil, fmt.Errorf("the task store %s is in use by another flowserve process: %w", path, err)
-	case errors.As(err, &damaged):
-		return nil, err
-	case err != nil:
-		return nil, fmt.Errorf("open the task store %s: %w", path, err)
-	}
 	b := &Bolt{
-		db:      db,
-		path:    path,
-		now:     opts.Now,
+		now:     kv.Clock(opts.Now),
 		queue:   NewQueue(),
 		pending: map[string][]uint64{},
 		wake:    make(chan struct{}, 1),
 		done:    make(chan struct{}),
 	}
-	if b.now == nil {
-		b.now = time.Now
-	}
 	var takeovers, dispatched []string
-	err = db.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{boltTasks, boltQueued, boltClaimed, boltDue} {
-			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-				return err
-			}
-		}
+	f, err := kvbolt.Open(path, boltSpec, func(tx *bolt.Tx) error {
 		if err := b.sweep(tx); err != nil {
 			return err
 		}
@@ -146,9 +128,9 @@ func OpenBolt(path string, opts BoltOptions) (*Bolt, error) {
 		return err
 	})
 	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open the task store %s: %w", path, err)
+		return nil, err
 	}
+	b.f = f
 	for _, id := range takeovers {
 		b.queue.Push(id, true)
 	}
@@ -169,23 +151,16 @@ func (b *Bolt) recoverClaimed(tx *bolt.Tx) ([]string, error) {
 		id  string
 	}
 	var found []claimed
-	var gone [][]byte
-	tasks, bk := tx.Bucket(boltTasks), tx.Bucket(boltClaimed)
-	err := bk.ForEach(func(k, v []byte) error {
+	tasks := tx.Bucket(boltTasks)
+	err := kvbolt.DeleteIf(tx.Bucket(boltClaimed), func(k, v []byte) bool {
 		if len(v) < 8 || tasks.Get(k) == nil {
-			gone = append(gone, slices.Clone(k))
-			return nil
+			return true
 		}
 		found = append(found, claimed{binary.BigEndian.Uint64(v), string(k)})
-		return nil
+		return false
 	})
 	if err != nil {
 		return nil, err
-	}
-	for _, k := range gone {
-		if err := bk.Delete(k); err != nil {
-			return nil, err
-		}
 	}
 	slices.SortFunc(found, func(a, b claimed) int { return cmp.Compare(a.seq, b.seq) })
 	ids := make([]string, len(found))
@@ -200,25 +175,18 @@ func (b *Bolt) recoverClaimed(tx *bolt.Tx) ([]string, error) {
 // tasks that are gone.
 func (b *Bolt) recoverQueued(tx *bolt.Tx) ([]string, error) {
 	var ids []string
-	var gone [][]byte
-	tasks, bk := tx.Bucket(boltTasks), tx.Bucket(boltQueued)
-	err := bk.ForEach(func(k, v []byte) error {
+	tasks := tx.Bucket(boltTasks)
+	err := kvbolt.DeleteIf(tx.Bucket(boltQueued), func(k, v []byte) bool {
 		if len(k) != 8 || tasks.Get(v) == nil {
-			gone = append(gone, slices.Clone(k))
-			return nil
+			return true
 		}
 		id := string(v)
 		ids = append(ids, id)
 		b.pending[id] = append(b.pending[id], binary.BigEndian.Uint64(k))
-		return nil
+		return false
 	})
 	if err != nil {
 		return nil, err
-	}
-	for _, k := range gone {
-		if err := bk.Delete(k); err != nil {
-			return nil, err
-		}
 	}
 	return ids, nil
 }
@@ -228,42 +196,19 @@ func (b *Bolt) recoverQueued(tx *bolt.Tx) ([]string, error) {
 func (b *Bolt) sweep(tx *bolt.Tx) error {
 	now := b.now()
 	bk := tx.Bucket(boltTasks)
-	var expired [][]byte
-	err := bk.ForEach(func(k, v []byte) error {
+	err := kvbolt.DeleteIf(bk, func(_, v []byte) bool {
 		var life struct {
 			Updated time.Time     `json:"updated"`
 			TTL     time.Duration `json:"ttl"`
 		}
-		if json.Unmarshal(v, &life) == nil && !now.Before(life.Updated.Add(life.TTL)) {
-			expired = append(expired, slices.Clone(k))
-		}
-		return nil
+		return json.Unmarshal(v, &life) == nil && !now.Before(life.Updated.Add(life.TTL))
 	})
 	if err != nil {
 		return err
 	}
-	for _, k := range expired {
-		if err := bk.Delete(k); err != nil {
-			return err
-		}
-	}
-	var gone [][]byte
-	due := tx.Bucket(boltDue)
-	err = due.ForEach(func(k, _ []byte) error {
-		if len(k) < 8 || bk.Get(k[8:]) == nil {
-			gone = append(gone, slices.Clone(k))
-		}
-		return nil
+	return kvbolt.DeleteIf(tx.Bucket(boltDue), func(k, _ []byte) bool {
+		return len(k) < 8 || bk.Get(k[8:]) == nil
 	})
-	if err != nil {
-		return err
-	}
-	for _, k := range gone {
-		if err := due.Delete(k); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // sweepEvery sweeps every d until Close.
@@ -276,25 +221,13 @@ func (b *Bolt) sweepEvery(d time.Duration) {
 		case <-b.done:
 			return
 		case <-tick.C:
-			b.db.Update(b.sweep) // a failure leaves the tasks for the next sweep
+			b.f.DB.Update(b.sweep) // a failure leaves the tasks for the next sweep
 		}
 	}
 }
 
 // expired reports whether t is past its expiry by the store's clock.
 func (b *Bolt) expired(t *Task) bool { return !b.now().Before(t.Expires()) }
-
-// fail returns err as the store's error: ErrClosed once the file is
-// closed, the Store errors as they are, others naming the file.
-func (b *Bolt) fail(err error) error {
-	switch {
-	case errors.Is(err, berrors.ErrDatabaseNotOpen):
-		return ErrClosed
-	case errors.Is(err, ErrNotFound), errors.Is(err, ErrExists), errors.Is(err, ErrCorrupt):
-		return err
-	}
-	return fmt.Errorf("task store %s: %w", b.path, err)
-}
 
 // decode returns the task stored under id as v, or an ErrCorrupt that
 // names it: the record does not decode, or it is another task's.
@@ -304,7 +237,7 @@ func (b *Bolt) decode(id string, v []byte) (*Task, error) {
 		err = fmt.Errorf("%w: it holds task %q", ErrCorrupt, t.ID)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("task %s in the run store %s: %w", id, b.path, err)
+		return nil, fmt.Errorf("task %s in the run store %s: %w", id, b.f.Path, err)
 	}
 	return t, nil
 }
@@ -316,11 +249,8 @@ func (b *Bolt) Create(ctx context.Context, t *Task) error {
 
 // Get returns the task, dropping it when it has expired.
 func (b *Bolt) Get(ctx context.Context, id string) (*Task, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	var t *Task
-	err := b.db.View(func(tx *bolt.Tx) error {
+	err := b.f.View(ctx, func(tx *bolt.Tx) error {
 		v := tx.Bucket(boltTasks).Get([]byte(id))
 		if v == nil {
 			return ErrNotFound
@@ -330,7 +260,7 @@ func (b *Bolt) Get(ctx context.Context, id string) (*Task, error) {
 		return err
 	})
 	if err != nil {
-		return nil, b.fail(err)
+		return nil, err
 	}
 	if b.expired(t) {
 		if err := b.drop(id); err != nil {
@@ -344,7 +274,7 @@ func (b *Bolt) Get(ctx context.Context, id string) (*Task, error) {
 // drop deletes task id if it has expired. (It may have been created
 // again since it was read: no update makes an expired task live again.)
 func (b *Bolt) drop(id string) error {
-	err := b.db.Update(func(tx *bolt.Tx) error {
+	return b.f.Fail(b.f.DB.Update(func(tx *bolt.Tx) error {
 		bk := tx.Bucket(boltTasks)
 		v := bk.Get([]byte(id))
 		if v == nil {
@@ -358,11 +288,7 @@ func (b *Bolt) drop(id string) error {
 			return err
 		}
 		return bk.Delete([]byte(id))
-	})
-	if err != nil {
-		return b.fail(err)
-	}
-	return nil
+	}))
 }
 
 // Update applies fn to the task in one read-write transaction, so fn runs
@@ -377,7 +303,7 @@ func (b *Bolt) Update(ctx context.Context, id string, fn func(*Task) error) (*Ta
 		fnErr   error
 		expired bool
 	)
-	err := b.db.Update(func(tx *bolt.Tx) error {
+	err := b.f.DB.Update(func(tx *bolt.Tx) error {
 		bk := tx.Bucket(boltTasks)
 		key := []byte(id)
 		v := bk.Get(key)
@@ -418,7 +344,7 @@ func (b *Bolt) Update(ctx context.Context, id string, fn func(*Task) error) (*Ta
 	case fnErr != nil:
 		return nil, fnErr
 	case err != nil:
-		return nil, b.fail(err)
+		return nil, b.f.Fail(err)
 	case expired:
 		return nil, ErrNotFound
 	}
@@ -434,7 +360,7 @@ func (b *Bolt) Dispatch(ctx context.Context, id string) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var seq uint64
-	err := b.db.Update(func(tx *bolt.Tx) error {
+	err := b.f.Update(ctx, func(tx *bolt.Tx) error {
 		bk := tx.Bucket(boltQueued)
 		var err error
 		if seq, err = bk.NextSequence(); err != nil {
@@ -443,7 +369,7 @@ func (b *Bolt) Dispatch(ctx context.Context, id string) error {
 		return bk.Put(binary.BigEndian.AppendUint64(nil, seq), []byte(id))
 	})
 	if err != nil {
-		return b.fail(err)
+		return err
 	}
 	b.pending[id] = append(b.pending[id], seq)
 	return b.queue.Push(id, false)
@@ -459,11 +385,11 @@ func (b *Bolt) DispatchAt(ctx context.Context, id string, at time.Time) error {
 	if !at.After(b.now()) {
 		return b.Dispatch(ctx, id)
 	}
-	err := b.db.Update(func(tx *bolt.Tx) error {
+	err := b.f.Update(ctx, func(tx *bolt.Tx) error {
 		return tx.Bucket(boltDue).Put(dueKey(at, id), []byte{})
 	})
 	if err != nil {
-		return b.fail(err)
+		return err
 	}
 	b.mu.Lock()
 	wake := b.nextLook.IsZero() || at.Before(b.nextLook)
@@ -531,7 +457,7 @@ func (b *Bolt) dispatchDue() (time.Time, error) {
 			dispatch bool
 		)
 		b.mu.Lock()
-		err := b.db.Update(func(tx *bolt.Tx) error {
+		err := b.f.DB.Update(func(tx *bolt.Tx) error {
 			due := tx.Bucket(boltDue)
 			k, _ := due.Cursor().First()
 			if k == nil {
@@ -566,7 +492,7 @@ func (b *Bolt) dispatchDue() (time.Time, error) {
 		}
 		b.mu.Unlock()
 		if err != nil {
-			return time.Time{}, b.fail(err)
+			return time.Time{}, b.f.Fail(err)
 		}
 		if !found {
 			return next, nil
@@ -601,7 +527,7 @@ func (b *Bolt) Claim(ctx context.Context) (*Claim, error) {
 		}
 		b.mu.Unlock()
 	}
-	err = b.db.Update(func(tx *bolt.Tx) error {
+	err = b.f.DB.Update(func(tx *bolt.Tx) error {
 		if queued {
 			if err := tx.Bucket(boltQueued).Delete(binary.BigEndian.AppendUint64(nil, seq)); err != nil {
 				return err
@@ -615,7 +541,7 @@ func (b *Bolt) Claim(ctx context.Context) (*Claim, error) {
 		return bk.Put([]byte(id), append(binary.BigEndian.AppendUint64(nil, n), c.Token...))
 	})
 	if err != nil {
-		return nil, b.fail(err)
+		return nil, b.f.Fail(err)
 	}
 	return c, nil
 }
@@ -623,17 +549,13 @@ func (b *Bolt) Claim(ctx context.Context) (*Claim, error) {
 // release forgets the claim with token of task id, unless a later claim
 // of the task replaced it.
 func (b *Bolt) release(id, token string) error {
-	err := b.db.Update(func(tx *bolt.Tx) error {
+	return b.f.Fail(b.f.DB.Update(func(tx *bolt.Tx) error {
 		bk := tx.Bucket(boltClaimed)
 		if v := bk.Get([]byte(id)); len(v) >= 8 && string(v[8:]) == token {
 			return bk.Delete([]byte(id))
 		}
 		return nil
-	})
-	if err != nil {
-		return b.fail(err)
-	}
-	return nil
+	}))
 }
 
 // Close stops the sweeper and the scheduler, wakes waiting Claims with
@@ -645,9 +567,7 @@ func (b *Bolt) Close() error {
 		close(b.done)
 		b.workers.Wait()
 		b.queue.Close()
-		if err := b.db.Close(); err != nil {
-			b.closeErr = fmt.Errorf("close the task store %s: %w", b.path, err)
-		}
+		b.closeErr = b.f.Close()
 	})
 	return b.closeErr
 }

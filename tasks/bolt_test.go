@@ -4,26 +4,17 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"os"
+	"io"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/flowserve/flowserve/internal/kv/kvtest"
 	"github.com/flowserve/flowserve/tasks"
 	"github.com/flowserve/flowserve/tasks/storetest"
 )
-
-var _ tasks.Store = (*tasks.Bolt)(nil)
-
-func TestBolt(t *testing.T) {
-	storetest.RunReopen(t, func(t *testing.T, now func() time.Time) func() tasks.Store {
-		path := filepath.Join(t.TempDir(), "tasks.db")
-		return func() tasks.Store { return openBolt(t, path, now) }
-	})
-}
 
 // openBolt opens the store at path and closes it when the test ends.
 func openBolt(t *testing.T, path string, now func() time.Time) *tasks.Bolt {
@@ -165,42 +156,21 @@ func TestBoltRestart(t *testing.T) {
 	})
 }
 
+// boltOpener opens a store on the file at path, for kvtest's checks.
+func boltOpener(path string) (io.Closer, error) {
+	return tasks.OpenBolt(path, tasks.BoltOptions{})
+}
+
 // TestBoltInUse checks that a second store on the same file fails with a
 // clear error instead of waiting for the first to close.
 func TestBoltInUse(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "tasks.db")
-	openBolt(t, path, nil)
-	done := make(chan error, 1)
-	go func() {
-		s, err := tasks.OpenBolt(path, tasks.BoltOptions{})
-		if err == nil {
-			s.Close()
-		}
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		want := "the task store " + path + " is in use by another flowserve process"
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Fatalf("second OpenBolt = %v, want an error saying %q", err, want)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("second OpenBolt still waiting after 30s")
-	}
+	kvtest.BoltInUse(t, path, boltOpener, "the task store "+path+" is in use by another flowserve process")
 }
 
 // TestBoltNotADatabase checks that a file that is not a store is refused.
 func TestBoltNotADatabase(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "tasks.db")
-	if err := os.WriteFile(path, []byte(strings.Repeat("not a bolt file\n", 1000)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if s, err := tasks.OpenBolt(path, tasks.BoltOptions{}); err == nil {
-		s.Close()
-		t.Fatal("OpenBolt of a text file succeeded")
-	} else if !strings.Contains(err.Error(), path) {
-		t.Fatalf("OpenBolt of a text file = %v, want an error naming the file", err)
-	}
+	kvtest.BoltNotADatabase(t, filepath.Join(t.TempDir(), "tasks.db"), boltOpener)
 }
 
 // TestBoltDue checks schedules on the real clock and what the file holds

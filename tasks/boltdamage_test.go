@@ -16,6 +16,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/flowserve/flowserve/internal/boltcheck"
+	"github.com/flowserve/flowserve/internal/kv/kvtest"
 	"github.com/flowserve/flowserve/tasks"
 	"github.com/flowserve/flowserve/tasks/storetest"
 )
@@ -257,15 +258,7 @@ func TestBoltDamaged(t *testing.T) {
 // damaged with a problem containing want.
 func wantDamaged(t *testing.T, err error, path, want string) {
 	t.Helper()
-	var damaged *boltcheck.DamagedError
-	if !errors.As(err, &damaged) {
-		t.Fatalf("OpenBolt = %v, want a *boltcheck.DamagedError", err)
-	}
-	prefix := "the run store " + path + " is damaged: "
-	recovery := "; move it aside to start with an empty store (its tasks are lost), or restore it from a backup"
-	if msg := err.Error(); !strings.HasPrefix(msg, prefix) || !strings.Contains(msg, want) || !strings.HasSuffix(msg, recovery) {
-		t.Fatalf("OpenBolt = %q, want %q, then %q, then %q", msg, prefix, want, recovery)
-	}
+	kvtest.WantDamaged(t, err, path, boltcheck.Kind{Store: "run store", Lost: "its tasks are lost"}, want)
 }
 
 // servesOrNames fails the test unless every task of ids is served, gone,

@@ -107,7 +107,7 @@ func (b *Bolt) CreateLimited(ctx context.Context, t *Task, limit int) error {
 	if err != nil {
 		return err
 	}
-	err = b.db.Update(func(tx *bolt.Tx) error {
+	return b.f.Fail(b.f.DB.Update(func(tx *bolt.Tx) error {
 		bk := tx.Bucket(boltTasks)
 		if v := bk.Get([]byte(t.ID)); v != nil {
 			old, err := Unmarshal(v)
@@ -137,21 +137,14 @@ func (b *Bolt) CreateLimited(ctx context.Context, t *Task, limit int) error {
 			return err
 		}
 		return indexOpen(open, nil, t)
-	})
-	if err != nil {
-		return b.fail(err)
-	}
-	return nil
+	}))
 }
 
 // OpenTasks counts the open tasks of principal that have not expired, up
 // to max.
 func (b *Bolt) OpenTasks(ctx context.Context, principal string, max int) (int, error) {
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
 	n, built := 0, false
-	err := b.db.View(func(tx *bolt.Tx) error {
+	err := b.f.View(ctx, func(tx *bolt.Tx) error {
 		bk := tx.Bucket(boltOpen)
 		if built = bk != nil; built {
 			n, _ = b.countOpen(bk, principal, max)
@@ -160,16 +153,16 @@ func (b *Bolt) OpenTasks(ctx context.Context, principal string, max int) (int, e
 	})
 	if err == nil && !built {
 		// A file from before the index: build it, then count.
-		err = b.db.Update(func(tx *bolt.Tx) error {
+		err = b.f.Fail(b.f.DB.Update(func(tx *bolt.Tx) error {
 			bk, err := b.openIndex(tx)
 			if err == nil {
 				n, _ = b.countOpen(bk, principal, max)
 			}
 			return err
-		})
+		}))
 	}
 	if err != nil {
-		return 0, b.fail(err)
+		return 0, err
 	}
 	return n, nil
 }

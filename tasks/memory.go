@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/flowserve/flowserve/internal/kv"
 )
 
 // Memory is a Store in this process: tasks last as long as it does. It is
@@ -30,10 +32,7 @@ type schedule struct {
 // NewMemory returns an empty in-memory store; now is its clock (nil means
 // time.Now).
 func NewMemory(now func() time.Time) *Memory {
-	if now == nil {
-		now = time.Now
-	}
-	return &Memory{now: now, tasks: map[string]*Task{}, open: map[string]map[string]struct{}{}, queue: NewQueue(),
+	return &Memory{now: kv.Clock(now), tasks: map[string]*Task{}, open: map[string]map[string]struct{}{}, queue: NewQueue(),
 		timers: map[schedule]*time.Timer{}}
 }
 

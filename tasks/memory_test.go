@@ -9,14 +9,6 @@ import (
 	"github.com/flowserve/flowserve/tasks/storetest"
 )
 
-var _ tasks.Store = (*tasks.Memory)(nil)
-
-func TestMemory(t *testing.T) {
-	storetest.Run(t, func(t *testing.T, now func() time.Time) tasks.Store {
-		return tasks.NewMemory(now)
-	})
-}
-
 // TestMemoryDispatchAtRealClock checks a schedule of a store on the real
 // clock, and that a store closes with a schedule pending.
 func TestMemoryDispatchAtRealClock(t *testing.T) {

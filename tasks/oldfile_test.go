@@ -1,15 +1,12 @@
 package tasks_test
 
 import (
-	"compress/gzip"
 	"context"
 	"encoding/json"
-	"io"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/flowserve/flowserve/internal/kv/kvtest"
 	"github.com/flowserve/flowserve/tasks"
 	"github.com/flowserve/flowserve/tasks/storetest"
 )
@@ -29,37 +26,13 @@ func oldTask(id, principal string, st tasks.Status) *tasks.Task {
 		Created: oldStart.Add(-time.Minute), Updated: oldStart, TTL: 24 * time.Hour, Asked: 1, Runs: 1}
 }
 
-// unzip writes the gzipped file at src, uncompressed, to a new file in a
-// temporary directory and returns its path.
-func unzip(t *testing.T, src, name string) string {
-	t.Helper()
-	f, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // TestBoltOldFile opens a run store written by an earlier flowserve
 // (testdata/tasks-v1.db.gz: five tasks, one claimed and not released, two
 // dispatched, one scheduled an hour on): its tasks, its count of open
 // tasks, its takeover, its dispatches and its schedule are all there.
 func TestBoltOldFile(t *testing.T) {
 	ctx := context.Background()
-	path := unzip(t, "testdata/tasks-v1.db.gz", "tasks.db")
+	path := kvtest.Unzip(t, "testdata/tasks-v1.db.gz", "tasks.db")
 	clock := storetest.NewClock(oldStart.Add(time.Minute))
 	s := openBolt(t, path, clock.Now)
 

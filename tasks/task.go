@@ -30,6 +30,8 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/flowserve/flowserve/internal/kv"
 )
 
 // Status is where a task is in its life.
@@ -200,14 +202,7 @@ func Marshal(t *Task) ([]byte, error) { return json.Marshal(t) }
 
 // Unmarshal decodes a task in the stored format.
 func Unmarshal(b []byte) (*Task, error) {
-	var t Task
-	if err := json.Unmarshal(b, &t); err != nil {
-		return nil, errors.Join(ErrCorrupt, err)
-	}
-	if t.ID == "" || !t.Status.Valid() {
-		return nil, ErrCorrupt
-	}
-	return &t, nil
+	return kv.Decode(b, ErrCorrupt, func(t *Task) bool { return t.ID != "" && t.Status.Valid() })
 }
 
 // NewID returns a new task id: 128 random bits in hex, unguessable and

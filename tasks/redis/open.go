@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"strconv"
-	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 
@@ -49,11 +48,6 @@ func (s *Store) unindex(ctx context.Context, p goredis.Pipeliner, t *tasks.Task)
 	p.Eval(ctx, index, []string{s.OpenKey(t.Principal)}, t.ID, "", s.now().UnixMilli())
 }
 
-// expiryMilli returns when t expires, in unix milliseconds rounded up.
-func expiryMilli(t *tasks.Task) int64 {
-	return (t.Expires().UnixNano() + int64(time.Millisecond) - 1) / int64(time.Millisecond)
-}
-
 // countOpen counts the entries of the index key whose task has not
 // expired, as c (a transaction, or the client) reads them, stopping at
 // max (max <= 0: all of them).
@@ -72,7 +66,7 @@ func (s *Store) countOpen(ctx context.Context, c goredis.Cmdable, key string, ma
 // already: it counts them and stores t in one transaction that watches the
 // task's key and the principal's index of open tasks.
 func (s *Store) CreateLimited(ctx context.Context, t *tasks.Task, limit int) error {
-	if s.isClosed() {
+	if s.r.Closed() {
 		return tasks.ErrClosed
 	}
 	enc, err := tasks.Marshal(t)
@@ -117,7 +111,7 @@ func (s *Store) CreateLimited(ctx context.Context, t *tasks.Task, limit int) err
 		return err
 	}
 	if err != nil {
-		return s.fail(ctx, "create "+t.ID, err)
+		return s.r.Fail(ctx, "create "+t.ID, err)
 	}
 	return nil
 }
@@ -125,12 +119,12 @@ func (s *Store) CreateLimited(ctx context.Context, t *tasks.Task, limit int) err
 // OpenTasks counts the entries of principal's index of open tasks whose
 // task has not expired, up to max.
 func (s *Store) OpenTasks(ctx context.Context, principal string, max int) (int, error) {
-	if s.isClosed() {
+	if s.r.Closed() {
 		return 0, tasks.ErrClosed
 	}
-	n, err := s.countOpen(ctx, s.client, s.OpenKey(principal), max)
+	n, err := s.countOpen(ctx, s.r.Client, s.OpenKey(principal), max)
 	if err != nil {
-		return 0, s.fail(ctx, "count the open tasks", err)
+		return 0, s.r.Fail(ctx, "count the open tasks", err)
 	}
 	return n, nil
 }

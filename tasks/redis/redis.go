@@ -56,6 +56,7 @@
 package redis
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -65,11 +66,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/flowserve/flowserve/internal/kv"
+	"github.com/flowserve/flowserve/internal/kv/kvredis"
 	"github.com/flowserve/flowserve/tasks"
 )
 
@@ -89,8 +91,6 @@ const (
 	// notices its context ending (go-redis does not interrupt a blocked
 	// read) and looks for entries to take over.
 	maxBlock = 2 * time.Second
-	// setupTimeout bounds what New does on the server.
-	setupTimeout = 10 * time.Second
 	// dueEvery is how often each store moves the due schedules to the
 	// stream, and dueBatch how many it moves in one run of the script
 	// (it runs it again at once when there may be more).
@@ -120,8 +120,7 @@ type Options struct {
 // Store is a run store on a Redis server or cluster. It is safe for
 // concurrent use.
 type Store struct {
-	client   goredis.UniversalClient
-	owned    bool // Close closes client
+	r        *kvredis.Conn
 	prefix   string
 	stream   string
 	due      string
@@ -129,10 +128,10 @@ type Store struct {
 	lease    time.Duration
 	now      func() time.Time
 
-	mu     sync.Mutex
-	closed bool
-	// takeovers is when Claim next looks for entries to take over, and
-	// cursor where in the pending entries it goes on (XAUTOCLAIM's start).
+	// mu guards takeovers, when Claim next looks for entries to take
+	// over, and cursor, where in the pending entries it goes on
+	// (XAUTOCLAIM's start).
+	mu        sync.Mutex
 	takeovers time.Time
 	cursor    string
 
@@ -148,39 +147,6 @@ type Store struct {
 	reader chan struct{}
 }
 
-// held is a claim's entry in the stream, kept alive until it is released.
-type held struct {
-	entry string
-	stop  chan struct{} // closed by Release
-	done  chan struct{} // closed when the keep-alive has stopped
-	lost  atomic.Bool   // another consumer has the entry now
-}
-
-// renew claims a pending entry (ARGV[3]) of the group (ARGV[1]) again
-// for its consumer (ARGV[2]), which makes it fresh (idle 0), if that
-// consumer still has it; it returns 0 when another consumer took the
-// entry over or it was acknowledged. JUSTID leaves the delivery count as
-// it is.
-var renew = goredis.NewScript(`
-if #redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[3], ARGV[3], 1, ARGV[2]) == 0 then
-	return 0
-end
-redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[3], 'JUSTID')
-return 1
-`)
-
-// ack acknowledges and deletes an entry (ARGV[3]) of the group (ARGV[1])
-// if its consumer (ARGV[2]) still has it; it returns 0, and leaves the
-// entry to the consumer that took it over, otherwise.
-var ack = goredis.NewScript(`
-if #redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[3], ARGV[3], 1, ARGV[2]) == 0 then
-	return 0
-end
-redis.call('XACK', KEYS[1], ARGV[1], ARGV[3])
-redis.call('XDEL', KEYS[1], ARGV[3])
-return 1
-`)
-
 // dispatchDue moves the schedules of the sorted set KEYS[1] due at
 // ARGV[1] (unix milliseconds), at most ARGV[2] of them, earliest first,
 // to the stream KEYS[2], each as an entry {id: the member past its 16
@@ -194,49 +160,15 @@ end
 return #due
 `)
 
+// spec names the store in its errors.
+var spec = kvredis.Spec{Name: "redis task store", Closed: tasks.ErrClosed,
+	Pass: []error{tasks.ErrNotFound, tasks.ErrExists, tasks.ErrCorrupt}}
+
 // New returns a store that keeps tasks through client. It creates the
 // stream and its consumer group unless they exist, so it fails when the
 // server does not answer. Close does not close a client passed to New.
 func New(client goredis.UniversalClient, opts Options) (*Store, error) {
-	s := &Store{
-		client:   client,
-		prefix:   opts.Prefix,
-		consumer: opts.Consumer,
-		lease:    opts.Lease,
-		now:      opts.Now,
-		cursor:   "0-0",
-		done:     make(chan struct{}),
-		reader:   make(chan struct{}, 1),
-	}
-	if s.prefix == "" {
-		s.prefix = DefaultPrefix
-	}
-	s.stream = s.prefix + "queue"
-	s.due = s.prefix + "due"
-	if s.lease == 0 {
-		s.lease = DefaultLease
-	}
-	if s.lease < MinLease {
-		return nil, fmt.Errorf("redis task store: lease %s is shorter than %s", s.lease, MinLease)
-	}
-	if s.now == nil {
-		s.now = time.Now
-	}
-	if s.consumer == "" {
-		c, err := defaultConsumer()
-		if err != nil {
-			return nil, fmt.Errorf("redis task store: name the consumer: %w", err)
-		}
-		s.consumer = c
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
-	defer cancel()
-	if err := s.createGroup(ctx); err != nil {
-		return nil, err
-	}
-	s.scheduler.Add(1)
-	go s.schedule()
-	return s, nil
+	return newStore(kvredis.New(client, spec), opts)
 }
 
 // Open returns a store on the server a URL names:
@@ -246,17 +178,41 @@ func New(client goredis.UniversalClient, opts Options) (*Store, error) {
 // fails when the server does not answer. Close the store when done with
 // it.
 func Open(url string, opts Options) (*Store, error) {
-	o, err := goredis.ParseURL(url)
-	if err != nil {
-		return nil, fmt.Errorf("redis task store: %w", err)
+	return kvredis.Open(url, spec, func(r *kvredis.Conn) (*Store, error) { return newStore(r, opts) })
+}
+
+// newStore returns a store on r, once the stream's consumer group is
+// there, and starts its scheduler.
+func newStore(r *kvredis.Conn, opts Options) (*Store, error) {
+	s := &Store{
+		r:        r,
+		prefix:   cmp.Or(opts.Prefix, DefaultPrefix),
+		consumer: opts.Consumer,
+		lease:    cmp.Or(opts.Lease, DefaultLease),
+		now:      kv.Clock(opts.Now),
+		cursor:   "0-0",
+		done:     make(chan struct{}),
+		reader:   make(chan struct{}, 1),
 	}
-	client := goredis.NewClient(o)
-	s, err := New(client, opts)
-	if err != nil {
-		client.Close()
+	s.stream = s.prefix + "queue"
+	s.due = s.prefix + "due"
+	if s.lease < MinLease {
+		return nil, fmt.Errorf("redis task store: lease %s is shorter than %s", s.lease, MinLease)
+	}
+	if s.consumer == "" {
+		c, err := defaultConsumer()
+		if err != nil {
+			return nil, fmt.Errorf("redis task store: name the consumer: %w", err)
+		}
+		s.consumer = c
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), kvredis.SetupTimeout)
+	defer cancel()
+	if err := s.createGroup(ctx); err != nil {
 		return nil, err
 	}
-	s.owned = true
+	s.scheduler.Add(1)
+	go s.schedule()
 	return s, nil
 }
 
@@ -277,7 +233,7 @@ func defaultConsumer() (string, error) {
 // exists. The group starts at the stream's first entry, so that no
 // dispatch made before it existed is lost.
 func (s *Store) createGroup(ctx context.Context) error {
-	err := s.client.XGroupCreateMkStream(ctx, s.stream, group, "0").Err()
+	err := s.r.Client.XGroupCreateMkStream(ctx, s.stream, group, "0").Err()
 	if err != nil && !strings.HasPrefix(err.Error(), "BUSYGROUP") {
 		return fmt.Errorf("redis task store: create the consumer group: %w", err)
 	}
@@ -296,28 +252,6 @@ func (s *Store) Due() string { return s.due }
 // Consumer returns the store's name in the consumer group.
 func (s *Store) Consumer() string { return s.consumer }
 
-// isClosed reports whether Close was called.
-func (s *Store) isClosed() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.closed
-}
-
-// fail returns err as the store's error: ErrClosed once the store is
-// closed, the tasks errors and ctx's as they are, others saying what
-// failed.
-func (s *Store) fail(ctx context.Context, what string, err error) error {
-	switch {
-	case s.isClosed():
-		return tasks.ErrClosed
-	case ctx.Err() != nil:
-		return ctx.Err()
-	case errors.Is(err, tasks.ErrNotFound), errors.Is(err, tasks.ErrExists), errors.Is(err, tasks.ErrCorrupt):
-		return err
-	}
-	return fmt.Errorf("redis task store: %s: %w", what, err)
-}
-
 // expired reports whether t is past its expiry by the store's clock.
 func (s *Store) expired(t *tasks.Task) bool { return !s.now().Before(t.Expires()) }
 
@@ -328,14 +262,14 @@ func (s *Store) life(t *tasks.Task) time.Duration {
 	if d <= 0 {
 		return 0
 	}
-	return (d + time.Millisecond - 1).Truncate(time.Millisecond)
+	return kvredis.PX(d)
 }
 
 // transact runs fn in a transaction watching keys, again while another
 // client changed one of them first.
 func (s *Store) transact(ctx context.Context, fn func(*goredis.Tx) error, keys ...string) error {
 	for {
-		err := s.client.Watch(ctx, fn, keys...)
+		err := s.r.Client.Watch(ctx, fn, keys...)
 		if !errors.Is(err, goredis.TxFailedErr) {
 			return err
 		}
@@ -368,7 +302,7 @@ func (s *Store) store(ctx context.Context, p goredis.Pipeliner, key string, t *t
 	}
 	score := ""
 	if life > 0 && t.Open() {
-		score = strconv.FormatInt(expiryMilli(t), 10)
+		score = strconv.FormatInt(kvredis.CeilMilli(t.Expires()), 10)
 	}
 	p.Eval(ctx, index, []string{s.OpenKey(t.Principal)}, t.ID, score, s.now().UnixMilli())
 }
@@ -381,15 +315,15 @@ func (s *Store) Create(ctx context.Context, t *tasks.Task) error {
 
 // Get returns the task.
 func (s *Store) Get(ctx context.Context, id string) (*tasks.Task, error) {
-	if s.isClosed() {
+	if s.r.Closed() {
 		return nil, tasks.ErrClosed
 	}
-	b, err := s.client.Get(ctx, s.Key(id)).Bytes()
+	b, err := s.r.Client.Get(ctx, s.Key(id)).Bytes()
 	if errors.Is(err, goredis.Nil) {
 		return nil, tasks.ErrNotFound
 	}
 	if err != nil {
-		return nil, s.fail(ctx, "get "+id, err)
+		return nil, s.r.Fail(ctx, "get "+id, err)
 	}
 	t, err := tasks.Unmarshal(b)
 	if err != nil {
@@ -406,7 +340,7 @@ func (s *Store) Get(ctx context.Context, id string) (*tasks.Task, error) {
 // reads the task again and runs fn again. An expired task is deleted and
 // ErrNotFound returned.
 func (s *Store) Update(ctx context.Context, id string, fn func(*tasks.Task) error) (*tasks.Task, error) {
-	if s.isClosed() {
+	if s.r.Closed() {
 		return nil, tasks.ErrClosed
 	}
 	key := s.Key(id)
@@ -456,7 +390,7 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*tasks.Task) erro
 	case fnErr != nil:
 		return nil, fnErr
 	case err != nil:
-		return nil, s.fail(ctx, "update "+id, err)
+		return nil, s.r.Fail(ctx, "update "+id, err)
 	}
 	return stored, nil
 }
@@ -464,12 +398,12 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*tasks.Task) erro
 // Dispatch adds the task's id to the stream, for one instance's worker to
 // claim.
 func (s *Store) Dispatch(ctx context.Context, id string) error {
-	if s.isClosed() {
+	if s.r.Closed() {
 		return tasks.ErrClosed
 	}
-	err := s.client.XAdd(ctx, &goredis.XAddArgs{Stream: s.stream, Values: []string{"id", id}}).Err()
+	err := s.r.Client.XAdd(ctx, &goredis.XAddArgs{Stream: s.stream, Values: []string{"id", id}}).Err()
 	if err != nil {
-		return s.fail(ctx, "dispatch "+id, err)
+		return s.r.Fail(ctx, "dispatch "+id, err)
 	}
 	return nil
 }
@@ -478,7 +412,7 @@ func (s *Store) Dispatch(ctx context.Context, id string) error {
 // first store whose clock has reached at to move it to the stream; it adds
 // the task's id to the stream at once when at has passed.
 func (s *Store) DispatchAt(ctx context.Context, id string, at time.Time) error {
-	if s.isClosed() {
+	if s.r.Closed() {
 		return tasks.ErrClosed
 	}
 	if !at.After(s.now()) {
@@ -487,8 +421,8 @@ func (s *Store) DispatchAt(ctx context.Context, id string, at time.Time) error {
 	ns := max(at.UnixNano(), 0)
 	member := fmt.Sprintf("%016x%s", ns, id)
 	score := float64((ns + int64(time.Millisecond) - 1) / int64(time.Millisecond))
-	if err := s.client.ZAddNX(ctx, s.due, goredis.Z{Score: score, Member: member}).Err(); err != nil {
-		return s.fail(ctx, "schedule "+id, err)
+	if err := s.r.Client.ZAddNX(ctx, s.due, goredis.Z{Score: score, Member: member}).Err(); err != nil {
+		return s.r.Fail(ctx, "schedule "+id, err)
 	}
 	return nil
 }
@@ -521,217 +455,12 @@ func (s *Store) dispatchDue() {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		now := s.now().UnixMilli()
-		n, err := dispatchDue.Run(ctx, s.client, []string{s.due, s.stream}, now, dueBatch).Int()
+		n, err := dispatchDue.Run(ctx, s.r.Client, []string{s.due, s.stream}, now, dueBatch).Int()
 		cancel()
 		if err != nil || n < dueBatch {
 			return
 		}
 	}
-}
-
-// Claim waits for an entry of the stream no consumer has had, or one to
-// take over, and holds it for the claim, claiming it again every third of
-// the lease until Release.
-func (s *Store) Claim(ctx context.Context) (*tasks.Claim, error) {
-	for {
-		if s.isClosed() {
-			return nil, tasks.ErrClosed
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if s.takeoversDue() {
-			c, again, err := s.takeOver(ctx)
-			if c != nil || err != nil {
-				return c, err
-			}
-			if again {
-				continue
-			}
-		}
-		c, err := s.read(ctx)
-		if c != nil || err != nil {
-			return c, err
-		}
-	}
-}
-
-// takeoversDue reports whether Claim is to look for entries to take over,
-// and if so puts the next look off, so that one of the concurrent Claims
-// looks.
-func (s *Store) takeoversDue() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := time.Now()
-	if now.Before(s.takeovers) {
-		return false
-	}
-	s.takeovers = now.Add(s.lease / 2)
-	return true
-}
-
-// takeOver takes over one entry that has been pending for longer than the
-// lease, if there is one, and reports whether to look again at once: when
-// it skipped the entry of a task that is gone, or there are pending
-// entries it did not look at yet.
-func (s *Store) takeOver(ctx context.Context) (*tasks.Claim, bool, error) {
-	s.mu.Lock()
-	start := s.cursor
-	s.mu.Unlock()
-	msgs, next, err := s.client.XAutoClaim(ctx, &goredis.XAutoClaimArgs{
-		Stream:   s.stream,
-		Group:    group,
-		Consumer: s.consumer,
-		MinIdle:  s.lease,
-		Start:    start,
-		Count:    1,
-	}).Result()
-	if err != nil {
-		if isNoGroup(err) {
-			return nil, true, s.createGroup(ctx)
-		}
-		return nil, false, s.fail(ctx, "take over claims", err)
-	}
-	s.mu.Lock()
-	s.cursor = next
-	again := next != "0-0" || len(msgs) > 0
-	if again {
-		s.takeovers = time.Time{}
-	}
-	s.mu.Unlock()
-	for _, m := range msgs {
-		id, _ := m.Values["id"].(string)
-		if id != "" {
-			n, err := s.client.Exists(ctx, s.Key(id)).Result()
-			if err != nil {
-				return nil, false, s.fail(ctx, "take over "+id, err)
-			}
-			if n > 0 {
-				c, err := s.hold(m.ID, id, true)
-				return c, false, err
-			}
-		}
-		// The task is gone (or the entry is not one of ours): nothing
-		// is left to do for the entry.
-		if err := ack.Run(ctx, s.client, []string{s.stream}, group, s.consumer, m.ID).Err(); err != nil {
-			return nil, false, s.fail(ctx, "acknowledge "+m.ID, err)
-		}
-	}
-	return nil, again, nil
-}
-
-// read waits, for a short while, for an entry no consumer has had and
-// holds it; it returns no claim and no error when none came.
-func (s *Store) read(ctx context.Context) (*tasks.Claim, error) {
-	select {
-	case s.reader <- struct{}{}:
-		defer func() { <-s.reader }()
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-s.done:
-		return nil, tasks.ErrClosed
-	}
-	block := min(maxBlock, s.lease/2)
-	if d, ok := ctx.Deadline(); ok {
-		block = max(min(block, time.Until(d)), time.Millisecond)
-	}
-	res, err := s.client.XReadGroup(ctx, &goredis.XReadGroupArgs{
-		Group:    group,
-		Consumer: s.consumer,
-		Streams:  []string{s.stream, ">"},
-		Count:    1,
-		Block:    block,
-	}).Result()
-	switch {
-	case errors.Is(err, goredis.Nil):
-		return nil, nil
-	case isNoGroup(err):
-		return nil, s.createGroup(ctx)
-	case err != nil:
-		return nil, s.fail(ctx, "claim", err)
-	}
-	for _, stream := range res {
-		for _, m := range stream.Messages {
-			id, _ := m.Values["id"].(string)
-			if id == "" {
-				ack.Run(ctx, s.client, []string{s.stream}, group, s.consumer, m.ID)
-				continue
-			}
-			// An entry read as the store closes stays pending, for
-			// another instance to take over.
-			return s.hold(m.ID, id, false)
-		}
-	}
-	return nil, nil
-}
-
-func isNoGroup(err error) bool {
-	return err != nil && strings.HasPrefix(err.Error(), "NOGROUP")
-}
-
-// hold starts keeping entry alive and returns the claim of task id it
-// stands for.
-func (s *Store) hold(entry, id string, takeover bool) (*tasks.Claim, error) {
-	h := &held{entry: entry, stop: make(chan struct{}), done: make(chan struct{})}
-	c, err := tasks.NewClaim(id, takeover, func() error { return s.release(h) })
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return nil, tasks.ErrClosed
-	}
-	s.keepAlives.Add(1)
-	s.mu.Unlock()
-	go s.keepAlive(h)
-	return c, nil
-}
-
-// keepAlive claims h's entry again every third of the lease, until
-// Release or Close, or until another consumer has the entry.
-func (s *Store) keepAlive(h *held) {
-	defer s.keepAlives.Done()
-	defer close(h.done)
-	every := s.lease / 3
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	for {
-		select {
-		case <-h.stop:
-			return
-		case <-s.done:
-			return
-		case <-tick.C:
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), every)
-		n, err := renew.Run(ctx, s.client, []string{s.stream}, group, s.consumer, h.entry).Int()
-		cancel()
-		if err == nil && n == 0 {
-			h.lost.Store(true)
-			return
-		}
-		// On an error, try again at the next tick: the entry stays ours
-		// until it has been idle for the whole lease.
-	}
-}
-
-// release stops keeping h's entry alive, then acknowledges and deletes it,
-// unless the store is closed or another consumer took the entry over.
-func (s *Store) release(h *held) error {
-	close(h.stop)
-	<-h.done
-	if s.isClosed() {
-		return tasks.ErrClosed
-	}
-	if h.lost.Load() {
-		return nil
-	}
-	ctx := context.Background()
-	if err := ack.Run(ctx, s.client, []string{s.stream}, group, s.consumer, h.entry).Err(); err != nil {
-		return s.fail(ctx, "release "+h.entry, err)
-	}
-	return nil
 }
 
 // Close stops keeping the claims alive, without acknowledging them, so
@@ -741,20 +470,9 @@ func (s *Store) release(h *held) error {
 // It closes the client Open made, not one passed to New. Calling Close
 // again does nothing.
 func (s *Store) Close() error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return nil
-	}
-	s.closed = true
-	close(s.done)
-	s.mu.Unlock()
-	s.keepAlives.Wait()
-	s.scheduler.Wait()
-	if s.owned {
-		if err := s.client.Close(); err != nil {
-			return fmt.Errorf("redis task store: close: %w", err)
-		}
-	}
-	return nil
+	return s.r.Close(func() {
+		close(s.done)
+		s.keepAlives.Wait()
+		s.scheduler.Wait()
+	})
 }

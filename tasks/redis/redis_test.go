@@ -19,8 +19,6 @@ import (
 	"github.com/flowserve/flowserve/tasks/storetest"
 )
 
-var _ tasks.Store = (*redis.Store)(nil)
-
 // wait bounds how long a test waits for the store to do something.
 const wait = 30 * time.Second
 
@@ -35,37 +33,6 @@ func newStore(t *testing.T, client goredis.UniversalClient, opts redis.Options) 
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
-}
-
-// TestStore runs the store contract on stores made both ways: with Open
-// (the store owns its client and closes it) and with New on a shared
-// client, each store under a prefix of its own.
-func TestStore(t *testing.T) {
-	srv := redistest.Start(t)
-	shared := srv.Client(t)
-	n := 0
-	prefix := func() string {
-		n++
-		return fmt.Sprintf("test%d:", n)
-	}
-	t.Run("Open", func(t *testing.T) {
-		storetest.RunReopen(t, func(t *testing.T, now func() time.Time) func() tasks.Store {
-			p := prefix()
-			return func() tasks.Store {
-				s, err := redis.Open(srv.URL, redis.Options{Prefix: p, Now: now})
-				if err != nil {
-					t.Fatalf("Open: %v", err)
-				}
-				return s
-			}
-		})
-	})
-	t.Run("New", func(t *testing.T) {
-		storetest.RunReopen(t, func(t *testing.T, now func() time.Time) func() tasks.Store {
-			p := prefix()
-			return func() tasks.Store { return newStore(t, shared, redis.Options{Prefix: p, Now: now}) }
-		})
-	})
 }
 
 // claim claims the next task of s, or fails the test after wait.
