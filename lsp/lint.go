@@ -1,29 +1,21 @@
 package lsp
 
 import (
-	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/flowserve/flowserve/dsl"
 )
 
 // lintDoc returns flowserve lint's diagnostics of the document at path:
-// those the workspace of its scope (see scopeOf) loads for it, with the
-// open documents' texts (texts) in place of their files. A test file
-// (*_test.yaml) gets none.
+// those the workspace of its scope (see scopeOf) gives it
+// (project.Workspace.Diagnostics), with the open documents' texts (texts)
+// in place of their files. A test file (*_test.yaml) gets none.
 func (s *Server) lintDoc(path string, texts overlay) dsl.Diagnostics {
 	sp := s.spaceOf(path, texts)
 	if sp == nil {
 		return nil
 	}
-	return ofFile(sp.load(texts), path)
-}
-
-// ofFile returns the diagnostics of diags in the file path.
-func ofFile(diags dsl.Diagnostics, path string) dsl.Diagnostics {
-	path = filepath.ToSlash(path)
-	return slices.DeleteFunc(diags, func(d dsl.Diagnostic) bool { return d.Pos.File != path })
+	return sp.lint(texts, path)
 }
 
 // toProtocol converts the diagnostics of one document.

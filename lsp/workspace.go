@@ -172,13 +172,13 @@ func (sp *space) sync(texts overlay) {
 	}
 }
 
-// load loads sp's scope with texts in place of their files.
-func (sp *space) load(texts overlay) dsl.Diagnostics {
+// lint returns the diagnostics of the file path that loading sp's scope
+// with texts in place of their files gives.
+func (sp *space) lint(texts overlay, path string) dsl.Diagnostics {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	sp.sync(texts)
-	_, diags := sp.ws.Load()
-	return diags
+	return sp.ws.Diagnostics(path)
 }
 
 // flows returns the parsed flows of sp's scope, with texts in place of

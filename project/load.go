@@ -200,14 +200,29 @@ func parseFlow(fsys fs.FS, path string, env flow.Env) (f *dsl.File, parsed, diag
 // returns Parse's diagnostics (parsed) and all of them (diags, Check's
 // added). The file is nil when its YAML cannot be read at all.
 func parseSource(path string, src []byte, env flow.Env) (f *dsl.File, parsed, diags dsl.Diagnostics) {
-	f, parsed = dsl.Parse(path, src)
+	f, parsed = parseText(path, src)
+	return f, parsed, append(slices.Clip(parsed), checkParsed(f, env)...)
+}
+
+// parseText parses the flow file at path holding src (dsl.Parse) and
+// returns it, nil when its YAML cannot be read at all, with Parse's
+// diagnostics, their ends set.
+func parseText(path string, src []byte) (*dsl.File, dsl.Diagnostics) {
+	f, parsed := dsl.Parse(path, src)
 	parsed.SetEnds(path, src)
+	return f, parsed
+}
+
+// checkParsed checks the parsed flow file f (dsl.Check, which records its
+// findings in f) and returns the diagnostics, their ends set; none when f
+// is nil.
+func checkParsed(f *dsl.File, env flow.Env) dsl.Diagnostics {
 	if f == nil {
-		return nil, parsed, parsed
+		return nil
 	}
 	checks := dsl.Check(f, env.Actions)
-	checks.SetEnds(path, src)
-	return f, parsed, append(slices.Clip(parsed), checks...)
+	checks.SetEnds(f.Path, f.Source)
+	return checks
 }
 
 // loadFlow parses, checks and compiles one flow file with the callees

@@ -25,7 +25,8 @@ import (
 // changed, and checks calls and compiles again only the flows whose file
 // changed or that call, directly or not, a flow whose file changed (or a
 // name no flow had, or has, since an unknown name's suggestions come
-// from every name). It is safe for concurrent use; loads take turns.
+// from every name); [Workspace.Diagnostics] works out one file's alone.
+// It is safe for concurrent use; loads take turns.
 type Workspace struct {
 	paths []string
 	opts  Options
@@ -43,13 +44,16 @@ type Workspace struct {
 	gen    atomic.Uint64
 }
 
-// parse is what parsing and checking one flow file gave, for its text.
+// parse is what parsing one flow file gave, for its text, and checking
+// it once a load needed that (a flow's own diagnostics need Check's; the
+// others' names, calls and schemas do not).
 type parse struct {
-	src    []byte
-	f      *dsl.File
-	parsed dsl.Diagnostics // Parse's
-	diags  dsl.Diagnostics // Parse's and Check's
-	gen    uint64          // tells this parse from every other
+	src     []byte
+	f       *dsl.File
+	parsed  dsl.Diagnostics // Parse's
+	checks  dsl.Diagnostics // Check's, once checked
+	checked bool
+	gen     uint64 // tells this parse from every other
 }
 
 // checked is what checkFlow gave one flow, and what that depended on
@@ -112,6 +116,23 @@ func (w *Workspace) Files(max int) (files Files, fits bool) {
 // of their files, and returns the same Set and diagnostics as Load of the
 // same texts (a Set with Programs only when Options.CheckOnly is false).
 func (w *Workspace) Load() (*Set, dsl.Diagnostics) {
+	return w.load("")
+}
+
+// Diagnostics returns the diagnostics Load gives for the file at path (a
+// flow or a declaration file), working out no more than they need: every
+// flow is parsed and checked on its own, since names and calls cross
+// files, but only the flow at path has its calls checked and is
+// compiled. An editor lints the document open in it with Diagnostics.
+func (w *Workspace) Diagnostics(path string) dsl.Diagnostics {
+	path = overlayName(path)
+	_, diags := w.load(path)
+	return slices.DeleteFunc(diags, func(d dsl.Diagnostic) bool { return d.Pos.File != path })
+}
+
+// load is Load, checking and compiling only the flow at the path only
+// when it is not "".
+func (w *Workspace) load(only string) (*Set, dsl.Diagnostics) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	fsys := w.fsys()
@@ -127,7 +148,7 @@ func (w *Workspace) Load() (*Set, dsl.Diagnostics) {
 	}
 	w.used = map[string]bool{}
 	defer w.forget()
-	for _, r := range w.loadFlows(fsys, files.Flows) {
+	for _, r := range w.loadFlows(fsys, files.Flows, only) {
 		f, p, ds := r.f, r.p, r.diags
 		if r.pulled {
 			set.Files.Flows = append(set.Files.Flows, f.Path)
@@ -169,7 +190,7 @@ func (w *Workspace) Flows() []*dsl.File {
 	fsys := w.fsys()
 	files, _, _ := discover(fsys, w.paths, 0)
 	var out []*dsl.File
-	for _, l := range w.parseFlows(fsys, files.Flows) {
+	for _, l := range w.parseFlows(fsys, files.Flows, func(string) bool { return false }) {
 		if l.f != nil {
 			out = append(out, l.f)
 		}
@@ -203,10 +224,11 @@ type loaded struct {
 // process may run at once: each file is parsed and checked on its own,
 // then, once every file is parsed, its calls are checked against the
 // flows they name (dsl.CheckCalls) and it is compiled with them as its
-// callees. The results are in the order of paths, the flows pulled in
-// for calls after them; with Options.CheckOnly they hold no programs.
-func (w *Workspace) loadFlows(fsys fs.FS, paths []string) []loaded {
-	out := w.parseFlows(fsys, paths)
+// callees (only the flow at the path only, when it is not ""). The
+// results are in the order of paths, the flows pulled in for calls after
+// them; with Options.CheckOnly they hold no programs.
+func (w *Workspace) loadFlows(fsys fs.FS, paths []string, only string) []loaded {
+	out := w.parseFlows(fsys, paths, func(p string) bool { return only == "" || p == only })
 	files := make([]*dsl.File, 0, len(out))
 	gens := make(map[*dsl.File]uint64, len(out))
 	for _, l := range out {
@@ -219,7 +241,7 @@ func (w *Workspace) loadFlows(fsys fs.FS, paths []string) []loaded {
 	names := sync.OnceValue(func() string { return strings.Join(table.Names(), "\x00") })
 	parallel(len(out), func(i int) {
 		l := &out[i]
-		if l.f == nil {
+		if l.f == nil || only != "" && l.f.Path != only {
 			return
 		}
 		p, ds := w.check(l, depKey(l.f, gens, table, names), table, env)
@@ -235,16 +257,19 @@ func (w *Workspace) loadFlows(fsys fs.FS, paths []string) []loaded {
 }
 
 // parseFlows parses the flow files at paths, in parallel, and those
-// beside them that they call (see pullCallees), after them.
-func (w *Workspace) parseFlows(fsys fs.FS, paths []string) []loaded {
+// beside them that they call (see pullCallees), after them; it checks
+// those whose diagnostics are wanted (see parse).
+func (w *Workspace) parseFlows(fsys fs.FS, paths []string, wanted func(path string) bool) []loaded {
 	out := make([]loaded, len(paths))
-	parallel(len(paths), func(i int) { out[i] = w.parse(fsys, paths[i]) })
-	return append(out, pullCallees(fsys, paths, out, func(p string) loaded { return w.parse(fsys, p) })...)
+	parallel(len(paths), func(i int) { out[i] = w.parse(fsys, paths[i], wanted(paths[i])) })
+	return append(out, pullCallees(fsys, paths, out, func(p string) loaded { return w.parse(fsys, p, wanted(p)) })...)
 }
 
-// parse reads, parses and checks the flow file at path, or returns the
-// parse of its text kept from an earlier load.
-func (w *Workspace) parse(fsys fs.FS, path string) loaded {
+// parse reads and parses the flow file at path, or takes the parse of
+// its text kept from an earlier load; with check, it also checks it
+// (once for a text), and the diagnostics are Parse's and Check's, else
+// Parse's alone.
+func (w *Workspace) parse(fsys fs.FS, path string, check bool) loaded {
 	src, err := fs.ReadFile(fsys, path)
 	if err != nil {
 		ds := dsl.Diagnostics{fileError(path, dsl.CodeUnreadable, err.Error())}
@@ -257,13 +282,22 @@ func (w *Workspace) parse(fsys fs.FS, path string) loaded {
 	e := w.parses[path]
 	w.cmu.Unlock()
 	if e == nil || !bytes.Equal(e.src, src) {
-		f, parsed, diags := parseSource(path, src, w.opts.env())
-		e = &parse{src: src, f: f, parsed: parsed, diags: diags, gen: w.gen.Add(1)}
+		f, parsed := parseText(path, src)
+		e = &parse{src: src, f: f, parsed: parsed, gen: w.gen.Add(1)}
 		w.cmu.Lock()
 		w.parses[path] = e
 		w.cmu.Unlock()
 	}
-	return loaded{f: e.f, parsed: e.parsed, diags: slices.Clip(e.diags), gen: e.gen}
+	// Only this goroutine of the one load running reads e now: loads take
+	// turns, and a load parses each path once.
+	if check && !e.checked {
+		e.checks, e.checked = checkParsed(e.f, w.opts.env()), true
+	}
+	l := loaded{f: e.f, parsed: e.parsed, diags: slices.Clip(e.parsed), gen: e.gen}
+	if check {
+		l.diags = append(l.diags, e.checks...)
+	}
+	return l
 }
 
 // check checks l's calls against table and compiles it (see checkFlow),

@@ -98,7 +98,8 @@ var wsSteps = []wsStep{
 
 // TestWorkspaceIsLoad changes a project's files step by step, saved and
 // not, and loads it with one Workspace at each step: the diagnostics,
-// programs and files are those of Load of the same texts, and only the
+// programs and files are those of Load of the same texts, so are each
+// file's diagnostics worked out alone (Diagnostics), and only the
 // flows a change touches are checked again (the callers of a changed
 // flow, directly or not, and the callers of a name no flow had).
 func TestWorkspaceIsLoad(t *testing.T) {
@@ -151,6 +152,14 @@ func TestWorkspaceIsLoad(t *testing.T) {
 						t.Errorf("%s: checked again %v, want %v", step.name, got, step.recheck)
 					}
 				}
+				// Each file's own, worked out alone, are Load's of it.
+				for _, file := range slices.Concat(wantSet.Files.Flows, wantSet.Files.Resources) {
+					got := ws.Diagnostics(file)
+					own := slices.DeleteFunc(slices.Clone(want), func(d dsl.Diagnostic) bool { return d.Pos.File != file })
+					if len(got)+len(own) > 0 && !reflect.DeepEqual(got, own) {
+						t.Errorf("%s: %s: Diagnostics gives\n%v\nLoad gives\n%v", step.name, file, got, own)
+					}
+				}
 			}
 		})
 	}
@@ -188,7 +197,8 @@ func rechecked(before, after map[string]*checked) []string {
 }
 
 // TestWorkspaceKeepsParses: a load parses again only the files whose text
-// changed; an unchanged file is the same *dsl.File.
+// changed (an unchanged file is the same *dsl.File), Diagnostics compiles
+// only the file it is asked about, and a file deleted is forgotten.
 func TestWorkspaceKeepsParses(t *testing.T) {
 	disk := fstest.MapFS{"flows/main.yaml": {Data: []byte(wsMain)}, "flows/mid.yaml": {Data: []byte(wsMid)}, "flows/leaf.yaml": {Data: []byte(wsLeaf)}}
 	ws := NewWorkspace([]string{"flows"}, Options{FS: disk, CheckOnly: true})
@@ -205,6 +215,14 @@ func TestWorkspaceKeepsParses(t *testing.T) {
 	}
 	if flows := ws.Flows(); len(flows) != 3 || !slices.Equal(flows, second.Parsed) {
 		t.Errorf("Flows %v, want the parses of the last load", flows)
+	}
+	// One file's diagnostics compile that file alone; the others' checks
+	// are kept.
+	one := NewWorkspace([]string{"flows"}, Options{FS: disk, CheckOnly: true})
+	one.Diagnostics("flows/mid.yaml")
+	one.Diagnostics("flows/leaf.yaml")
+	if _, ok := one.checks["flows/main.yaml"]; ok || len(one.checks) != 2 || len(one.parses) != 3 {
+		t.Errorf("after the diagnostics of two files: %d checks (main's %v), %d parses", len(one.checks), ok, len(one.parses))
 	}
 	// A file gone is forgotten.
 	delete(disk, "flows/leaf.yaml")
