@@ -40,11 +40,12 @@ type space struct {
 }
 
 // isTestFile reports whether path is a flow test file (*_test.yaml):
-// no flow, so it gets no diagnostics.
+// no flow, so it gets no diagnostics. It is a YAML file that a directory
+// holds as neither a flow nor a declaration (see project.IsFlowFile).
 func isTestFile(path string) bool {
 	base := filepath.Base(path)
 	ext := filepath.Ext(base)
-	return (ext == ".yaml" || ext == ".yml") && strings.HasSuffix(strings.TrimSuffix(base, ext), "_test")
+	return (ext == ".yaml" || ext == ".yml") && !project.IsFlowFile(base) && !resources.IsDeclarationFile(base)
 }
 
 // scopeRoot returns the directory whose files are linted with the
