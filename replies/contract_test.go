@@ -8,11 +8,12 @@ import (
 	"testing"
 	"time"
 
+	goredis "github.com/redis/go-redis/v9"
+
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/internal/kv/kvtest"
 	"github.com/flowserve/flowserve/replies"
 	"github.com/flowserve/flowserve/replies/redis"
-	"github.com/flowserve/flowserve/replies/redis/redistest"
 )
 
 // The stores of this module implement flow.ReplyStore.
@@ -26,23 +27,19 @@ var (
 // relies on it (flow.Program.Run: Get on each round with a state, Put of
 // the final result for the state's remaining lifetime), and goroutines
 // writing and reading their own keys at once (run with -race). The Redis
-// store runs on a redis-server started for the test. The stores run on
-// the real clock, as Redis does: the tests of expiry sleep.
+// store runs on a redis-server started for the test, made both ways: with
+// Open (DefaultPrefix, a client of its own) and with New (a prefix of its
+// own, a shared client). The stores run on the real clock, as Redis does:
+// the tests of expiry sleep.
 func TestContract(t *testing.T) {
-	var srv *redistest.Server
-	contract().RunBackends(t,
-		kvtest.Backend[flow.ReplyStore]{Name: "memory", Open: func(*testing.T, func() time.Time) flow.ReplyStore {
-			return replies.NewMemory(0, nil)
-		}},
-		kvtest.Backend[flow.ReplyStore]{Name: "redis", Setup: func(t *testing.T) { srv = redistest.Start(t) },
-			Open: func(t *testing.T, _ func() time.Time) flow.ReplyStore {
-				rs, err := redis.Open(srv.URL)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return rs
-			}},
-	)
+	contract().RunBackends(t, append([]kvtest.Backend[flow.ReplyStore]{
+		{Name: "memory", Open: func(*testing.T, func() time.Time) flow.ReplyStore { return replies.NewMemory(0, nil) }},
+	}, kvtest.RedisBackends(
+		func(url, _ string, _ func() time.Time) (flow.ReplyStore, error) { return redis.Open(url) },
+		func(client goredis.UniversalClient, prefix string, _ func() time.Time) (flow.ReplyStore, error) {
+			return redis.New(client, prefix), nil
+		},
+	)...)...)
 }
 
 func k(b ...byte) [32]byte {

@@ -1,9 +1,6 @@
 package tasks_test
 
 import (
-	"fmt"
-	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,50 +27,17 @@ func init() { redistest.Quiet() }
 // owns its client and closes it) and with New on a shared client, each
 // store under a prefix of its own.
 func TestContract(t *testing.T) {
-	var (
-		srv    *redistest.Server
-		shared *goredis.Client
-		mu     sync.Mutex
-		n      int
-	)
-	startRedis := func(t *testing.T) {
-		srv = redistest.Start(t)
-		shared = srv.Client(t)
-	}
-	prefix := func() string {
-		mu.Lock()
-		defer mu.Unlock()
-		n++
-		return fmt.Sprintf("test%d:", n)
-	}
-	storetest.Contract.RunBackends(t,
-		kvtest.Backend[tasks.Store]{Name: "memory", Open: func(t *testing.T, now func() time.Time) tasks.Store {
-			return tasks.NewMemory(now)
-		}},
-		kvtest.Backend[tasks.Store]{Name: "bolt", Reopen: func(t *testing.T, now func() time.Time) func() tasks.Store {
-			path := filepath.Join(t.TempDir(), "tasks.db")
-			return func() tasks.Store { return openBolt(t, path, now) }
-		}},
-		kvtest.Backend[tasks.Store]{Name: "redis-open", Setup: startRedis, Reopen: func(t *testing.T, now func() time.Time) func() tasks.Store {
-			p := prefix()
-			return func() tasks.Store {
-				s, err := redis.Open(srv.URL, redis.Options{Prefix: p, Now: now})
-				if err != nil {
-					t.Fatalf("Open: %v", err)
-				}
-				return s
-			}
-		}},
-		kvtest.Backend[tasks.Store]{Name: "redis-new", Setup: startRedis, Reopen: func(t *testing.T, now func() time.Time) func() tasks.Store {
-			p := prefix()
-			return func() tasks.Store {
-				s, err := redis.New(shared, redis.Options{Prefix: p, Now: now})
-				if err != nil {
-					t.Fatalf("New: %v", err)
-				}
-				t.Cleanup(func() { s.Close() })
-				return s
-			}
-		}},
-	)
+	storetest.Contract.RunBackends(t, append([]kvtest.Backend[tasks.Store]{
+		{Name: "memory", Open: func(t *testing.T, now func() time.Time) tasks.Store { return tasks.NewMemory(now) }},
+		kvtest.BoltBackend("tasks.db", func(t *testing.T, path string, now func() time.Time) tasks.Store {
+			return openBolt(t, path, now)
+		}),
+	}, kvtest.RedisBackends(
+		func(url, prefix string, now func() time.Time) (tasks.Store, error) {
+			return redis.Open(url, redis.Options{Prefix: prefix, Now: now})
+		},
+		func(client goredis.UniversalClient, prefix string, now func() time.Time) (tasks.Store, error) {
+			return redis.New(client, redis.Options{Prefix: prefix, Now: now})
+		},
+	)...)...)
 }

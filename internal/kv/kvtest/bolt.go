@@ -16,6 +16,16 @@ import (
 // BoltOpener opens a store on the bbolt file at path.
 type BoltOpener func(path string) (io.Closer, error)
 
+// BoltBackend returns the backend "bolt" of a store in a bbolt file: each
+// test's stores open, with open, the file name in a directory of the
+// test's own.
+func BoltBackend[S any](name string, open func(t *testing.T, path string, now func() time.Time) S) Backend[S] {
+	return Backend[S]{Name: "bolt", Reopen: func(t *testing.T, now func() time.Time) func() S {
+		path := filepath.Join(t.TempDir(), name)
+		return func() S { return open(t, path, now) }
+	}}
+}
+
 // wait bounds how long BoltInUse waits for the second open.
 const wait = 30 * time.Second
 

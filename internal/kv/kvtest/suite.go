@@ -5,9 +5,10 @@
 // moves by hand; and the checks every bbolt store passes (bolt.go).
 //
 // What the tests check stays with each store (tasks/storetest,
-// versions/storetest, replies' contract test); so does starting a
-// redis-server for the Redis implementation (replies/redis/redistest),
-// which a Backend's Setup does.
+// versions/storetest, replies' contract test), and so do the
+// constructors each backend opens its stores with; BoltBackend and
+// RedisBackends make the backends of a store in a file and on Redis (on a
+// redis-server replies/redis/redistest starts) from them.
 package kvtest
 
 import (

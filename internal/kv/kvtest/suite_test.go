@@ -1,8 +1,12 @@
 package kvtest_test
 
 import (
+	"context"
+	"path/filepath"
 	"testing"
 	"time"
+
+	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/flowserve/flowserve/internal/kv/kvtest"
 )
@@ -107,5 +111,81 @@ func TestSuiteNoClose(t *testing.T) {
 		RunBackends(t, kvtest.Backend[*int]{Name: "x", Open: func(*testing.T, func() time.Time) *int { one := 1; return &one }})
 	if ran != 1 {
 		t.Errorf("the test ran %d times, want once", ran)
+	}
+}
+
+// TestBoltBackend checks that each test's stores open one file, named,
+// in a directory of the test's own.
+func TestBoltBackend(t *testing.T) {
+	type file struct{ path string }
+	var paths []string
+	suite := kvtest.Suite[file]{
+		Tests: []kvtest.Test[file]{{Name: "A", Run: func(t *testing.T, s file, _ *kvtest.Clock) { paths = append(paths, s.path) }}},
+		Reopen: []kvtest.ReopenTest[file]{{Name: "R", Run: func(t *testing.T, open func() file, _ *kvtest.Clock) {
+			if a, b := open(), open(); a.path != b.path {
+				t.Errorf("stores of one test opened %s and %s", a.path, b.path)
+			} else {
+				paths = append(paths, a.path)
+			}
+		}}},
+	}
+	suite.RunBackends(t, kvtest.BoltBackend("x.db", func(t *testing.T, path string, _ func() time.Time) file { return file{path} }))
+	if len(paths) != 2 || paths[0] == paths[1] || filepath.Base(paths[0]) != "x.db" || filepath.Base(paths[1]) != "x.db" {
+		t.Errorf("the tests' files: %q, want two files x.db in directories of their own", paths)
+	}
+}
+
+// TestRedisBackends checks the two Redis backends: each runs on a server
+// that answers, with Open's stores on its URL and New's on a client that
+// answers, and each test's stores under a prefix of its own.
+func TestRedisBackends(t *testing.T) {
+	type conn struct {
+		backend, prefix string
+		client          goredis.UniversalClient
+	}
+	ctx := context.Background()
+	var (
+		seen   = map[string]string{} // prefix → the test that had it
+		counts = map[string]int{}    // backend → tests run
+	)
+	check := func(t *testing.T, s conn) {
+		if err := s.client.Ping(ctx).Err(); err != nil {
+			t.Errorf("%s: the server does not answer: %v", s.backend, err)
+		}
+		if other, ok := seen[s.prefix]; ok && other != t.Name() {
+			t.Errorf("prefix %q of %s was %s's too", s.prefix, t.Name(), other)
+		}
+		seen[s.prefix] = t.Name()
+		counts[s.backend]++
+	}
+	suite := kvtest.Suite[conn]{
+		Tests: []kvtest.Test[conn]{
+			{Name: "A", Run: func(t *testing.T, s conn, _ *kvtest.Clock) { check(t, s) }},
+			{Name: "B", Run: func(t *testing.T, s conn, _ *kvtest.Clock) { check(t, s) }},
+		},
+		Reopen: []kvtest.ReopenTest[conn]{{Name: "R", Run: func(t *testing.T, open func() conn, _ *kvtest.Clock) {
+			a, b := open(), open()
+			if a.prefix != b.prefix {
+				t.Errorf("stores of one test have prefixes %q and %q", a.prefix, b.prefix)
+			}
+			check(t, a)
+		}}},
+	}
+	suite.RunBackends(t, kvtest.RedisBackends(
+		func(url, prefix string, _ func() time.Time) (conn, error) {
+			o, err := goredis.ParseURL(url)
+			if err != nil {
+				return conn{}, err
+			}
+			c := goredis.NewClient(o)
+			t.Cleanup(func() { c.Close() })
+			return conn{"open", prefix, c}, nil
+		},
+		func(client goredis.UniversalClient, prefix string, _ func() time.Time) (conn, error) {
+			return conn{"new", prefix, client}, nil
+		},
+	)...)
+	if counts["open"] != 3 || counts["new"] != 3 || len(seen) != 6 {
+		t.Errorf("tests run %v with %d prefixes; want 3 on each backend, 6 prefixes", counts, len(seen))
 	}
 }
