@@ -121,9 +121,10 @@ func (w *Workspace) Load() (*Set, dsl.Diagnostics) {
 
 // Diagnostics returns the diagnostics Load gives for the file at path (a
 // flow or a declaration file), working out no more than they need: every
-// flow is parsed and checked on its own, since names and calls cross
-// files, but only the flow at path has its calls checked and is
-// compiled. An editor lints the document open in it with Diagnostics.
+// flow is parsed, since names and calls cross files, but only the flow at
+// path is checked (dsl.Check), has its calls checked and is compiled, and
+// no program is linked. An editor lints the document open in it with
+// Diagnostics.
 func (w *Workspace) Diagnostics(path string) dsl.Diagnostics {
 	path = overlayName(path)
 	_, diags := w.load(path)
@@ -167,7 +168,9 @@ func (w *Workspace) load(only string) (*Set, dsl.Diagnostics) {
 			set.Programs = append(set.Programs, p)
 		}
 	}
-	link(set.Programs)
+	if only == "" {
+		link(set.Programs) // not a part of them: programs kept for a whole load link to each other
+	}
 	diags = append(diags, duplicateNames(set.Parsed)...)
 	rs, rds := loadResources(fsys, files.Resources)
 	diags = append(diags, rds...)

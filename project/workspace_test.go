@@ -11,6 +11,7 @@ import (
 	"testing/fstest"
 
 	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/flow"
 )
 
 // The project of the workspace tests: main calls mid, which calls leaf;
@@ -288,5 +289,25 @@ func TestWorkspaceFiles(t *testing.T) {
 	}
 	if _, fits := NewWorkspace([]string{"nowhere"}, Options{FS: disk}).Files(0); fits {
 		t.Error("a path that does not exist fits")
+	}
+}
+
+// TestWorkspaceDiagnosticsKeepLinks: the programs of a load stay linked
+// to each other after Diagnostics, which compiles one flow alone.
+func TestWorkspaceDiagnosticsKeepLinks(t *testing.T) {
+	disk := fstest.MapFS{"flows/main.yaml": {Data: []byte(wsMain)}, "flows/mid.yaml": {Data: []byte(wsMid)}, "flows/leaf.yaml": {Data: []byte(wsLeaf)}}
+	ws := NewWorkspace([]string{"flows"}, Options{FS: disk})
+	set, diags := ws.Load()
+	main, ok := set.Program("main")
+	if !ok || diags.HasErrors() {
+		t.Fatalf("no program main: %v", diags)
+	}
+	for _, file := range []string{"flows/main.yaml", "flows/mid.yaml"} {
+		if ds := ws.Diagnostics(file); len(ds) != 0 {
+			t.Errorf("%s: %v", file, ds)
+		}
+	}
+	if got := loadedNames(&Set{Programs: []*flow.Program{main}}); !strings.Contains(got, "main→mid@flows/mid.yaml") {
+		t.Errorf("after Diagnostics, main's program is %s", got)
 	}
 }
