@@ -46,7 +46,7 @@ func mustClaim(t *testing.T, s tasks.Store) *tasks.Claim {
 func TestBoltRestart(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "tasks.db")
-	clock := storetest.NewClock(time.Now().UTC())
+	clock := kvtest.NewClock(time.Now().UTC())
 	s := openBolt(t, path, clock.Now)
 
 	ids := map[string]string{} // name → id

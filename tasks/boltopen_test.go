@@ -9,6 +9,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/flowserve/flowserve/internal/kv/kvtest"
 	"github.com/flowserve/flowserve/tasks"
 	"github.com/flowserve/flowserve/tasks/storetest"
 )
@@ -18,7 +19,7 @@ import (
 // by the first write, so that the limit counts the tasks made before.
 func TestBoltOpenIndexBuilt(t *testing.T) {
 	ctx := context.Background()
-	clock := storetest.NewClock(time.Now().UTC())
+	clock := kvtest.NewClock(time.Now().UTC())
 	tests := []struct {
 		name  string
 		first func(t *testing.T, s *tasks.Bolt) // what meets the file without the index first
@@ -64,7 +65,7 @@ func TestBoltOpenIndexBuilt(t *testing.T) {
 }
 
 // sample is a task of principal with status st, updated now, kept an hour.
-func sample(t *testing.T, clock *storetest.Clock, principal string, st tasks.Status) *tasks.Task {
+func sample(t *testing.T, clock *kvtest.Clock, principal string, st tasks.Status) *tasks.Task {
 	t.Helper()
 	task := storetest.Sample(t, clock.Now())
 	task.Principal, task.Status = principal, st

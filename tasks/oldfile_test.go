@@ -33,7 +33,7 @@ func oldTask(id, principal string, st tasks.Status) *tasks.Task {
 func TestBoltOldFile(t *testing.T) {
 	ctx := context.Background()
 	path := kvtest.Unzip(t, "testdata/tasks-v1.db.gz", "tasks.db")
-	clock := storetest.NewClock(oldStart.Add(time.Minute))
+	clock := kvtest.NewClock(oldStart.Add(time.Minute))
 	s := openBolt(t, path, clock.Now)
 
 	want := []*tasks.Task{

@@ -32,7 +32,7 @@ func openBolt(t *testing.T, path string, now func() time.Time) *versions.Bolt {
 func TestBoltFile(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "versions.db")
-	clock := storetest.NewClock(time.Now().UTC().Truncate(time.Millisecond))
+	clock := kvtest.NewClock(time.Now().UTC().Truncate(time.Millisecond))
 	s := openBolt(t, path, clock.Now)
 	kept, dropped := storetest.Sample(t, clock.Now()), storetest.Sample(t, clock.Now().Add(-30*time.Minute))
 	for _, v := range []*versions.Version{kept, dropped} {

@@ -19,7 +19,7 @@ func TestBoltOldFile(t *testing.T) {
 	ctx := context.Background()
 	start := time.Date(2026, 5, 4, 3, 2, 1, 0, time.UTC) // the clock of the store that wrote it
 	path := kvtest.Unzip(t, "testdata/versions-v1.db.gz", "versions.db")
-	clock := storetest.NewClock(start)
+	clock := kvtest.NewClock(start)
 	s := openBolt(t, path, clock.Now)
 	var want []*versions.Version
 	for i, tool := range []string{"deploy", "rollback", "status"} {

@@ -12,6 +12,7 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/flowserve/flowserve/internal/kv/kvtest"
 	"github.com/flowserve/flowserve/replies/redis/redistest"
 	"github.com/flowserve/flowserve/versions"
 	"github.com/flowserve/flowserve/versions/redis"
@@ -39,7 +40,7 @@ func newStore(t *testing.T, client goredis.UniversalClient, opts redis.Options) 
 func TestShared(t *testing.T) {
 	ctx := context.Background()
 	raw := redistest.Start(t).Client(t)
-	clock := storetest.NewClock(time.Now().UTC().Truncate(time.Millisecond))
+	clock := kvtest.NewClock(time.Now().UTC().Truncate(time.Millisecond))
 	opts := redis.Options{Prefix: "shared:", Now: clock.Now}
 	a, b := newStore(t, raw, opts), newStore(t, raw, opts)
 
@@ -208,7 +209,7 @@ func TestKeys(t *testing.T) {
 func TestExpiredByRedis(t *testing.T) {
 	ctx := context.Background()
 	raw := redistest.Start(t).Client(t)
-	clock := storetest.NewClock(time.Now().UTC().Truncate(time.Millisecond))
+	clock := kvtest.NewClock(time.Now().UTC().Truncate(time.Millisecond))
 	s := newStore(t, raw, redis.Options{Now: clock.Now})
 	v := storetest.Sample(t, clock.Now())
 	v.Tool = "ops: restart"

@@ -28,9 +28,6 @@ import (
 // tests sleeping (kvtest.Clock).
 type Clock = kvtest.Clock
 
-// NewClock returns a clock that reads start until it is advanced.
-func NewClock(start time.Time) *Clock { return kvtest.NewClock(start) }
-
 // Contract is the contract: a store's own test file runs it over each
 // implementation with Contract.RunBackends, each test as a subtest on a
 // store of its own. The stores' clocks start at the current time (in
