@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/dsl"
 )
 
@@ -80,7 +81,7 @@ func TestDiffGolden(t *testing.T) {
 			}
 			got["lint"] = lout + lerr
 			for _, line := range strings.Split(strings.TrimSpace(lout), "\n") {
-				if line != "" && !strings.HasSuffix(line, "["+dsl.CodeBreaksRuns+"]") {
+				if line != "" && !strings.HasSuffix(line, "["+codes.BreaksRuns+"]") {
 					t.Errorf("lint --against reports more than the old version's changes: %s", line)
 				}
 			}
@@ -250,7 +251,7 @@ nodes:
 	if err := json.Unmarshal([]byte(out), &got); err != nil || code != 0 {
 		t.Fatalf("exit %d, not JSON: %v\n%s", code, err, out)
 	}
-	if len(got) != 1 || got[0].Code != dsl.CodeBreaksRuns || got[0].Severity != "warning" || got[0].Line != 3 || got[0].Col != 9 {
+	if len(got) != 1 || got[0].Code != codes.BreaksRuns || got[0].Severity != "warning" || got[0].Line != 3 || got[0].Col != 9 {
 		t.Errorf("JSON diagnostics %+v", got)
 	}
 	out, errOut, code = run(t, "lint", "--against", "bad", "new")

@@ -12,9 +12,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/flowserve/flowserve/check/codes"
+	"github.com/flowserve/flowserve/check/explain"
 	"github.com/flowserve/flowserve/diff"
 	"github.com/flowserve/flowserve/dsl"
-	"github.com/flowserve/flowserve/dsl/explain"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/project"
 )
@@ -181,7 +182,7 @@ func withBudget(set *project.Set, paths []string, diags dsl.Diagnostics, budget 
 	if budget == dsl.DefaultRoundBudget {
 		return diags
 	}
-	out := slices.DeleteFunc(diags, func(d dsl.Diagnostic) bool { return d.Code == dsl.CodeRoundBudget })
+	out := slices.DeleteFunc(diags, func(d dsl.Diagnostic) bool { return d.Code == codes.RoundBudget })
 	callees := dsl.NewFlowTable(set.Parsed).Callees()
 	asked, _ := project.Discover(paths)
 	named := make(map[string]bool, len(asked.Flows))
@@ -194,7 +195,7 @@ func withBudget(set *project.Set, paths []string, diags dsl.Diagnostics, budget 
 		}
 		var ds dsl.Diagnostics
 		for _, d := range dsl.RoundDiagnosticsWith(f, budget, callees) {
-			if d.Code == dsl.CodeRoundBudget {
+			if d.Code == codes.RoundBudget {
 				ds = append(ds, d)
 			}
 		}

@@ -10,8 +10,9 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/flowserve/flowserve/check/codes"
+	"github.com/flowserve/flowserve/check/explain"
 	"github.com/flowserve/flowserve/dsl"
-	"github.com/flowserve/flowserve/dsl/explain"
 	"github.com/flowserve/flowserve/project"
 )
 
@@ -20,8 +21,8 @@ import (
 // no flows, a file that cannot be read, and findings of flow.Compile's
 // that lint never sees (it is not given a file, or a partial one, and
 // builds its expression environment itself).
-var unexampled = []string{dsl.CodeNoSuchPath, dsl.CodeNoFlows, dsl.CodeUnreadable, dsl.CodeCompile,
-	dsl.CodeNoFlow, dsl.CodePartialFile}
+var unexampled = []string{codes.NoSuchPath, codes.NoFlows, codes.Unreadable, codes.Compile,
+	codes.NoFlow, codes.PartialFile}
 
 // TestExplainExamples lints the example of every explanation, which must
 // give its code, and the example with its fix, which must lint clean:
@@ -97,7 +98,7 @@ func lintExample(t *testing.T, code string, files []explain.File) dsl.Diagnostic
 		}
 	}
 	opts := project.Options{}
-	if code == dsl.CodeMissingValue {
+	if code == codes.MissingValue {
 		opts.Values = exampleValues(t, files)
 	}
 	set, diags := project.Load(paths, opts)

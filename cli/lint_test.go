@@ -16,6 +16,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/internal/golden"
 	"github.com/flowserve/flowserve/project"
@@ -28,9 +29,9 @@ var update = flag.Bool("update", false, "rewrite the goldens: ../testdata/lint/*
 // diagnostics section holding the exact expected output.
 const lintGoldenDir = "../testdata/lint"
 
-// extraCodes are the codes lint reports that dsl/doc.go does not list as
-// Parse's or Check's: flow.Compile's and lint's own.
-var extraCodes = []string{dsl.CodeBadSchema, dsl.CodeDuplicateTool, dsl.CodeTypeError}
+// extraCodes are the codes lint reports that check/codes/doc.go does not
+// list as Parse's or Check's: flow.Compile's and lint's own.
+var extraCodes = []string{codes.BadSchema, codes.DuplicateTool, codes.TypeError}
 
 // TestLintGolden lints each golden archive and compares the output; with
 // -update it rewrites the diagnostics sections. It also checks that every
@@ -81,13 +82,13 @@ func TestLintGolden(t *testing.T) {
 	if t.Failed() || *update {
 		return
 	}
-	golden.Coverage(t, append(documentedCodes(t), extraCodes...), seen, "lint golden", "dsl/doc.go")
+	golden.Coverage(t, append(documentedCodes(t), extraCodes...), seen, "lint golden", "check/codes/doc.go")
 }
 
-// documentedCodes returns every code listed in dsl/doc.go (Parse's and
-// Check's).
+// documentedCodes returns every code listed in check/codes/doc.go
+// (Parse's and Check's).
 func documentedCodes(t testing.TB) []string {
-	doc, err := os.ReadFile("../dsl/doc.go")
+	doc, err := os.ReadFile("../check/codes/doc.go")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func exampleSources(t testing.TB) []lintSource {
 func TestExampleFlowsLintClean(t *testing.T) {
 	_, ds := project.Load([]string{"../flows", "../testdata/conformance"}, project.Options{})
 	for _, d := range ds {
-		if d.Code == dsl.CodeNoUnavailable && strings.Contains(filepath.ToSlash(d.Pos.File), "testdata/conformance/") {
+		if d.Code == codes.NoUnavailable && strings.Contains(filepath.ToSlash(d.Pos.File), "testdata/conformance/") {
 			continue
 		}
 		t.Errorf("%v", d)
@@ -135,7 +136,7 @@ func TestExampleFlowsLintClean(t *testing.T) {
 func withoutNoUnavailable(ds dsl.Diagnostics) dsl.Diagnostics {
 	var out dsl.Diagnostics
 	for _, d := range ds {
-		if d.Code != dsl.CodeNoUnavailable {
+		if d.Code != codes.NoUnavailable {
 			out = append(out, d)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/project"
 )
@@ -19,9 +20,9 @@ func usageError(diags dsl.Diagnostics) (string, bool) {
 	}
 	for _, d := range diags {
 		switch d.Code {
-		case dsl.CodeNoSuchPath:
+		case codes.NoSuchPath:
 			return d.Pos.File + ": " + d.Message, true
-		case dsl.CodeNoFlows:
+		case codes.NoFlows:
 			return d.Message, true
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
 )
@@ -156,7 +157,7 @@ func (r *Report) Added() bool { return r.Old == nil && r.New != nil }
 // Removed reports whether the tool is only in the old version.
 func (r *Report) Removed() bool { return r.New == nil && r.Old != nil }
 
-// Diagnostics returns lint's warnings for the report: a dsl.CodeBreaksRuns
+// Diagnostics returns lint's warnings for the report: a codes.BreaksRuns
 // warning, at its NewPos, for each reason that keeps runs in flight on
 // the old version from going on under the new one (NewCallsOnly and
 // Breaking). None for a removed tool, which has no file to report in.
@@ -174,7 +175,7 @@ func (r *Report) Diagnostics() dsl.Diagnostics {
 		if x.Verdict == Breaking {
 			msg = x.Message + "; " + pinned
 		}
-		ds = append(ds, dsl.Diagnostic{Pos: x.NewPos, Severity: dsl.Warning, Code: dsl.CodeBreaksRuns, Message: msg})
+		ds = append(ds, dsl.Diagnostic{Pos: x.NewPos, Severity: dsl.Warning, Code: codes.BreaksRuns, Message: msg})
 	}
 	ds.Sort()
 	return ds.Compact()

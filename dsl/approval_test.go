@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/flowserve/flowserve/check/codes"
 )
 
 // TestParseApproval checks the fields Parse fills for an ask with to, and
@@ -128,11 +130,11 @@ func TestCheckApproval(t *testing.T) {
 		{"auto", "description: d\ntask: auto\n", nil},
 		{"required", "description: d\ntask: required\n", nil},
 		{"never", "description: d\ntask: never\n",
-			[]string{"6:5 " + CodeApprovalNeedsTask + ": ask ok is answered by someone else (to), so it waits as an MCP task, and the flow says task: never: remove task: never, or make it auto or required"}},
+			[]string{"6:5 " + codes.ApprovalNeedsTask + ": ask ok is answered by someone else (to), so it waits as an MCP task, and the flow says task: never: remove task: never, or make it auto or required"}},
 		{"prompt", "kind: prompt\ndescription: d\n",
-			[]string{"6:5 " + CodeToolOnly + ": to belongs to tool flows: an approval waits as an MCP task, and a prompt never runs as one"}},
+			[]string{"6:5 " + codes.ToolOnly + ": to belongs to tool flows: an approval waits as an MCP task, and a prompt never runs as one"}},
 		{"prompt never", "kind: prompt\ndescription: d\ntask: never\n",
-			[]string{"7:5 " + CodeToolOnly + ": to belongs to tool flows: an approval waits as an MCP task, and a prompt never runs as one"}},
+			[]string{"7:5 " + codes.ToolOnly + ": to belongs to tool flows: an approval waits as an MCP task, and a prompt never runs as one"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -148,8 +150,8 @@ func TestCheckApproval(t *testing.T) {
 // it that runs past the end is one.
 func TestCheckApprovalGraph(t *testing.T) {
 	src := "description: d\nnodes:\n  - id: q\n    ask: Approve?\n    to: finance\n    timeout: 1h\n    on_timeout: late\n    form: {yes: {type: boolean}}\n  - return: done\n  - id: late\n    set: {x: 1}\n"
-	got := codes(check(t, src))
-	if !slices.Equal(got, []string{CodeFallsOffEnd}) {
-		t.Errorf("codes %v, want [%s] (late reachable, and it runs past the end)", got, CodeFallsOffEnd)
+	got := codesOf(check(t, src))
+	if !slices.Equal(got, []string{codes.FallsOffEnd}) {
+		t.Errorf("codes %v, want [%s] (late reachable, and it runs past the end)", got, codes.FallsOffEnd)
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/internal/yamlx"
 )
 
@@ -51,7 +52,7 @@ func IsScope(s string) bool {
 // auth reads the top-level auth mapping.
 func (p *parser) auth(f *File, e pair) {
 	if e.val.Kind != yaml.MappingNode {
-		p.errorf(p.pos(e.val), CodeBadType, "auth must be a mapping {scopes: [...]}, not %s", yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), codes.BadType, "auth must be a mapping {scopes: [...]}, not %s", yamlx.TypeName(e.val))
 		return
 	}
 	a := &Auth{Pos: p.pos(e.val)}
@@ -65,7 +66,7 @@ func (p *parser) auth(f *File, e pair) {
 		a.Scopes = p.scopes(ae)
 	}
 	if !seenScopes {
-		p.errorf(a.Pos, CodeMissingKey, "auth needs scopes: the OAuth scopes a caller's token must grant")
+		p.errorf(a.Pos, codes.MissingKey, "auth needs scopes: the OAuth scopes a caller's token must grant")
 		return
 	}
 	f.Auth = a
@@ -74,27 +75,27 @@ func (p *parser) auth(f *File, e pair) {
 // scopes reads auth.scopes: a non-empty list of distinct scope tokens.
 func (p *parser) scopes(e pair) []String {
 	if e.val.Kind != yaml.SequenceNode {
-		p.errorf(p.pos(e.val), CodeBadType, "auth.scopes must be a list of scope names, not %s", yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), codes.BadType, "auth.scopes must be a list of scope names, not %s", yamlx.TypeName(e.val))
 		return nil
 	}
 	if len(e.val.Content) == 0 {
-		p.errorf(p.pos(e.val), CodeBadValue, "auth.scopes is empty: list the scopes a caller needs, or leave auth out")
+		p.errorf(p.pos(e.val), codes.BadValue, "auth.scopes is empty: list the scopes a caller needs, or leave auth out")
 		return nil
 	}
 	var out []String
 	first := map[string]Pos{}
 	for i, n := range e.val.Content {
 		if !yamlx.IsString(n) {
-			p.errorf(p.pos(n), CodeBadType, "auth.scopes[%d] must be a string, not %s", i, yamlx.TypeName(n))
+			p.errorf(p.pos(n), codes.BadType, "auth.scopes[%d] must be a string, not %s", i, yamlx.TypeName(n))
 			continue
 		}
 		s := String{Value: n.Value, Pos: p.pos(n)}
 		switch at, dup := first[s.Value]; {
 		case !IsScope(s.Value):
-			p.errorf(s.Pos, CodeBadValue, "auth.scopes[%d] %q is not an OAuth scope: use printable ASCII without spaces, '\"' or '\\'%s",
+			p.errorf(s.Pos, codes.BadValue, "auth.scopes[%d] %q is not an OAuth scope: use printable ASCII without spaces, '\"' or '\\'%s",
 				i, s.Value, spaceHint(s.Value))
 		case dup:
-			p.errorf(s.Pos, CodeDuplicateKey, "auth.scopes lists %q twice (first at %d:%d)", s.Value, at.Line, at.Col)
+			p.errorf(s.Pos, codes.DuplicateKey, "auth.scopes lists %q twice (first at %d:%d)", s.Value, at.Line, at.Col)
 		default:
 			first[s.Value] = s.Pos
 			out = append(out, s)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/check/codes"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -139,11 +140,11 @@ func (c *checker) checkTop() {
 	case name == "":
 	case toolNamePattern.MatchString(name):
 	case toolNameSlashPattern.MatchString(name):
-		c.warnf(f.Name.Pos, CodeToolNameSlash, "%s name %q%s has a '/': the MCP conformance suite accepts it, but the specification's tool names are letters, digits, _, - and . only, and some clients refuse others", c.flowWord(), name, from)
+		c.warnf(f.Name.Pos, codes.ToolNameSlash, "%s name %q%s has a '/': the MCP conformance suite accepts it, but the specification's tool names are letters, digits, _, - and . only, and some clients refuse others", c.flowWord(), name, from)
 	case len(name) > 64:
-		c.errorf(f.Name.Pos, CodeBadToolName, "%s name %q%s is %d characters long; MCP clients accept at most 64", c.flowWord(), name, from, len(name))
+		c.errorf(f.Name.Pos, codes.BadToolName, "%s name %q%s is %d characters long; MCP clients accept at most 64", c.flowWord(), name, from, len(name))
 	default:
-		c.errorf(f.Name.Pos, CodeBadToolName, "%s name %q%s may only hold letters, digits, _, - and . (MCP), not %s", c.flowWord(), name, from, badNameChars(name))
+		c.errorf(f.Name.Pos, codes.BadToolName, "%s name %q%s may only hold letters, digits, _, - and . (MCP), not %s", c.flowWord(), name, from, badNameChars(name))
 	}
 	if c.ix.root == nil || c.ix.root.Kind != yaml.MappingNode {
 		return // an empty file or not a mapping: Parse said so
@@ -164,7 +165,7 @@ func (c *checker) checkTop() {
 		if f.IsPrompt() {
 			why = "MCP clients show it to the user choosing a prompt"
 		}
-		c.warnf(pos, CodeMissingDescription, "the flow needs a description: %s", why)
+		c.warnf(pos, codes.MissingDescription, "the flow needs a description: %s", why)
 	}
 	if f.Input != nil {
 		c.checkObjectSchema(f.Input, "input", "the "+c.flowWord()+"'s arguments are a JSON object")
@@ -204,10 +205,10 @@ func (c *checker) checkObjectSchema(s *Schema, what, why string) {
 	t, has := s.Value["type"]
 	switch {
 	case !has:
-		c.errorf(s.Pos, CodeSchemaNotObject, "%s needs type: object (%s)", what, why)
+		c.errorf(s.Pos, codes.SchemaNotObject, "%s needs type: object (%s)", what, why)
 	case t != "object":
 		_, pos := c.ix.find(c.ix.mapping(s.Pos), s.Pos, "type")
-		c.errorf(pos, CodeSchemaNotObject, "%s must have type: object, not %s (%s)", what, jsonText(t), why)
+		c.errorf(pos, codes.SchemaNotObject, "%s must have type: object, not %s (%s)", what, jsonText(t), why)
 	}
 }
 
@@ -224,7 +225,7 @@ func (c *checker) checkAsk(n *Node) {
 	if a.URL != nil {
 		c.checkURL(a.URL)
 		if len(a.Validate) > 0 {
-			c.errorf(a.Validate[0].Pos, CodeValidateOnURL, "validate checks form answers, and a url ask has none: remove it")
+			c.errorf(a.Validate[0].Pos, codes.ValidateOnURL, "validate checks form answers, and a url ask has none: remove it")
 		}
 	}
 	if a.Approval() {
@@ -239,9 +240,9 @@ func (c *checker) checkApproval(n *Node) {
 	pos := c.ix.keyPos(n.Pos, "to")
 	switch {
 	case c.f.IsPrompt():
-		c.errorf(pos, CodeToolOnly, "to belongs to tool flows: an approval waits as an MCP task, and a prompt never runs as one")
+		c.errorf(pos, codes.ToolOnly, "to belongs to tool flows: an approval waits as an MCP task, and a prompt never runs as one")
 	case c.f.TaskMode() == TaskNever:
-		c.errorf(pos, CodeApprovalNeedsTask, "ask %s is answered by someone else (to), so it waits as an MCP task, and the flow says task: never: remove task: never, or make it auto or required", n.Name())
+		c.errorf(pos, codes.ApprovalNeedsTask, "ask %s is answered by someone else (to), so it waits as an MCP task, and the flow says task: never: remove task: never, or make it auto or required", n.Name())
 	}
 }
 
@@ -256,7 +257,7 @@ func (c *checker) checkSample(n *Node) {
 			continue
 		}
 		if t := blockType(m.Content); t == "resource" || t == "resource_link" {
-			c.errorf(m.Content.Pos, CodeBadValue, "a sampling message carries text, image or audio, not %s", t)
+			c.errorf(m.Content.Pos, codes.BadValue, "a sampling message carries text, image or audio, not %s", t)
 			continue
 		}
 		c.checkContent(m.Content, fmt.Sprintf("content[%d]", i))
@@ -292,7 +293,7 @@ func (c *checker) checkURL(t *Template) {
 		var http bool
 		if rest, http = strings.CutPrefix(lower, "http://"); !http {
 			if whole || strings.ContainsAny(lead, ":/") {
-				c.errorf(t.Pos, CodeBadURL, "url must be an absolute https:// URL, not %q", clip(t.Src))
+				c.errorf(t.Pos, codes.BadURL, "url must be an absolute https:// URL, not %q", clip(t.Src))
 			}
 			return
 		}
@@ -304,7 +305,7 @@ func (c *checker) checkURL(t *Template) {
 		authority = authority[:i]
 	}
 	if strings.Contains(authority, "@") {
-		c.errorf(t.Pos, CodeBadURL, "url must not carry credentials (user:password@): MCP forbids credentials in URLs")
+		c.errorf(t.Pos, codes.BadURL, "url must not carry credentials (user:password@): MCP forbids credentials in URLs")
 		return
 	}
 	if !https {
@@ -314,7 +315,7 @@ func (c *checker) checkURL(t *Template) {
 		}
 		complete := strings.ContainsAny(rest, "/?#") || whole
 		if complete && host != "localhost" && host != "127.0.0.1" && host != "[::1]" {
-			c.warnf(t.Pos, CodeInsecureURL, "url uses http://: MCP says URL asks should use https://")
+			c.warnf(t.Pos, codes.InsecureURL, "url uses http://: MCP says URL asks should use https://")
 		}
 	}
 }
@@ -342,7 +343,7 @@ func (c *checker) checkStep(n *Node) {
 		for _, a := range c.reg.Actions() {
 			names = append(names, a.Name)
 		}
-		c.unknownf(s.Action.Pos, s.Action.Value, names, CodeUnknownAction, "unknown action %q%s", s.Action.Value)
+		c.unknownf(s.Action.Pos, s.Action.Value, names, codes.UnknownAction, "unknown action %q%s", s.Action.Value)
 		return
 	}
 	// What with lacks is reported at its key, or at the step's when it
@@ -354,7 +355,7 @@ func (c *checker) checkStep(n *Node) {
 	vc := &valueChecker{ix: c.ix, sc: c.sc, fillsDefaults: true, by: "action " + act.Name}
 	vc.check(with, act.Input, "with", holder, true)
 	for _, is := range vc.issues {
-		code := map[valueProblem]string{problemMissing: CodeWithMissing, problemUnknown: CodeWithUnknown, problemValue: CodeWithValue}[is.problem]
+		code := map[valueProblem]string{problemMissing: codes.WithMissing, problemUnknown: codes.WithUnknown, problemValue: codes.WithValue}[is.problem]
 		c.issue(is, code)
 	}
 }
@@ -365,9 +366,9 @@ func (c *checker) checkStep(n *Node) {
 func (c *checker) checkLong(n *Node) {
 	switch {
 	case c.f.IsPrompt():
-		c.warnf(n.Step.LongPos, CodeLongNoTask, "step %s is long, but a prompt never runs as a task: it runs inside the prompts/get call", n.Name())
+		c.warnf(n.Step.LongPos, codes.LongNoTask, "step %s is long, but a prompt never runs as a task: it runs inside the prompts/get call", n.Name())
 	case c.f.TaskMode() == TaskNever:
-		c.warnf(n.Step.LongPos, CodeLongNoTask, "step %s is long, but the flow says task: never: it runs inside the call, never as a task", n.Name())
+		c.warnf(n.Step.LongPos, codes.LongNoTask, "step %s is long, but the flow says task: never: it runs inside the call, never as a task", n.Name())
 	}
 }
 
@@ -387,11 +388,11 @@ func (c *checker) checkReturn(n *Node) {
 		vc := &valueChecker{ix: c.ix, sc: c.sc, by: "the output schema"}
 		vc.check(r.Structured, c.f.Output.Value, "structured", c.ix.keyPos(r.Pos, "structured"), true)
 		for _, is := range vc.issues {
-			code := map[valueProblem]string{problemMissing: CodeStructuredMissing, problemUnknown: CodeStructuredUnknown, problemValue: CodeStructuredValue}[is.problem]
+			code := map[valueProblem]string{problemMissing: codes.StructuredMissing, problemUnknown: codes.StructuredUnknown, problemValue: codes.StructuredValue}[is.problem]
 			c.issue(is, code)
 		}
 	case r.Structured == nil && c.f.Output != nil:
-		c.errorf(r.Pos, CodeMissingStructured, "the flow declares an output schema, so MCP requires structured content in every result: add structured to this return")
+		c.errorf(r.Pos, codes.MissingStructured, "the flow declares an output schema, so MCP requires structured content in every result: add structured to this return")
 	}
 	for i, b := range r.Content {
 		c.checkContent(b, fmt.Sprintf("content[%d]", i))
@@ -471,7 +472,7 @@ func (c *checker) checkContent(b *Value, path string) {
 	vc := &valueChecker{ix: c.ix, sc: c.sc, by: article2(typ) + " " + typ + " block"}
 	vc.check(b, schema, path, b.Pos, true)
 	for _, is := range vc.issues {
-		c.issue(is, CodeBadContent)
+		c.issue(is, codes.BadContent)
 	}
 	// Media data is base64; a resource has text or a base64 blob.
 	for k, key := range b.Keys {
@@ -484,9 +485,9 @@ func (c *checker) checkContent(b *Value, path string) {
 			hasBlob := slices.Contains(v.Keys, "blob")
 			switch {
 			case hasText && hasBlob:
-				c.errorf(c.ix.keyPos(v.Pos, "blob"), CodeBadContent, "%s.resource has text or blob, not both", path)
+				c.errorf(c.ix.keyPos(v.Pos, "blob"), codes.BadContent, "%s.resource has text or blob, not both", path)
 			case !hasText && !hasBlob:
-				c.errorf(v.Pos, CodeBadContent, "%s.resource needs text or blob (base64)", path)
+				c.errorf(v.Pos, codes.BadContent, "%s.resource needs text or blob (base64)", path)
 			case hasBlob:
 				c.checkBase64(v.Map[slices.Index(v.Keys, "blob")], path+".resource.blob")
 			}
@@ -511,6 +512,6 @@ func (c *checker) checkBase64(v *Value, path string) {
 		return
 	}
 	if _, err := base64.StdEncoding.DecodeString(s); err != nil {
-		c.errorf(v.Pos, CodeBadContent, "%s must be base64 (standard alphabet, padded)", path)
+		c.errorf(v.Pos, codes.BadContent, "%s must be base64 (standard alphabet, padded)", path)
 	}
 }

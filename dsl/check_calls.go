@@ -4,6 +4,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/flowserve/flowserve/check/codes"
 )
 
 // CheckCalls checks f's call and link nodes against the flows they name,
@@ -34,10 +36,10 @@ func CheckCalls(f *File, flows FlowTable) Diagnostics {
 			if names == nil {
 				names = flows.Names()
 			}
-			c.unknownf(n.Call.Flow.Pos, name, names, CodeUnknownFlow, "no flow is named %q%s", name)
+			c.unknownf(n.Call.Flow.Pos, name, names, codes.UnknownFlow, "no flow is named %q%s", name)
 			continue
 		case callee.IsPrompt():
-			c.errorf(n.Call.Flow.Pos, CodeBadCallee, "%s is a prompt flow: %s runs tool flows only", name, n.Kind)
+			c.errorf(n.Call.Flow.Pos, codes.BadCallee, "%s is a prompt flow: %s runs tool flows only", name, n.Kind)
 			continue
 		}
 		c.checkCallee(n, callee, callees)
@@ -45,7 +47,7 @@ func CheckCalls(f *File, flows FlowTable) Diagnostics {
 	if f.IsPrompt() {
 		for _, n := range f.Nodes {
 			if n.Kind == KindLink {
-				c.errorf(n.Pos, CodeToolOnly, "a prompt flow cannot link to a tool flow: its result must be the prompt's messages; call it and return its result instead")
+				c.errorf(n.Pos, codes.ToolOnly, "a prompt flow cannot link to a tool flow: its result must be the prompt's messages; call it and return its result instead")
 			}
 		}
 	}
@@ -77,11 +79,11 @@ func (c *checker) checkCallee(n *Node, callee *File, callees Callees) {
 	vc := &valueChecker{ix: c.ix, sc: c.sc, fillsDefaults: true, by: "flow " + name}
 	vc.check(with, input, "with", holder, true)
 	for _, is := range vc.issues {
-		code := map[valueProblem]string{problemMissing: CodeWithMissing, problemUnknown: CodeWithUnknown, problemValue: CodeWithValue}[is.problem]
+		code := map[valueProblem]string{problemMissing: codes.WithMissing, problemUnknown: codes.WithUnknown, problemValue: codes.WithValue}[is.problem]
 		c.issue(is, code)
 	}
 	if n.Kind == KindLink && c.f.Output != nil && callee.Output == nil && !c.f.IsPrompt() {
-		c.errorf(n.Call.Flow.Pos, CodeLinkOutput, "%s declares an output schema, but %s, which it links to, declares none: the results it hands over have no structured content", c.f.Name.Value, name)
+		c.errorf(n.Call.Flow.Pos, codes.LinkOutput, "%s declares an output schema, but %s, which it links to, declares none: the results it hands over have no structured content", c.f.Name.Value, name)
 	}
 	if c.f.TaskMode() == TaskNever || c.f.IsPrompt() {
 		why := "this flow says task: never"
@@ -89,7 +91,7 @@ func (c *checker) checkCallee(n *Node, callee *File, callees Callees) {
 			why = "a prompt never runs as a task"
 		}
 		if who := approvalIn(callee, callees, map[*File]bool{}); who != "" {
-			c.errorf(n.Call.Flow.Pos, CodeApprovalNeedsTask, "%s asks someone else (%s), which needs a task, but %s", name, who, why)
+			c.errorf(n.Call.Flow.Pos, codes.ApprovalNeedsTask, "%s asks someone else (%s), which needs a task, but %s", name, who, why)
 		}
 	}
 }
@@ -126,7 +128,7 @@ func (c *checker) checkCycles(callees Callees) {
 			continue
 		}
 		if path := cycleFrom(c.f, callee, callees, []string{c.f.Name.Value}, map[*File]bool{}); path != nil {
-			c.errorf(n.Call.Flow.Pos, CodeCallCycle, "the flows call each other in a cycle (%s): a flow may not run itself again, directly or through others; ask again with a loop in one flow instead",
+			c.errorf(n.Call.Flow.Pos, codes.CallCycle, "the flows call each other in a cycle (%s): a flow may not run itself again, directly or through others; ask again with a loop in one flow instead",
 				strings.Join(path, " → "))
 		}
 	}

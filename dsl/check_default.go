@@ -3,6 +3,7 @@ package dsl
 import (
 	"strings"
 
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/internal/yamlx"
 	"github.com/flowserve/flowserve/lang"
 )
@@ -56,6 +57,6 @@ func (f *File) defaultTemplate(ix *posIndex, prop *Property) (*Template, Diagnos
 func (pc *propChecker) checkDefaultTemplate() {
 	_, diags := pc.c.f.defaultTemplate(pc.c.ix, pc.prop)
 	for _, d := range diags {
-		pc.errorf(d.Pos, CodeFormDefault, "default: %s", d.Message)
+		pc.errorf(d.Pos, codes.FormDefault, "default: %s", d.Message)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/lang"
 )
 
@@ -184,7 +185,7 @@ func (c *checker) checkComparison(e *Expr, cmp lang.Comparison, roots map[string
 		holds = "holds only"
 	}
 	pos := e.PosAt(cmp.Offset)
-	c.warnSpan(pos, literalSpan(e, cmp, suggestion), CodeEnumCompare, "%s %s %s, never %s: %s; %s",
+	c.warnSpan(pos, literalSpan(e, cmp, suggestion), codes.EnumCompare, "%s %s %s, never %s: %s; %s",
 		field, holds, valuesList(values), jsonText(cmp.Literal), what, hint)
 }
 

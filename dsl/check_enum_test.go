@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/check/codes"
 )
 
 // enumRegistry returns a registry with one action, job.run, whose output
@@ -61,7 +62,7 @@ func TestCheckEnumCompares(t *testing.T) {
 			}
 			var got []string
 			for _, d := range Check(f, enumRegistry(t)) {
-				if d.Code == CodeEnumCompare {
+				if d.Code == codes.EnumCompare {
 					got = append(got, strings.TrimPrefix(d.Pos.String(), "flow.yaml:")+" "+d.Code+": "+d.Message)
 				}
 			}
@@ -84,7 +85,7 @@ func TestEnumCompareFix(t *testing.T) {
 	}
 	var got []Diagnostic
 	for _, d := range Check(f, enumRegistry(t)) {
-		if d.Code == CodeEnumCompare {
+		if d.Code == codes.EnumCompare {
 			got = append(got, d)
 		}
 	}

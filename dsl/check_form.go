@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/flowserve/flowserve/check/codes"
 )
 
 // formTypes returns the property types an MCP form allows.
@@ -116,25 +118,25 @@ func (pc *propChecker) check() {
 		} else if _, ok := s["oneOf"]; ok {
 			hint = "string (its oneOf makes it a choice)"
 		}
-		pc.errorf(pc.prop.Pos, CodeFormKind, "needs a type: %s", hint)
+		pc.errorf(pc.prop.Pos, codes.FormKind, "needs a type: %s", hint)
 		return
 	}
 	_, typePos := pc.at("type")
 	t, ok := raw.(string)
 	if !ok {
-		pc.errorf(typePos, CodeFormKind, "type must be one of %s, not %s", strings.Join(formTypes(), ", "), articleType(jsonType(raw)))
+		pc.errorf(typePos, codes.FormKind, "type must be one of %s, not %s", strings.Join(formTypes(), ", "), articleType(jsonType(raw)))
 		return
 	}
 	switch {
 	case t == "object":
-		pc.errorf(typePos, CodeFormKind, "form properties are flat: an object cannot be asked for; make each of its fields a property of the form")
+		pc.errorf(typePos, codes.FormKind, "form properties are flat: an object cannot be asked for; make each of its fields a property of the form")
 		return
 	case !slices.Contains(formTypes(), t):
 		hint, sug := didYouMean(t, formTypes())
 		if a, ok := formTypeAliases[t]; ok {
 			hint, sug = `; did you mean "`+a+`"?`, a
 		}
-		pc.errorSpan(typePos, pc.c.misspelt(typePos, t, sug), CodeFormKind,
+		pc.errorSpan(typePos, pc.c.misspelt(typePos, t, sug), codes.FormKind,
 			"type %q is not one MCP forms allow (%s)%s", t, strings.Join(formTypes(), ", "), hint)
 		return
 	}
@@ -143,7 +145,7 @@ func (pc *propChecker) check() {
 		if v, ok := s[k]; ok {
 			if _, isStr := v.(string); !isStr {
 				_, pos := pc.at(k)
-				pc.errorf(pos, CodeFormValue, "%s must be a string, not %s", k, articleType(jsonType(v)))
+				pc.errorf(pos, codes.FormValue, "%s must be a string, not %s", k, articleType(jsonType(v)))
 			}
 		}
 	}
@@ -172,20 +174,20 @@ func (pc *propChecker) checkKeywords(t string) {
 		switch {
 		case pc.nullKeys[keyPos]:
 		case choice && !slices.Contains(choiceKeywords(), k) && slices.Contains(allowed, k):
-			pc.errorf(keyPos, CodeFormKeyword, "%s does not go with a choice (enum or oneOf): a choice takes only title, description and default", k)
+			pc.errorf(keyPos, codes.FormKeyword, "%s does not go with a choice (enum or oneOf): a choice takes only title, description and default", k)
 		case slices.Contains(allowed, k):
 		case k == "pattern":
-			pc.errorf(keyPos, CodeFormKeyword, "pattern is not allowed: MCP forms do not support it; check the answer with a validate rule instead")
+			pc.errorf(keyPos, codes.FormKeyword, "pattern is not allowed: MCP forms do not support it; check the answer with a validate rule instead")
 		case k == "required":
-			pc.errorf(keyPos, CodeFormKeyword, "required is not a property keyword: list the property in the ask's required list")
+			pc.errorf(keyPos, codes.FormKeyword, "required is not a property keyword: list the property in the ask's required list")
 		case k == "properties" || k == "additionalProperties" || k == "items":
-			pc.errorf(keyPos, CodeFormKeyword, "%s is not allowed: form properties are flat, without nested fields", k)
+			pc.errorf(keyPos, codes.FormKeyword, "%s is not allowed: form properties are flat, without nested fields", k)
 		case k == "exclusiveMinimum" || k == "exclusiveMaximum":
-			pc.errorf(keyPos, CodeFormKeyword, "%s is not allowed: MCP forms have only minimum and maximum", k)
+			pc.errorf(keyPos, codes.FormKeyword, "%s is not allowed: MCP forms have only minimum and maximum", k)
 		case k == "enum" || k == "oneOf" || k == "enumNames":
-			pc.errorf(keyPos, CodeFormKeyword, "%s is not allowed on %s property: choices are strings (or an array of them)", k, articleType(t))
+			pc.errorf(keyPos, codes.FormKeyword, "%s is not allowed on %s property: choices are strings (or an array of them)", k, articleType(t))
 		default:
-			pc.unknownf(keyPos, k, allowed, CodeFormKeyword, "%s is not allowed on %s property (it takes %s)%s",
+			pc.unknownf(keyPos, k, allowed, codes.FormKeyword, "%s is not allowed on %s property (it takes %s)%s",
 				k, articleType(t), strings.Join(allowed[1:], ", "))
 		}
 	}
@@ -201,9 +203,9 @@ func (pc *propChecker) checkString() {
 		fs, isStr := f.(string)
 		switch {
 		case !isStr:
-			pc.errorf(pos, CodeFormFormat, "format must be one of %s, not %s", strings.Join(formFormats(), ", "), articleType(jsonType(f)))
+			pc.errorf(pos, codes.FormFormat, "format must be one of %s, not %s", strings.Join(formFormats(), ", "), articleType(jsonType(f)))
 		case !slices.Contains(formFormats(), fs):
-			pc.unknownf(pos, fs, formFormats(), CodeFormFormat, "format %q is not one MCP forms allow (%s)%s", fs, strings.Join(formFormats(), ", "))
+			pc.unknownf(pos, fs, formFormats(), codes.FormFormat, "format %q is not one MCP forms allow (%s)%s", fs, strings.Join(formFormats(), ", "))
 		}
 	}
 	enum, hasEnum := s["enum"]
@@ -212,7 +214,7 @@ func (pc *propChecker) checkString() {
 	switch {
 	case hasEnum && hasOneOf:
 		pos, _ := pc.at("oneOf")
-		pc.errorf(pos, CodeFormEnum, "a choice has enum or oneOf, not both")
+		pc.errorf(pos, codes.FormEnum, "a choice has enum or oneOf, not both")
 		pc.choices(enum, []any{"enum"})
 	case hasEnum:
 		pc.choices(enum, []any{"enum"})
@@ -222,12 +224,12 @@ func (pc *propChecker) checkString() {
 	case hasOneOf:
 		if hasNames {
 			pos, _ := pc.at("enumNames")
-			pc.errorf(pos, CodeFormEnum, "enumNames goes with enum; with oneOf, each choice has its title")
+			pc.errorf(pos, codes.FormEnum, "enumNames goes with enum; with oneOf, each choice has its title")
 		}
 		pc.titled(oneOf, []any{"oneOf"})
 	case hasNames:
 		pos, _ := pc.at("enumNames")
-		pc.errorf(pos, CodeFormEnum, "enumNames names the values of an enum, and this property has none")
+		pc.errorf(pos, codes.FormEnum, "enumNames names the values of an enum, and this property has none")
 	}
 }
 
@@ -237,13 +239,13 @@ func (pc *propChecker) checkArray() {
 	pc.checkBounds("minItems", "maxItems", true)
 	items, ok := s["items"]
 	if !ok {
-		pc.errorf(pc.prop.Pos, CodeFormEnum, "an array is a multi-select: it needs items with an enum or an anyOf of {const, title}")
+		pc.errorf(pc.prop.Pos, codes.FormEnum, "an array is a multi-select: it needs items with an enum or an anyOf of {const, title}")
 		return
 	}
 	itemsKey, itemsPos := pc.at("items")
 	im, ok := items.(map[string]any)
 	if !ok {
-		pc.errorf(itemsPos, CodeFormEnum, "items must be a mapping with an enum or an anyOf of {const, title}, not %s", articleType(jsonType(items)))
+		pc.errorf(itemsPos, codes.FormEnum, "items must be a mapping with an enum or an anyOf of {const, title}, not %s", articleType(jsonType(items)))
 		return
 	}
 	if t, ok := im["type"]; ok {
@@ -251,10 +253,10 @@ func (pc *propChecker) checkArray() {
 		switch t {
 		case "string":
 		case "object", "array":
-			pc.errorf(pos, CodeFormKind, "form properties are flat: a multi-select's items are strings, not %s", articleType(t.(string)))
+			pc.errorf(pos, codes.FormKind, "form properties are flat: a multi-select's items are strings, not %s", articleType(t.(string)))
 			return
 		default:
-			pc.errorf(pos, CodeFormKind, "a multi-select's items are strings, not %s", typeOrValue(t))
+			pc.errorf(pos, codes.FormKind, "a multi-select's items are strings, not %s", typeOrValue(t))
 			return
 		}
 	}
@@ -274,7 +276,7 @@ func (pc *propChecker) checkArray() {
 		if k == "type" || k == "enum" || k == "anyOf" || pc.nullKeys[pos] {
 			continue
 		}
-		pc.unknownf(pos, k, []string{"type", "enum", "anyOf"}, CodeFormKeyword, "items take only type, and enum or anyOf, not %s%s", k)
+		pc.unknownf(pos, k, []string{"type", "enum", "anyOf"}, codes.FormKeyword, "items take only type, and enum or anyOf, not %s%s", k)
 	}
 	enum, hasEnum := im["enum"]
 	anyOf, hasAnyOf := im["anyOf"]
@@ -282,19 +284,19 @@ func (pc *propChecker) checkArray() {
 	switch {
 	case hasEnum && hasAnyOf:
 		pos, _ := pc.at("items", "anyOf")
-		pc.errorf(pos, CodeFormEnum, "items have enum or anyOf, not both")
+		pc.errorf(pos, codes.FormEnum, "items have enum or anyOf, not both")
 		choices = pc.choices(enum, []any{"items", "enum"})
 	case hasEnum:
 		choices = pc.choices(enum, []any{"items", "enum"})
 	case hasAnyOf:
 		choices = pc.titled(anyOf, []any{"items", "anyOf"})
 	default:
-		pc.errorf(itemsKey, CodeFormEnum, "a multi-select's items need an enum or an anyOf of {const, title}")
+		pc.errorf(itemsKey, codes.FormEnum, "a multi-select's items need an enum or an anyOf of {const, title}")
 		return
 	}
 	if lo, ok := intOf(s["minItems"]); ok && len(choices) > 0 && lo > int64(len(choices)) {
 		_, pos := pc.at("minItems")
-		pc.errorf(pos, CodeFormValue, "minItems %d is more than the %d choices", lo, len(choices))
+		pc.errorf(pos, codes.FormValue, "minItems %d is more than the %d choices", lo, len(choices))
 	}
 }
 
@@ -319,7 +321,7 @@ func (pc *propChecker) choices(enum any, path []any) []string {
 	_, pos := pc.at(path...)
 	list, ok := enum.([]any)
 	if !ok || len(list) == 0 {
-		pc.errorf(pos, CodeFormEnum, "%s must be a non-empty list of strings", path[len(path)-1])
+		pc.errorf(pos, codes.FormEnum, "%s must be a non-empty list of strings", path[len(path)-1])
 		return nil
 	}
 	var out []string
@@ -328,9 +330,9 @@ func (pc *propChecker) choices(enum any, path []any) []string {
 		s, ok := e.(string)
 		switch {
 		case !ok:
-			pc.errorf(epos, CodeFormEnum, "choices are strings, not %s", articleType(jsonType(e)))
+			pc.errorf(epos, codes.FormEnum, "choices are strings, not %s", articleType(jsonType(e)))
 		case slices.Contains(out, s):
-			pc.errorf(epos, CodeFormEnum, "choice %q is listed twice", s)
+			pc.errorf(epos, codes.FormEnum, "choice %q is listed twice", s)
 		default:
 			out = append(out, s)
 		}
@@ -344,7 +346,7 @@ func (pc *propChecker) titled(list any, path []any) []string {
 	_, pos := pc.at(path...)
 	l, ok := list.([]any)
 	if !ok || len(l) == 0 {
-		pc.errorf(pos, CodeFormEnum, "%s must be a non-empty list of {const, title}", path[len(path)-1])
+		pc.errorf(pos, codes.FormEnum, "%s must be a non-empty list of {const, title}", path[len(path)-1])
 		return nil
 	}
 	var out []string
@@ -353,7 +355,7 @@ func (pc *propChecker) titled(list any, path []any) []string {
 		_, epos := pc.at(ep...)
 		m, ok := e.(map[string]any)
 		if !ok {
-			pc.errorf(epos, CodeFormEnum, "each choice is a mapping {const, title}, not %s", articleType(jsonType(e)))
+			pc.errorf(epos, codes.FormEnum, "each choice is a mapping {const, title}, not %s", articleType(jsonType(e)))
 			continue
 		}
 		keys := make([]string, 0, len(m))
@@ -364,30 +366,30 @@ func (pc *propChecker) titled(list any, path []any) []string {
 		for _, k := range keys {
 			kpos, _ := pc.at(append(slices.Clone(ep), k)...)
 			if k != "const" && k != "title" && !pc.nullKeys[kpos] {
-				pc.unknownf(kpos, k, []string{"const", "title"}, CodeFormEnum, "a choice has only const and title, not %s%s", k)
+				pc.unknownf(kpos, k, []string{"const", "title"}, codes.FormEnum, "a choice has only const and title, not %s%s", k)
 			}
 		}
 		c, hasConst := m["const"]
 		cs, isStr := c.(string)
 		switch {
 		case !hasConst:
-			pc.errorf(epos, CodeFormEnum, "a choice needs a const (its value)")
+			pc.errorf(epos, codes.FormEnum, "a choice needs a const (its value)")
 		case !isStr:
 			_, cpos := pc.at(append(slices.Clone(ep), "const")...)
-			pc.errorf(cpos, CodeFormEnum, "a choice's const is a string, not %s", articleType(jsonType(c)))
+			pc.errorf(cpos, codes.FormEnum, "a choice's const is a string, not %s", articleType(jsonType(c)))
 		case slices.Contains(out, cs):
 			_, cpos := pc.at(append(slices.Clone(ep), "const")...)
-			pc.errorf(cpos, CodeFormEnum, "choice %q is listed twice", cs)
+			pc.errorf(cpos, codes.FormEnum, "choice %q is listed twice", cs)
 		default:
 			out = append(out, cs)
 		}
 		t, hasTitle := m["title"]
 		if _, ok := t.(string); !ok {
 			if !hasTitle {
-				pc.errorf(epos, CodeFormEnum, "a choice needs a title (what the user sees)")
+				pc.errorf(epos, codes.FormEnum, "a choice needs a title (what the user sees)")
 			} else {
 				_, tpos := pc.at(append(slices.Clone(ep), "title")...)
-				pc.errorf(tpos, CodeFormEnum, "a choice's title is a string, not %s", articleType(jsonType(t)))
+				pc.errorf(tpos, codes.FormEnum, "a choice's title is a string, not %s", articleType(jsonType(t)))
 			}
 		}
 	}
@@ -400,17 +402,17 @@ func (pc *propChecker) checkEnumNames(names any, n int) {
 	_, pos := pc.at("enumNames")
 	l, ok := names.([]any)
 	if !ok {
-		pc.errorf(pos, CodeFormEnum, "enumNames must be a list of strings, not %s", articleType(jsonType(names)))
+		pc.errorf(pos, codes.FormEnum, "enumNames must be a list of strings, not %s", articleType(jsonType(names)))
 		return
 	}
 	for i, e := range l {
 		if _, ok := e.(string); !ok {
 			_, epos := pc.at("enumNames", i)
-			pc.errorf(epos, CodeFormEnum, "enumNames are strings, not %s", articleType(jsonType(e)))
+			pc.errorf(epos, codes.FormEnum, "enumNames are strings, not %s", articleType(jsonType(e)))
 		}
 	}
 	if len(l) != n && n > 0 {
-		pc.errorf(pos, CodeFormEnum, "enumNames has %d names for %d enum values", len(l), n)
+		pc.errorf(pos, codes.FormEnum, "enumNames has %d names for %d enum values", len(l), n)
 	}
 }
 
@@ -429,7 +431,7 @@ func (pc *propChecker) checkBounds(loKey, hiKey string, counts bool) {
 		if counts {
 			n, isInt := intOf(v)
 			if !isInt || n < 0 {
-				pc.errorf(pos, CodeFormValue, "%s must be an integer of 0 or more, not %s", k, jsonText(v))
+				pc.errorf(pos, codes.FormValue, "%s must be an integer of 0 or more, not %s", k, jsonText(v))
 				continue
 			}
 			vals[i], have[i] = float64(n), true
@@ -437,14 +439,14 @@ func (pc *propChecker) checkBounds(loKey, hiKey string, counts bool) {
 		}
 		f, isNum := numberOf(v)
 		if !isNum {
-			pc.errorf(pos, CodeFormValue, "%s must be a number, not %s", k, articleType(jsonType(v)))
+			pc.errorf(pos, codes.FormValue, "%s must be a number, not %s", k, articleType(jsonType(v)))
 			continue
 		}
 		vals[i], have[i] = f, true
 	}
 	if have[0] && have[1] && vals[0] > vals[1] {
 		_, pos := pc.at(hiKey)
-		pc.errorf(pos, CodeFormValue, "%s %s is less than %s %s", hiKey, jsonText(s[hiKey]), loKey, jsonText(s[loKey]))
+		pc.errorf(pos, codes.FormValue, "%s %s is less than %s %s", hiKey, jsonText(s[hiKey]), loKey, jsonText(s[loKey]))
 	}
 }
 
@@ -464,7 +466,7 @@ func (pc *propChecker) checkDefault(d any) {
 		if steps, ok := fieldSteps(v.Field); ok && len(steps) > 0 {
 			_, at = pc.at(append([]any{"default"}, steps...)...)
 		}
-		pc.errorf(at, CodeFormDefault, "%s %s%s", joinField("default", v.Field), v.Reason, pc.defaultHint(d, v.Field))
+		pc.errorf(at, codes.FormDefault, "%s %s%s", joinField("default", v.Field), v.Reason, pc.defaultHint(d, v.Field))
 	}
 }
 

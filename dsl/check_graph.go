@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/flowserve/flowserve/check/codes"
 )
 
 // flowGraph is the control flow of a file as lint reads it: for each
@@ -79,13 +81,13 @@ func (c *checker) checkGraph() {
 		} else if k > 1 {
 			also = fmt.Sprintf(" (nor are the %d nodes it leads to)", k)
 		}
-		c.warnf(n.Pos, CodeUnreachableNode, "node %s can never run: no path from the first node leads to it%s", n.Name(), also)
+		c.warnf(n.Pos, codes.UnreachableNode, "node %s can never run: no path from the first node leads to it%s", n.Name(), also)
 	}
 
 	last := len(f.Nodes) - 1
 	if reachable[last] && slices.Contains(g.succ[last], len(f.Nodes)) {
 		n := f.Nodes[last]
-		c.warnf(n.Pos, CodeFallsOffEnd, "the flow can run past its last node (%s) and end with an empty result; end it with a return or fail", n.Name())
+		c.warnf(n.Pos, codes.FallsOffEnd, "the flow can run past its last node (%s) and end with an empty result; end it with a return or fail", n.Name())
 	}
 
 	for _, scc := range g.loops(reachable) {
@@ -106,9 +108,9 @@ func (c *checker) checkGraph() {
 		first := f.Nodes[scc[0]]
 		switch {
 		case !exits:
-			c.errorf(first.Pos, CodeEndlessLoop, "the loop through %s never ends: no node in it leads out of it", listText(names))
+			c.errorf(first.Pos, codes.EndlessLoop, "the loop through %s never ends: no node in it leads out of it", listText(names))
 		case !works:
-			c.warnf(first.Pos, CodeBusyLoop, "the loop through %s neither asks nor runs a step: only a branch on set names can end it", listText(names))
+			c.warnf(first.Pos, codes.BusyLoop, "the loop through %s neither asks nor runs a step: only a branch on set names can end it", listText(names))
 		}
 	}
 	c.checkReads()

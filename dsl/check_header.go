@@ -7,6 +7,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/internal/yamlx"
 )
 
@@ -74,23 +75,23 @@ func (c *checker) checkHeader(m *yaml.Node, h ixEntry, prop string, seen map[str
 		if hasType {
 			what = "not " + headerTypeText(t.val)
 		}
-		c.errorf(h.key, CodeBadMcpHeader, "property %q: x-mcp-header goes only on a property of type string, integer or boolean, %s: a header carries one plain value", prop, what)
+		c.errorf(h.key, codes.BadMcpHeader, "property %q: x-mcp-header goes only on a property of type string, integer or boolean, %s: a header carries one plain value", prop, what)
 		return
 	}
 	pos := c.ix.pos(h.val)
 	if !yamlx.IsString(h.val) || h.val.Value == "" {
-		c.errorf(pos, CodeBadMcpHeader, "property %q: x-mcp-header must name an HTTP header (Mcp-Param-<name>), not %s", prop, headerValueText(h.val))
+		c.errorf(pos, codes.BadMcpHeader, "property %q: x-mcp-header must name an HTTP header (Mcp-Param-<name>), not %s", prop, headerValueText(h.val))
 		return
 	}
 	header := h.val.Value
 	if i := strings.IndexFunc(header, func(r rune) bool { return !isTokenChar(r) }); i >= 0 {
 		bad := []rune(header[i:])[0]
-		c.errorf(pos, CodeBadMcpHeader, "property %q: x-mcp-header %q is not an HTTP header name: %q is not allowed (letters, digits and !#$%%&'*+-.^_`|~ only)", prop, header, bad)
+		c.errorf(pos, codes.BadMcpHeader, "property %q: x-mcp-header %q is not an HTTP header name: %q is not allowed (letters, digits and !#$%%&'*+-.^_`|~ only)", prop, header, bad)
 		return
 	}
 	lower := strings.ToLower(header)
 	if first, dup := seen[lower]; dup {
-		c.errorf(pos, CodeBadMcpHeader, "property %q: x-mcp-header %q is the header of property %q too (line %d); header names are case-insensitive, so each property needs its own", prop, header, first.prop, first.line)
+		c.errorf(pos, codes.BadMcpHeader, "property %q: x-mcp-header %q is the header of property %q too (line %d); header names are case-insensitive, so each property needs its own", prop, header, first.prop, first.line)
 		return
 	}
 	seen[lower] = headerSeen{prop: prop, line: h.key.Line}

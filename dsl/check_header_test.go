@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/flowserve/flowserve/check/codes"
 )
 
 // addToolPanics reports whether go-sdk's AddTool refuses (panics on) a
@@ -56,7 +58,7 @@ func TestCheckHeadersAgreeWithSDK(t *testing.T) {
 		src := "description: d\ninput:\n  type: object\n  properties: " + tc.props + "\nnodes:\n  - return: ok\n"
 		got := ""
 		for _, l := range check(t, src) {
-			if strings.Contains(l, " "+CodeBadMcpHeader+":") {
+			if strings.Contains(l, " "+codes.BadMcpHeader+":") {
 				got = l
 			}
 		}

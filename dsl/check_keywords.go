@@ -6,6 +6,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/internal/yamlx"
 )
 
@@ -63,7 +64,7 @@ func (c *checker) walkNullKeys(n *yaml.Node, depth int, found map[Pos]bool) {
 		case yamlx.IsNull(v):
 			if !slices.Contains(schemaKeywords(), e.name) && !strings.HasPrefix(e.name, "x-") && !found[e.key] {
 				found[e.key] = true
-				c.warnf(e.key, CodeSchemaNullKey, "%s", nullKeyText(e.name, n))
+				c.warnf(e.key, codes.SchemaNullKey, "%s", nullKeyText(e.name, n))
 			}
 		case slices.Contains(schemaMapped, e.name) && v.Kind == yaml.MappingNode:
 			for _, sub := range c.ix.entries(v) {

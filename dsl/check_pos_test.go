@@ -3,6 +3,8 @@ package dsl
 import (
 	"slices"
 	"testing"
+
+	"github.com/flowserve/flowserve/check/codes"
 )
 
 // TestCheckReadsParseTree checks that Check finds positions in the tree
@@ -29,7 +31,7 @@ nodes:
 	}
 	found := false
 	for _, d := range want {
-		found = found || d.Code == CodeFormKeyword && d.Pos.Line == 7 && d.Pos.Col == 31
+		found = found || d.Code == codes.FormKeyword && d.Pos.Line == 7 && d.Pos.Col == 31
 	}
 	if !found {
 		t.Errorf("no form-keyword at the pattern key 7:31 in\n%v", want)

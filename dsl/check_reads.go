@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/lang"
 )
 
@@ -261,7 +262,7 @@ func (rf *readFacts) checkExpr(c *checker, i, upto int, e *Expr, at nameSet) {
 		if !res.decided {
 			path = rf.pathWithout(i, b)
 		}
-		c.errorf(e.PosAt(ref.Offset), CodeMaybeUnbound, "%s may not have run on every path to here: %s; %s",
+		c.errorf(e.PosAt(ref.Offset), codes.MaybeUnbound, "%s may not have run on every path to here: %s; %s",
 			ref.Name, path, rf.guardHint(ref.Name))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/lang"
 )
 
@@ -92,7 +93,7 @@ func RoundDiagnosticsWith(f *File, budget int, callees Callees) Diagnostics {
 		ds = append(ds, Diagnostic{Pos: pos, Severity: Warning, Code: code, Message: fmt.Sprintf(format, args...)})
 	}
 	if r.Over != nil && f.TaskMode() != TaskRequired {
-		warn(r.Over.Pos, CodeRoundBudget, "a path asks up to %d rounds of questions (%s), more than the round budget of %d: clients stop after about ten; ask questions together in an all node, or make the flow task: required",
+		warn(r.Over.Pos, codes.RoundBudget, "a path asks up to %d rounds of questions (%s), more than the round budget of %d: clients stop after about ten; ask questions together in an all node, or make the flow task: required",
 			r.Max, strings.Join(r.Path, ", "), budget)
 	}
 	for _, scc := range r.Unbounded {
@@ -100,7 +101,7 @@ func RoundDiagnosticsWith(f *File, budget int, callees Callees) Diagnostics {
 		for k, i := range scc {
 			names[k] = f.Nodes[i].Name()
 		}
-		warn(f.Nodes[scc[0]].Pos, CodeUnboundedLoop, "the loop through %s asks questions with nothing to bound it: it can ask forever; count its rounds with a set and end it with a branch comparing the count with a constant",
+		warn(f.Nodes[scc[0]].Pos, codes.UnboundedLoop, "the loop through %s asks questions with nothing to bound it: it can ask forever; count its rounds with a set and end it with a branch comparing the count with a constant",
 			listText(names))
 	}
 	return ds

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/flowserve/flowserve/check/codes"
 )
 
 // asksFlow returns a flow of n asks in a row, with the top-level lines
@@ -87,16 +89,16 @@ func TestRoundsFolded(t *testing.T) {
 		{"{{ -1 }}, expr", countedFlow("expr", `"{{ -1 }}"`, "tries + 1", "tries >= 3"), 9, 4, nil},
 		{"{{ size([1, 2]) }} down", countedFlow("cel", `"{{ size([1, 2]) * 3 }}"`, "tries - 1", "tries <= 0"), 9, 6, nil},
 		{"{{ len([1, 2]) }} down, expr", countedFlow("expr", `"{{ len([1, 2]) * 3 }}"`, "tries - 1", "tries <= 0"), 9, 6, nil},
-		{"folded, over the budget", countedFlow("cel", `"{{ 0 }}"`, "tries + 1", "tries >= 3"), 2, 3, []string{CodeRoundBudget}},
-		{"folded, over the budget, expr", countedFlow("expr", `"{{ 0 }}"`, "tries + 1", "tries >= 3"), 2, 3, []string{CodeRoundBudget}},
+		{"folded, over the budget", countedFlow("cel", `"{{ 0 }}"`, "tries + 1", "tries >= 3"), 2, 3, []string{codes.RoundBudget}},
+		{"folded, over the budget, expr", countedFlow("expr", `"{{ 0 }}"`, "tries + 1", "tries >= 3"), 2, 3, []string{codes.RoundBudget}},
 
 		// Not constants: the loop has no bound lint can read.
-		{"read from input", countedFlow("cel", `"{{ input.start }}"`, "tries + 1", "tries >= 3"), 9, 1, []string{CodeUnboundedLoop}},
-		{"read from input, expr", countedFlow("expr", `"{{ input.start }}"`, "tries + 1", "tries >= 3"), 9, 1, []string{CodeUnboundedLoop}},
-		{"arithmetic on input", countedFlow("cel", `"{{ 0 * input.start }}"`, "tries + 1", "tries >= 3"), 9, 1, []string{CodeUnboundedLoop}},
-		{"text, not a number", countedFlow("cel", `"0"`, "tries + 1", "tries >= 3"), 9, 1, []string{CodeUnboundedLoop}},
-		{"text around the expression", countedFlow("cel", `"{{ 0 }} tries"`, "tries + 1", "tries >= 3"), 9, 1, []string{CodeUnboundedLoop}},
-		{"a string constant", countedFlow("cel", `"{{ 'zero' }}"`, "tries + 1", "tries >= 3"), 9, 1, []string{CodeUnboundedLoop}},
+		{"read from input", countedFlow("cel", `"{{ input.start }}"`, "tries + 1", "tries >= 3"), 9, 1, []string{codes.UnboundedLoop}},
+		{"read from input, expr", countedFlow("expr", `"{{ input.start }}"`, "tries + 1", "tries >= 3"), 9, 1, []string{codes.UnboundedLoop}},
+		{"arithmetic on input", countedFlow("cel", `"{{ 0 * input.start }}"`, "tries + 1", "tries >= 3"), 9, 1, []string{codes.UnboundedLoop}},
+		{"text, not a number", countedFlow("cel", `"0"`, "tries + 1", "tries >= 3"), 9, 1, []string{codes.UnboundedLoop}},
+		{"text around the expression", countedFlow("cel", `"{{ 0 }} tries"`, "tries + 1", "tries >= 3"), 9, 1, []string{codes.UnboundedLoop}},
+		{"a string constant", countedFlow("cel", `"{{ 'zero' }}"`, "tries + 1", "tries >= 3"), 9, 1, []string{codes.UnboundedLoop}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

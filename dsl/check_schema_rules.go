@@ -6,6 +6,8 @@ import (
 	"sort"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/flowserve/flowserve/check/codes"
 )
 
 // The input and output schemas are JSON Schema, which flow.Compile
@@ -155,7 +157,7 @@ func (c *checker) checkSchemaBounds(s map[string]any, n *yaml.Node, at Pos, wher
 		if lo == hi {
 			relation = "equals"
 		}
-		c.errorf(pos, CodeBadValue, "%s: %s %s %s %s %s, so %s fits it; raise %s or lower %s",
+		c.errorf(pos, codes.BadValue, "%s: %s %s %s %s %s, so %s fits it; raise %s or lower %s",
 			where, b.hi, jsonText(s[b.hi]), relation, b.lo, jsonText(s[b.lo]), b.noneFits, b.hi, b.lo)
 		empty = true
 	}
@@ -190,14 +192,14 @@ func (c *checker) checkSchemaRequired(s map[string]any, n *yaml.Node, at Pos, wh
 		_, pos := c.ix.find(n, at, "required", i)
 		switch {
 		case slices.Contains(seen, name):
-			c.errorf(pos, CodeDuplicateKey, "%s: required lists %q twice", where, name)
+			c.errorf(pos, codes.DuplicateKey, "%s: required lists %q twice", where, name)
 			continue
 		case closed && !slices.Contains(names, name):
 			list := ""
 			if len(names) <= 8 {
 				list = " (" + listText(names) + ")"
 			}
-			c.unknownf(pos, name, names, CodeUnknownProperty, "%s: required names %q, which is not one of its properties%s%s", where, name, list)
+			c.unknownf(pos, name, names, codes.UnknownProperty, "%s: required names %q, which is not one of its properties%s%s", where, name, list)
 		}
 		seen = append(seen, name)
 	}
@@ -220,6 +222,6 @@ func (c *checker) checkSchemaDefault(s map[string]any, d any, n *yaml.Node, at P
 		if v.Field == "" {
 			hint = enumHint(d, s)
 		}
-		c.errorf(vpos, CodeBadValue, "%s: %s %s%s", where, joinField("default", v.Field), v.Reason, hint)
+		c.errorf(vpos, codes.BadValue, "%s: %s %s%s", where, joinField("default", v.Field), v.Reason, hint)
 	}
 }

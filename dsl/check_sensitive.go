@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/flowserve/flowserve/check/codes"
 )
 
 // The MCP specification forbids asking for sensitive information in form
@@ -252,7 +254,7 @@ props:
 		}
 		free = true
 		if what := sensitiveText(prop.Name, true); what != "" {
-			c.errorf(prop.Pos, CodeSensitiveForm, "form property %q asks for %s; %s", prop.Name, what, advice)
+			c.errorf(prop.Pos, codes.SensitiveForm, "form property %q asks for %s; %s", prop.Name, what, advice)
 			flagged = true
 			continue
 		}
@@ -261,7 +263,7 @@ props:
 			text, _ := prop.Schema[k].(string)
 			if what := sensitiveText(text, false); what != "" {
 				_, pos := c.ix.find(node, prop.Pos, k)
-				c.errorf(pos, CodeSensitiveForm, "form property %q asks for %s (its %s says %q); %s", prop.Name, what, k, text, advice)
+				c.errorf(pos, codes.SensitiveForm, "form property %q asks for %s (its %s says %q); %s", prop.Name, what, k, text, advice)
 				flagged = true
 				continue props
 			}
@@ -279,6 +281,6 @@ props:
 		}
 	}
 	if what := sensitiveRequest(text.String()); what != "" {
-		c.errorf(a.Message.Pos, CodeSensitiveForm, "the message asks for %s in a form; %s", what, advice)
+		c.errorf(a.Message.Pos, codes.SensitiveForm, "the message asks for %s in a form; %s", what, advice)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/check/codes"
 )
 
 // testRegistry returns a registry with one action, text.shout, whose
@@ -54,8 +55,8 @@ func check(t *testing.T, src string) []string {
 	return out
 }
 
-// codes returns the codes of check's output.
-func codes(lines []string) []string {
+// codesOf returns the codes of check's output.
+func codesOf(lines []string) []string {
 	var out []string
 	for _, l := range lines {
 		f := strings.Fields(l)
@@ -293,14 +294,14 @@ func TestCheckToolName(t *testing.T) {
 		{"Delete-File.v2", ""},
 		{"a", ""},
 		{strings.Repeat("x", 64), ""},
-		{strings.Repeat("x", 65), CodeBadToolName},
-		{"files/delete", CodeToolNameSlash},
-		{"delete file", CodeBadToolName},
-		{"löschen", CodeBadToolName},
-		{"a:b", CodeBadToolName},
+		{strings.Repeat("x", 65), codes.BadToolName},
+		{"files/delete", codes.ToolNameSlash},
+		{"delete file", codes.BadToolName},
+		{"löschen", codes.BadToolName},
+		{"a:b", codes.BadToolName},
 	}
 	for _, tc := range tests {
-		got := codes(check(t, "name: \""+tc.name+"\"\ndescription: d\nnodes:\n  - return: ok\n"))
+		got := codesOf(check(t, "name: \""+tc.name+"\"\ndescription: d\nnodes:\n  - return: ok\n"))
 		var want []string
 		if tc.code != "" {
 			want = []string{tc.code}
@@ -323,18 +324,18 @@ func TestCheckURL(t *testing.T) {
 		{"https://{{ input.host }}/x", ""},
 		{"http://localhost:8080/x", ""},
 		{"http://127.0.0.1/x", ""},
-		{"http://example.com/x", CodeInsecureURL},
+		{"http://example.com/x", codes.InsecureURL},
 		{"http://{{ input.host }}/x", ""},
-		{"ftp://example.com/x", CodeBadURL},
-		{"example.com/x", CodeBadURL},
-		{"/relative/path", CodeBadURL},
-		{"https://user:pw@example.com/", CodeBadURL},
-		{"https://token@{{ input.host }}/", CodeBadURL},
+		{"ftp://example.com/x", codes.BadURL},
+		{"example.com/x", codes.BadURL},
+		{"/relative/path", codes.BadURL},
+		{"https://user:pw@example.com/", codes.BadURL},
+		{"https://token@{{ input.host }}/", codes.BadURL},
 		{"https://example.com/@user", ""},
 	}
 	for _, tc := range tests {
 		src := "description: d\nnodes:\n  - id: a\n    ask: Open\n    url: \"" + tc.url + "\"\n  - return: ok\n"
-		got := codes(check(t, src))
+		got := codesOf(check(t, src))
 		var want []string
 		if tc.code != "" {
 			want = []string{tc.code}
@@ -352,17 +353,17 @@ func TestCheckGraph(t *testing.T) {
 		want  []string
 	}{
 		{"straight", "  - set: {a: 1}\n  - return: ok\n", nil},
-		{"fall off after set", "  - set: {a: 1}\n", []string{CodeFallsOffEnd}},
+		{"fall off after set", "  - set: {a: 1}\n", []string{codes.FallsOffEnd}},
 		{"branch with else", "  - branch:\n      - if: \"true\"\n        then: a\n      - else: a\n  - id: a\n    return: ok\n", nil},
-		{"loop with ask", "  - id: q\n    ask: Again?\n    form: {ok: {type: boolean}}\n  - branch:\n      - if: q.content.ok\n        then: q\n  - return: ok\n", []string{CodeUnboundedLoop}},
-		{"self loop", "  - id: a\n    set: {x: 1}\n    next: a\n", []string{CodeEndlessLoop}},
-		{"busy loop", "  - id: a\n    set: {x: 1}\n  - branch:\n      - if: x < 3\n        then: a\n  - return: ok\n", []string{CodeBusyLoop}},
+		{"loop with ask", "  - id: q\n    ask: Again?\n    form: {ok: {type: boolean}}\n  - branch:\n      - if: q.content.ok\n        then: q\n  - return: ok\n", []string{codes.UnboundedLoop}},
+		{"self loop", "  - id: a\n    set: {x: 1}\n    next: a\n", []string{codes.EndlessLoop}},
+		{"busy loop", "  - id: a\n    set: {x: 1}\n  - branch:\n      - if: x < 3\n        then: a\n  - return: ok\n", []string{codes.BusyLoop}},
 		{"on_error exits a loop", "  - id: s\n    step: text.shout\n    with: {text: x}\n    on_error: out\n    next: s\n  - id: out\n    fail: no\n", nil},
 		{"unavailable is an edge", "  - id: q\n    ask: Sure?\n    form: {ok: {type: boolean}}\n    unavailable: no\n  - return: ok\n  - id: no\n    fail: cannot ask\n", nil},
-		{"unreachable region", "  - return: ok\n  - id: a\n    set: {x: 1}\n    next: b\n  - id: b\n    set: {y: 1}\n    next: a\n", []string{CodeUnreachableNode}},
+		{"unreachable region", "  - return: ok\n  - id: a\n    set: {x: 1}\n    next: b\n  - id: b\n    set: {y: 1}\n    next: a\n", []string{codes.UnreachableNode}},
 	}
 	for _, tc := range tests {
-		got := codes(check(t, "description: d\nnodes:\n"+tc.nodes))
+		got := codesOf(check(t, "description: d\nnodes:\n"+tc.nodes))
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("%s: codes %v, want %v\n%q", tc.name, got, tc.want, check(t, "description: d\nnodes:\n"+tc.nodes))
 		}
@@ -422,7 +423,7 @@ func TestCheckNil(t *testing.T) {
 	}
 	// A nil registry is actions.Default(), empty in this package's tests.
 	f, _ := Parse("flow.yaml", []byte("description: d\nnodes:\n  - id: s\n    step: text.shout\n  - return: ok\n"))
-	if ds := Check(f, nil); len(ds) != 1 || ds[0].Code != CodeUnknownAction {
+	if ds := Check(f, nil); len(ds) != 1 || ds[0].Code != codes.UnknownAction {
 		t.Errorf("Check with the default registry: %v", ds)
 	}
 }
@@ -474,12 +475,12 @@ func TestCheckTask(t *testing.T) {
 		{"auto", "description: d\ntask: auto\n" + step, nil},
 		{"required", "description: d\ntask: required\n" + step, nil},
 		{"never", "description: d\ntask: never\n" + step,
-			[]string{"6:5 " + CodeLongNoTask + ": step s is long, but the flow says task: never: it runs inside the call, never as a task"}},
+			[]string{"6:5 " + codes.LongNoTask + ": step s is long, but the flow says task: never: it runs inside the call, never as a task"}},
 		{"never, not long", "description: d\ntask: never\n" + strings.Replace(step, "long: true", "long: false", 1), nil},
 		{"prompt long", "kind: prompt\ndescription: d\n" + step,
-			[]string{"6:5 " + CodeLongNoTask + ": step s is long, but a prompt never runs as a task: it runs inside the prompts/get call"}},
+			[]string{"6:5 " + codes.LongNoTask + ": step s is long, but a prompt never runs as a task: it runs inside the prompts/get call"}},
 		{"prompt required", "kind: prompt\ndescription: d\ntask: required\nnodes:\n  - return: hi\n",
-			[]string{"3:7 " + CodeToolOnly + ": task: required belongs to tool flows: a prompt cannot run as an MCP task"}},
+			[]string{"3:7 " + codes.ToolOnly + ": task: required belongs to tool flows: a prompt cannot run as an MCP task"}},
 		{"prompt auto", "kind: prompt\ndescription: d\ntask: auto\nnodes:\n  - return: hi\n", nil},
 		{"prompt never", "kind: prompt\ndescription: d\ntask: never\nnodes:\n  - return: hi\n", nil},
 	}

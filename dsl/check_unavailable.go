@@ -1,5 +1,7 @@
 package dsl
 
+import "github.com/flowserve/flowserve/check/codes"
+
 // The 2026-07-28 revision of MCP deprecates sampling and roots
 // (SEP-2577): clients still serve them, but fewer will, and a client
 // without the capability gets an error for a question with nowhere else
@@ -14,7 +16,7 @@ func (c *checker) checkUnavailable() {
 		switch n.Kind {
 		case KindSample, KindRoots:
 			if n.Ask != nil && n.Ask.Unavailable == nil {
-				c.warnf(n.Pos, CodeNoUnavailable, "%s %s has no unavailable: %s deprecated (SEP-2577) and a client may not offer %s, which fails the call; add unavailable: <id> naming the node to go to instead",
+				c.warnf(n.Pos, codes.NoUnavailable, "%s %s has no unavailable: %s deprecated (SEP-2577) and a client may not offer %s, which fails the call; add unavailable: <id> naming the node to go to instead",
 					n.Kind, n.Name(), deprecatedWhat(n.Kind), deprecatedIt(n.Kind))
 			}
 		case KindAll:
@@ -23,7 +25,7 @@ func (c *checker) checkUnavailable() {
 			}
 			for _, q := range n.All.Questions {
 				if q.Kind == KindSample || q.Kind == KindRoots {
-					c.warnf(n.Pos, CodeNoUnavailable, "this all node asks %s (%s %s) and has no unavailable: %s deprecated (SEP-2577) and a client may not offer %s, which fails the call; add unavailable: <id> to the all node, naming the node to go to instead",
+					c.warnf(n.Pos, codes.NoUnavailable, "this all node asks %s (%s %s) and has no unavailable: %s deprecated (SEP-2577) and a client may not offer %s, which fails the call; add unavailable: <id> to the all node, naming the node to go to instead",
 						deprecatedAsk(q.Kind), q.Kind, q.Name(), deprecatedWhat(q.Kind), deprecatedIt(q.Kind))
 					break
 				}

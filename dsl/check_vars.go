@@ -7,6 +7,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/internal/yamlx"
 	"github.com/flowserve/flowserve/lang"
 )
@@ -29,14 +30,14 @@ import (
 // or "secret".
 func (p *parser) settings(e pair, what string) []*Setting {
 	if e.val.Kind != yaml.MappingNode {
-		p.errorf(p.pos(e.val), CodeBadType, "%s must be a mapping of names to {description: ...}, not %s", e.name, yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), codes.BadType, "%s must be a mapping of names to {description: ...}, not %s", e.name, yamlx.TypeName(e.val))
 		return nil
 	}
 	var out []*Setting
 	for _, se := range p.pairs(e.val) {
 		s := &Setting{Name: se.name, Pos: p.pos(se.key)}
 		if !idPattern.MatchString(se.name) {
-			p.errorf(s.Pos, CodeBadName, "%s name %q must match %s (lower-case letters, digits and _)", what, se.name, idPattern)
+			p.errorf(s.Pos, codes.BadName, "%s name %q must match %s (lower-case letters, digits and _)", what, se.name, idPattern)
 		}
 		p.setting(s, se, what)
 		out = append(out, s)
@@ -54,7 +55,7 @@ func (p *parser) setting(s *Setting, e pair, what string) {
 		if what == "secret" {
 			env = "FLOWSERVE_SECRET_"
 		}
-		p.errorf(p.pos(e.val), CodeBadType, "%s %s must be a mapping {description: ...}, not %s: its value comes from the server ($%s%s or --%ss), not from the flow file",
+		p.errorf(p.pos(e.val), codes.BadType, "%s %s must be a mapping {description: ...}, not %s: its value comes from the server ($%s%s or --%ss), not from the flow file",
 			what, s.Name, yamlx.TypeName(e.val), env, strings.ToUpper(s.Name), what)
 		return
 	}
@@ -243,7 +244,7 @@ func (p *parser) checkSecrets(f *File) {
 		}
 		off := errs[0].Offset
 		sel := selection(u.expr.Src, off)
-		p.errorSpan(u.expr.PosAt(off), exprSpan(u.expr, off, sel), CodeSecretOutsideWith,
+		p.errorSpan(u.expr.PosAt(off), exprSpan(u.expr, off, sel), codes.SecretOutsideWith,
 			"%s is read in %s; secrets may only be read in a step's with values, which go to the step's action alone",
 			sel, u.place)
 	}

@@ -3,6 +3,8 @@ package dsl
 import (
 	"strings"
 	"testing"
+
+	"github.com/flowserve/flowserve/check/codes"
 )
 
 func TestParseSettings(t *testing.T) {
@@ -85,7 +87,7 @@ func TestCheckSecrets(t *testing.T) {
 			_, ds := Parse("flow.yaml", []byte(secretFlow(tc.declare, tc.lang, tc.expr)))
 			var got []string
 			for _, d := range ds {
-				if d.Code == CodeSecretOutsideWith {
+				if d.Code == codes.SecretOutsideWith {
 					name, _, _ := strings.Cut(d.Message, " ")
 					got = append(got, d.Pos.String()[len("flow.yaml:"):]+" "+name)
 				}

@@ -51,7 +51,7 @@ type Diagnostic struct {
 	// later one; the zero Pos when unknown (see Range).
 	End      Pos
 	Severity Severity
-	Code     string // stable, kebab-case: a constant such as CodeUnknownKey (codes.go)
+	Code     string // stable, kebab-case: a constant such as codes.UnknownKey (codes.go)
 	Message  string // lower-case, no trailing period
 	// Fixes are mechanical fixes (did-you-mean replacements), in order
 	// of preference; nil when there are none.

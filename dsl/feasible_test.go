@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/flowserve/flowserve/check/codes"
 )
 
 // unboundReads returns check's maybe-unbound diagnostics of src.
@@ -11,7 +13,7 @@ func unboundReads(t *testing.T, src string) []string {
 	t.Helper()
 	var out []string
 	for _, d := range check(t, src) {
-		if strings.Contains(d, " "+CodeMaybeUnbound+": ") {
+		if strings.Contains(d, " "+codes.MaybeUnbound+": ") {
 			out = append(out, d)
 		}
 	}
@@ -192,7 +194,7 @@ func FuzzMaybeUnbound(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src string) {
 		file, _ := Parse("flow.yaml", []byte(src))
 		for _, d := range Check(file, reg) {
-			if d.Code == CodeMaybeUnbound && !strings.Contains(d.Message, "may not have run on every path to here: ") {
+			if d.Code == codes.MaybeUnbound && !strings.Contains(d.Message, "may not have run on every path to here: ") {
 				t.Errorf("message without a path: %v", d)
 			}
 		}

@@ -6,6 +6,8 @@ import (
 	"unicode"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/flowserve/flowserve/check/codes"
 )
 
 // templateStyles are the YAML scalar styles FuzzTemplate writes its
@@ -206,7 +208,7 @@ func FuzzTemplate(f *testing.F) {
 			if !inFile(d.Pos) || d.Code == "" || d.Message == "" {
 				t.Errorf("diagnostic without position, code or message: %#v", d)
 			}
-			if d.Code == CodeBadTemplate {
+			if d.Code == codes.BadTemplate {
 				badTemplate = true
 			}
 		}

@@ -7,6 +7,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/internal/yamlx"
 )
 
@@ -95,7 +96,7 @@ func article(k Kind) string {
 // not a mapping.
 func (p *parser) node(index int, y *yaml.Node) *Node {
 	if y.Kind != yaml.MappingNode {
-		p.errorf(p.pos(y), CodeBadType, "a node must be a mapping, not %s", yamlx.TypeName(y))
+		p.errorf(p.pos(y), codes.BadType, "a node must be a mapping, not %s", yamlx.TypeName(y))
 		return nil
 	}
 	n := &Node{Index: index, Pos: p.pos(y)}
@@ -109,11 +110,11 @@ func (p *parser) node(index int, y *yaml.Node) *Node {
 		}
 	}
 	if len(kindEntries) == 0 {
-		p.errorf(n.Pos, CodeMissingKind, "a node needs one of the keys ask, step, branch, set, return, fail, sample, roots, all, call, link")
+		p.errorf(n.Pos, codes.MissingKind, "a node needs one of the keys ask, step, branch, set, return, fail, sample, roots, all, call, link")
 	} else {
 		n.Kind = kindOf(kindEntries[0].name)
 		for _, e := range kindEntries[1:] {
-			p.errorf(p.pos(e.key), CodeTwoKinds, "a node has exactly one kind; this one is both %s and %s", n.Kind, e.name)
+			p.errorf(p.pos(e.key), codes.TwoKinds, "a node has exactly one kind; this one is both %s and %s", n.Kind, e.name)
 		}
 	}
 	where := " in a node"
@@ -142,7 +143,7 @@ func (p *parser) node(index int, y *yaml.Node) *Node {
 				if n.Kind == KindLink {
 					why = "it hands the run over to the flow it links to"
 				}
-				p.errorf(p.pos(e.key), CodeMisplacedKey, "%s %s node has no next: %s", article(n.Kind), n.Kind, why)
+				p.errorf(p.pos(e.key), codes.MisplacedKey, "%s %s node has no next: %s", article(n.Kind), n.Kind, why)
 				continue
 			}
 			n.Next = p.ref(e)
@@ -153,7 +154,7 @@ func (p *parser) node(index int, y *yaml.Node) *Node {
 			case n.Kind != 0 && !slices.ContainsFunc(owners, func(k Kind) bool { return present[k] }):
 				// A key of one of the node's other kind keys is left to
 				// the two-kinds error.
-				p.errorf(p.pos(e.key), CodeMisplacedKey, "%s belongs to %s nodes, not %s nodes", e.name, kindsText(owners), n.Kind)
+				p.errorf(p.pos(e.key), codes.MisplacedKey, "%s belongs to %s nodes, not %s nodes", e.name, kindsText(owners), n.Kind)
 			}
 		default:
 			p.unknownKey(e, where, known)
@@ -180,7 +181,7 @@ func (p *parser) node(index int, y *yaml.Node) *Node {
 	case KindRoots:
 		n.Ask = &Ask{Roots: true, Unavailable: p.optRef(fields, "unavailable")}
 		if e := fields["roots"]; !yamlx.IsNull(e.val) && !(e.val.Kind == yaml.MappingNode && len(e.val.Content) == 0) {
-			p.errorf(p.pos(e.val), CodeBadType, "roots takes no options: write roots: {} (or leave it empty), not %s", yamlx.TypeName(e.val))
+			p.errorf(p.pos(e.val), codes.BadType, "roots takes no options: write roots: {} (or leave it empty), not %s", yamlx.TypeName(e.val))
 		}
 	case KindAll:
 		n.All = p.all(n, fields["all"])
@@ -189,7 +190,7 @@ func (p *parser) node(index int, y *yaml.Node) *Node {
 		n.Call = p.call(n.Kind, fields)
 	}
 	if (n.Kind.IsQuestion() || n.Kind == KindStep || n.Kind.IsCall()) && !hasID {
-		p.errorf(n.Pos, CodeMissingKey, "%s %s node needs an id", article(n.Kind), n.Kind)
+		p.errorf(n.Pos, codes.MissingKey, "%s %s node needs an id", article(n.Kind), n.Kind)
 	}
 	return n
 }
@@ -224,10 +225,10 @@ func (p *parser) ask(n *Node, f map[string]pair) *Ask {
 	switch {
 	case hasForm && hasURL:
 		if before(form.key, url.key) {
-			p.errorf(p.pos(url.key), CodeConflictingKeys, "an ask has a form or a url, not both")
+			p.errorf(p.pos(url.key), codes.ConflictingKeys, "an ask has a form or a url, not both")
 			a.Form = p.form(form, reqp)
 		} else {
-			p.errorf(p.pos(form.key), CodeConflictingKeys, "an ask has a form or a url, not both")
+			p.errorf(p.pos(form.key), codes.ConflictingKeys, "an ask has a form or a url, not both")
 			a.URL = p.templateOf(url)
 		}
 	case hasForm:
@@ -235,10 +236,10 @@ func (p *parser) ask(n *Node, f map[string]pair) *Ask {
 	case hasURL:
 		a.URL = p.templateOf(url)
 	default:
-		p.errorf(n.Pos, CodeMissingKey, "an ask node needs a form or a url")
+		p.errorf(n.Pos, codes.MissingKey, "an ask node needs a form or a url")
 	}
 	if hasReq && hasURL && a.Form == nil {
-		p.errorf(p.pos(req.key), CodeConflictingKeys, "required lists form properties; a url ask has no form")
+		p.errorf(p.pos(req.key), codes.ConflictingKeys, "required lists form properties; a url ask has no form")
 	}
 	if e, ok := f["validate"]; ok {
 		a.Validate = p.validate(e)
@@ -246,7 +247,7 @@ func (p *parser) ask(n *Node, f map[string]pair) *Ask {
 	if e, ok := f["retries"]; ok {
 		if v, ok := p.integer(e); ok {
 			if v < 0 {
-				p.errorf(p.pos(e.val), CodeBadValue, "retries must be 0 or more, not %d", v)
+				p.errorf(p.pos(e.val), codes.BadValue, "retries must be 0 or more, not %d", v)
 			} else {
 				a.Retries = v
 			}
@@ -267,10 +268,10 @@ func (p *parser) approval(a *Ask, f map[string]pair, hasURL bool) {
 	if hasTo {
 		a.To = p.templateOf(to)
 		if a.To != nil && strings.TrimSpace(a.To.Src) == "" {
-			p.errorf(a.To.Pos, CodeBadValue, "to must name who is asked, not be empty")
+			p.errorf(a.To.Pos, codes.BadValue, "to must name who is asked, not be empty")
 		}
 		if hasURL {
-			p.errorf(p.pos(to.key), CodeConflictingKeys, "an approval (an ask with to) is a form answered on flowserve's own page, not a url: give it a form, or remove to")
+			p.errorf(p.pos(to.key), codes.ConflictingKeys, "an approval (an ask with to) is a form answered on flowserve's own page, not a url: give it a form, or remove to")
 		}
 	}
 	if e, ok := f["notify"]; ok {
@@ -281,7 +282,7 @@ func (p *parser) approval(a *Ask, f map[string]pair, hasURL bool) {
 		a.TimeoutPos = p.pos(timeout.key)
 		if d, ok := p.duration(timeout, `"24h"`, `"24h", "90m" or "2d"`); ok {
 			if d <= 0 {
-				p.errorf(p.pos(timeout.val), CodeBadValue, "timeout must be more than 0")
+				p.errorf(p.pos(timeout.val), codes.BadValue, "timeout must be more than 0")
 			} else {
 				a.Timeout = d
 			}
@@ -299,23 +300,23 @@ func (p *parser) approval(a *Ask, f map[string]pair, hasURL bool) {
 		}
 		for _, key := range []string{"notify", "timeout", "on_timeout"} {
 			if e, ok := f[key]; ok {
-				p.errorf(p.pos(e.key), CodeMissingKey, "%s needs the to key (who is asked): %s", key, why[key])
+				p.errorf(p.pos(e.key), codes.MissingKey, "%s needs the to key (who is asked): %s", key, why[key])
 			}
 		}
 		return
 	}
 	switch {
 	case hasTimeout && !hasOnTimeout:
-		p.errorf(p.pos(timeout.key), CodeMissingKey, "an ask with a timeout needs on_timeout: the node the flow goes to when nobody answers in time")
+		p.errorf(p.pos(timeout.key), codes.MissingKey, "an ask with a timeout needs on_timeout: the node the flow goes to when nobody answers in time")
 	case hasOnTimeout && !hasTimeout:
-		p.errorf(p.pos(onTimeout.key), CodeMissingKey, "on_timeout needs a timeout: how long the approval waits before the flow goes there")
+		p.errorf(p.pos(onTimeout.key), codes.MissingKey, "on_timeout needs a timeout: how long the approval waits before the flow goes there")
 	}
 }
 
 // notify reads the notify mapping of an approval: {webhook}.
 func (p *parser) notify(e pair) *Notify {
 	if e.val.Kind != yaml.MappingNode {
-		p.errorf(p.pos(e.val), CodeBadType, "notify must be a mapping {webhook}, not %s", yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), codes.BadType, "notify must be a mapping {webhook}, not %s", yamlx.TypeName(e.val))
 		return nil
 	}
 	n := &Notify{Pos: p.pos(e.val)}
@@ -326,14 +327,14 @@ func (p *parser) notify(e pair) *Notify {
 			hasWebhook = true
 			n.Webhook = p.templateOf(ce)
 			if n.Webhook != nil && strings.TrimSpace(n.Webhook.Src) == "" {
-				p.errorf(n.Webhook.Pos, CodeBadValue, "webhook must be the URL to notify, not empty")
+				p.errorf(n.Webhook.Pos, codes.BadValue, "webhook must be the URL to notify, not empty")
 			}
 		default:
 			p.unknownKey(ce, " in notify", []string{"webhook"})
 		}
 	}
 	if !hasWebhook {
-		p.errorf(n.Pos, CodeMissingKey, "notify needs a webhook: the URL flowserve posts the question's link to")
+		p.errorf(n.Pos, codes.MissingKey, "notify needs a webhook: the URL flowserve posts the question's link to")
 	}
 	return n
 }
@@ -345,11 +346,11 @@ func (p *parser) form(e pair, req *pair) *Form {
 	switch {
 	case yamlx.IsNull(e.val):
 	case e.val.Kind != yaml.MappingNode:
-		p.errorf(p.pos(e.val), CodeBadType, "form must be a mapping of property names to schemas, not %s", yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), codes.BadType, "form must be a mapping of property names to schemas, not %s", yamlx.TypeName(e.val))
 	default:
 		for _, pe := range p.pairs(e.val) {
 			if pe.val.Kind != yaml.MappingNode {
-				p.errorf(p.pos(pe.val), CodeBadType, "form property %q must be a mapping (its schema), not %s", pe.name, yamlx.TypeName(pe.val))
+				p.errorf(p.pos(pe.val), codes.BadType, "form property %q must be a mapping (its schema), not %s", pe.name, yamlx.TypeName(pe.val))
 				continue
 			}
 			schema, _ := p.json(pe.val).(map[string]any)
@@ -380,7 +381,7 @@ func (p *parser) required(e pair, fm *Form) []String {
 		return nil
 	}
 	if e.val.Kind != yaml.SequenceNode {
-		p.errorf(p.pos(e.val), CodeBadType, "required must be a list of property names, not %s", yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), codes.BadType, "required must be a list of property names, not %s", yamlx.TypeName(e.val))
 		return nil
 	}
 	var names []string
@@ -391,15 +392,15 @@ func (p *parser) required(e pair, fm *Form) []String {
 	for _, c := range e.val.Content {
 		c = p.resolve(c)
 		if !yamlx.IsString(c) {
-			p.errorf(p.pos(c), CodeBadType, "required lists property names (strings), not %s", yamlx.TypeName(c))
+			p.errorf(p.pos(c), codes.BadType, "required lists property names (strings), not %s", yamlx.TypeName(c))
 			continue
 		}
 		if slices.ContainsFunc(out, func(s String) bool { return s.Value == c.Value }) {
-			p.errorf(p.pos(c), CodeDuplicateKey, "required lists %q twice", c.Value)
+			p.errorf(p.pos(c), codes.DuplicateKey, "required lists %q twice", c.Value)
 			continue
 		}
 		if !slices.Contains(names, c.Value) {
-			p.unknownf(p.pos(c), c.Value, names, CodeUnknownProperty, "required names %q, which is not a property of the form%s", c.Value)
+			p.unknownf(p.pos(c), c.Value, names, codes.UnknownProperty, "required names %q, which is not a property of the form%s", c.Value)
 		}
 		out = append(out, String{Value: c.Value, Pos: p.pos(c)})
 	}
@@ -412,14 +413,14 @@ func (p *parser) validate(e pair) []*Rule {
 		return nil
 	}
 	if e.val.Kind != yaml.SequenceNode {
-		p.errorf(p.pos(e.val), CodeBadType, "validate must be a list of {rule, message}, not %s", yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), codes.BadType, "validate must be a list of {rule, message}, not %s", yamlx.TypeName(e.val))
 		return nil
 	}
 	var rules []*Rule
 	for _, c := range e.val.Content {
 		c = p.resolve(c)
 		if c.Kind != yaml.MappingNode {
-			p.errorf(p.pos(c), CodeBadType, "a validate entry must be a mapping {rule, message}, not %s", yamlx.TypeName(c))
+			p.errorf(p.pos(c), codes.BadType, "a validate entry must be a mapping {rule, message}, not %s", yamlx.TypeName(c))
 			continue
 		}
 		r := &Rule{Pos: p.pos(c)}
@@ -437,10 +438,10 @@ func (p *parser) validate(e pair) []*Rule {
 			}
 		}
 		if !hasRule {
-			p.errorf(r.Pos, CodeMissingKey, "a validate entry needs a rule")
+			p.errorf(r.Pos, codes.MissingKey, "a validate entry needs a rule")
 		}
 		if !hasMessage {
-			p.errorf(r.Pos, CodeMissingKey, "a validate entry needs a message")
+			p.errorf(r.Pos, codes.MissingKey, "a validate entry needs a message")
 		}
 		rules = append(rules, r)
 	}
@@ -452,7 +453,7 @@ func (p *parser) call(k Kind, f map[string]pair) *Call {
 	c := &Call{}
 	if s, ok := p.str(f[k.String()]); ok {
 		if strings.TrimSpace(s.Value) == "" {
-			p.errorf(s.Pos, CodeBadValue, "%s needs the name of a flow", k)
+			p.errorf(s.Pos, codes.BadValue, "%s needs the name of a flow", k)
 		}
 		c.Flow = s
 	}
@@ -473,7 +474,7 @@ func (p *parser) with(f map[string]pair) *Value {
 	case e.val.Kind == yaml.MappingNode:
 		return p.value(e.val)
 	default:
-		p.errorf(p.pos(e.val), CodeBadType, "with must be a mapping, not %s", yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), codes.BadType, "with must be a mapping, not %s", yamlx.TypeName(e.val))
 	}
 	return nil
 }
@@ -483,7 +484,7 @@ func (p *parser) step(f map[string]pair) *Step {
 	s := &Step{Timeout: DefaultStepTimeout}
 	if a, ok := p.str(f["step"]); ok {
 		if strings.TrimSpace(a.Value) == "" {
-			p.errorf(a.Pos, CodeBadValue, "step needs an action name")
+			p.errorf(a.Pos, codes.BadValue, "step needs an action name")
 		}
 		s.Action = a
 	}
@@ -491,7 +492,7 @@ func (p *parser) step(f map[string]pair) *Step {
 	if e, ok := f["timeout"]; ok {
 		if d, ok := p.duration(e, `"30s"`, `"30s" or "1m30s"`); ok {
 			if d <= 0 {
-				p.errorf(p.pos(e.val), CodeBadValue, "timeout must be more than 0")
+				p.errorf(p.pos(e.val), codes.BadValue, "timeout must be more than 0")
 			} else {
 				s.Timeout = d
 			}
@@ -516,15 +517,15 @@ func (p *parser) step(f map[string]pair) *Step {
 func (p *parser) duration(e pair, example, examples string) (time.Duration, bool) {
 	if !yamlx.IsString(e.val) {
 		if t := e.val.ShortTag(); e.val.Kind == yaml.ScalarNode && (t == tagInt || t == tagFloat) {
-			p.errorf(p.pos(e.val), CodeBadType, `%s must be a duration string such as %s, not the bare number %s`, e.name, example, e.val.Value)
+			p.errorf(p.pos(e.val), codes.BadType, `%s must be a duration string such as %s, not the bare number %s`, e.name, example, e.val.Value)
 		} else {
-			p.errorf(p.pos(e.val), CodeBadType, `%s must be a duration such as %s, not %s`, e.name, example, yamlx.TypeName(e.val))
+			p.errorf(p.pos(e.val), codes.BadType, `%s must be a duration such as %s, not %s`, e.name, example, yamlx.TypeName(e.val))
 		}
 		return 0, false
 	}
 	d, err := ParseDuration(e.val.Value)
 	if err != nil {
-		p.errorf(p.pos(e.val), CodeBadValue, `%s %q is not a duration such as %s`, e.name, e.val.Value, examples)
+		p.errorf(p.pos(e.val), codes.BadValue, `%s %q is not a duration such as %s`, e.name, e.val.Value, examples)
 		return 0, false
 	}
 	return d, true
@@ -533,7 +534,7 @@ func (p *parser) duration(e pair, example, examples string) (time.Duration, bool
 // retry reads the retry mapping of a step.
 func (p *parser) retry(e pair) *Retry {
 	if e.val.Kind != yaml.MappingNode {
-		p.errorf(p.pos(e.val), CodeBadType, "retry must be a mapping {attempts, backoff}, not %s", yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), codes.BadType, "retry must be a mapping {attempts, backoff}, not %s", yamlx.TypeName(e.val))
 		return nil
 	}
 	r := &Retry{Pos: p.pos(e.val)}
@@ -544,7 +545,7 @@ func (p *parser) retry(e pair) *Retry {
 			hasAttempts = true
 			if v, ok := p.integer(ce); ok {
 				if v < 1 {
-					p.errorf(p.pos(ce.val), CodeBadValue, "attempts must be at least 1, not %d", v)
+					p.errorf(p.pos(ce.val), codes.BadValue, "attempts must be at least 1, not %d", v)
 				} else {
 					r.Attempts = v
 				}
@@ -552,7 +553,7 @@ func (p *parser) retry(e pair) *Retry {
 		case "backoff":
 			if d, ok := p.duration(ce, `"500ms"`, `"500ms" or "2s"`); ok {
 				if d < 0 {
-					p.errorf(p.pos(ce.val), CodeBadValue, "backoff must not be negative")
+					p.errorf(p.pos(ce.val), codes.BadValue, "backoff must not be negative")
 				} else {
 					r.Backoff = d
 				}
@@ -562,7 +563,7 @@ func (p *parser) retry(e pair) *Retry {
 		}
 	}
 	if !hasAttempts {
-		p.errorf(r.Pos, CodeMissingKey, "retry needs attempts")
+		p.errorf(r.Pos, codes.MissingKey, "retry needs attempts")
 	}
 	return r
 }
@@ -571,17 +572,17 @@ func (p *parser) retry(e pair) *Retry {
 func (p *parser) branch(e pair) *Branch {
 	b := &Branch{}
 	if e.val.Kind != yaml.SequenceNode {
-		p.errorf(p.pos(e.val), CodeBadType, "branch must be a list of cases, not %s", yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), codes.BadType, "branch must be a list of cases, not %s", yamlx.TypeName(e.val))
 		return b
 	}
 	if len(e.val.Content) == 0 {
-		p.errorf(p.pos(e.val), CodeBadBranch, "a branch needs at least one case")
+		p.errorf(p.pos(e.val), codes.BadBranch, "a branch needs at least one case")
 	}
 	last := len(e.val.Content) - 1
 	for i, c := range e.val.Content {
 		c = p.resolve(c)
 		if c.Kind != yaml.MappingNode {
-			p.errorf(p.pos(c), CodeBadType, "a branch case must be a mapping, not %s", yamlx.TypeName(c))
+			p.errorf(p.pos(c), codes.BadType, "a branch case must be a mapping, not %s", yamlx.TypeName(c))
 			continue
 		}
 		var ifE, thenE, elseE *pair
@@ -603,19 +604,19 @@ func (p *parser) branch(e pair) *Branch {
 			if before(elseE.key, ifE.key) {
 				later = ifE
 			}
-			p.errorf(p.pos(later.key), CodeConflictingKeys, "a branch case has if or else, not both")
+			p.errorf(p.pos(later.key), codes.ConflictingKeys, "a branch case has if or else, not both")
 			elseE = nil
 		}
 		if elseE != nil {
 			if thenE != nil {
-				p.errorf(p.pos(thenE.key), CodeConflictingKeys, "an else case has no then: else names its node itself")
+				p.errorf(p.pos(thenE.key), codes.ConflictingKeys, "an else case has no then: else names its node itself")
 			}
 			switch {
 			case b.Else != nil:
-				p.errorf(p.pos(elseE.key), CodeBadBranch, "a branch has at most one else")
+				p.errorf(p.pos(elseE.key), codes.BadBranch, "a branch has at most one else")
 			default:
 				if i != last {
-					p.errorf(p.pos(elseE.key), CodeBadBranch, "else must be the last case of a branch")
+					p.errorf(p.pos(elseE.key), codes.BadBranch, "else must be the last case of a branch")
 				}
 				b.Else = p.ref(*elseE)
 			}
@@ -623,12 +624,12 @@ func (p *parser) branch(e pair) *Branch {
 		}
 		cs := &Case{Pos: p.pos(c)}
 		if ifE == nil {
-			p.errorf(cs.Pos, CodeMissingKey, "a branch case needs if (or else)")
+			p.errorf(cs.Pos, codes.MissingKey, "a branch case needs if (or else)")
 		} else {
 			cs.If = p.condition(*ifE)
 		}
 		if thenE == nil {
-			p.errorf(cs.Pos, CodeMissingKey, "a branch case needs then")
+			p.errorf(cs.Pos, codes.MissingKey, "a branch case needs then")
 		} else {
 			cs.Then = p.ref(*thenE)
 		}
@@ -641,12 +642,12 @@ func (p *parser) branch(e pair) *Branch {
 func (p *parser) set(e pair) *Set {
 	s := &Set{}
 	if e.val.Kind != yaml.MappingNode {
-		p.errorf(p.pos(e.val), CodeBadType, "set must be a mapping of names to values, not %s", yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), codes.BadType, "set must be a mapping of names to values, not %s", yamlx.TypeName(e.val))
 		return s
 	}
 	entries := p.pairs(e.val)
 	if len(entries) == 0 {
-		p.errorf(p.pos(e.val), CodeBadValue, "set binds no names")
+		p.errorf(p.pos(e.val), codes.BadValue, "set binds no names")
 	}
 	for _, ce := range entries {
 		pos := p.pos(ce.key)
@@ -677,7 +678,7 @@ func (p *parser) ret(e pair) *Return {
 				if ce.val.Kind == yaml.MappingNode || yamlx.IsString(ce.val) {
 					r.Structured = p.value(ce.val)
 				} else {
-					p.errorf(p.pos(ce.val), CodeBadType, "structured must be a mapping or a template, not %s", yamlx.TypeName(ce.val))
+					p.errorf(p.pos(ce.val), codes.BadType, "structured must be a mapping or a template, not %s", yamlx.TypeName(ce.val))
 				}
 			case "content":
 				r.Content = p.content(ce)
@@ -690,10 +691,10 @@ func (p *parser) ret(e pair) *Return {
 			}
 		}
 		if len(entries) == 0 {
-			p.errorf(r.Pos, CodeMissingKey, "return needs %s", p.returnNeeds())
+			p.errorf(r.Pos, codes.MissingKey, "return needs %s", p.returnNeeds())
 		}
 	default:
-		p.errorf(p.pos(e.val), CodeBadType, "return must be a text or a mapping {%s}, not %s", strings.Join(p.returnKeys(), ", "), yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), codes.BadType, "return must be a text or a mapping {%s}, not %s", strings.Join(p.returnKeys(), ", "), yamlx.TypeName(e.val))
 	}
 	return r
 }
@@ -701,14 +702,14 @@ func (p *parser) ret(e pair) *Return {
 // content reads the content blocks of a return.
 func (p *parser) content(e pair) []*Value {
 	if e.val.Kind != yaml.SequenceNode {
-		p.errorf(p.pos(e.val), CodeBadType, "content must be a list of content blocks, not %s", yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), codes.BadType, "content must be a list of content blocks, not %s", yamlx.TypeName(e.val))
 		return nil
 	}
 	var out []*Value
 	for _, c := range e.val.Content {
 		c = p.resolve(c)
 		if c.Kind != yaml.MappingNode {
-			p.errorf(p.pos(c), CodeBadType, "a content block must be a mapping, not %s", yamlx.TypeName(c))
+			p.errorf(p.pos(c), codes.BadType, "a content block must be a mapping, not %s", yamlx.TypeName(c))
 			continue
 		}
 		hasType := false
@@ -719,12 +720,12 @@ func (p *parser) content(e pair) []*Value {
 			hasType = true
 			t, ok := p.str(ce)
 			if ok && !slices.Contains(contentTypes(), t.Value) {
-				p.unknownf(t.Pos, t.Value, contentTypes(), CodeBadValue, "content block type %q must be one of %s%s",
+				p.unknownf(t.Pos, t.Value, contentTypes(), codes.BadValue, "content block type %q must be one of %s%s",
 					t.Value, strings.Join(contentTypes(), ", "))
 			}
 		}
 		if !hasType {
-			p.errorf(p.pos(c), CodeMissingKey, "a content block needs a type")
+			p.errorf(p.pos(c), codes.MissingKey, "a content block needs a type")
 		}
 		out = append(out, p.value(c))
 	}
@@ -746,7 +747,7 @@ func roles() []string { return []string{"user", "assistant"} }
 func (p *parser) sample(e pair) *Sample {
 	s := &Sample{Pos: p.pos(e.val), MaxTokens: DefaultMaxTokens}
 	if e.val.Kind != yaml.MappingNode {
-		p.errorf(p.pos(e.val), CodeBadType, "sample must be a mapping {messages, system, max_tokens, temperature, stop, model}, not %s", yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), codes.BadType, "sample must be a mapping {messages, system, max_tokens, temperature, stop, model}, not %s", yamlx.TypeName(e.val))
 		return s
 	}
 	known := []string{"messages", "system", "max_tokens", "temperature", "stop", "model"}
@@ -761,31 +762,31 @@ func (p *parser) sample(e pair) *Sample {
 		case "max_tokens":
 			if v, ok := p.integer(ce); ok {
 				if v < 1 {
-					p.errorf(p.pos(ce.val), CodeBadValue, "max_tokens must be at least 1, not %d", v)
+					p.errorf(p.pos(ce.val), codes.BadValue, "max_tokens must be at least 1, not %d", v)
 				} else {
 					s.MaxTokens = v
 				}
 			}
 		case "temperature":
 			if ce.val.Kind != yaml.ScalarNode || (ce.val.ShortTag() != tagInt && ce.val.ShortTag() != tagFloat) {
-				p.errorf(p.pos(ce.val), CodeBadType, "temperature must be a number, not %s", yamlx.TypeName(ce.val))
+				p.errorf(p.pos(ce.val), codes.BadType, "temperature must be a number, not %s", yamlx.TypeName(ce.val))
 				continue
 			}
 			var v float64
 			if err := ce.val.Decode(&v); err != nil || v < 0 {
-				p.errorf(p.pos(ce.val), CodeBadValue, "temperature must be a number of 0 or more, not %s", ce.val.Value)
+				p.errorf(p.pos(ce.val), codes.BadValue, "temperature must be a number of 0 or more, not %s", ce.val.Value)
 				continue
 			}
 			s.Temperature = &v
 		case "stop":
 			if ce.val.Kind != yaml.SequenceNode {
-				p.errorf(p.pos(ce.val), CodeBadType, "stop must be a list of strings, not %s", yamlx.TypeName(ce.val))
+				p.errorf(p.pos(ce.val), codes.BadType, "stop must be a list of strings, not %s", yamlx.TypeName(ce.val))
 				continue
 			}
 			for _, c := range ce.val.Content {
 				c = p.resolve(c)
 				if !yamlx.IsString(c) {
-					p.errorf(p.pos(c), CodeBadType, "stop lists strings, not %s", yamlx.TypeName(c))
+					p.errorf(p.pos(c), codes.BadType, "stop lists strings, not %s", yamlx.TypeName(c))
 					continue
 				}
 				s.Stop = append(s.Stop, String{Value: c.Value, Pos: p.pos(c)})
@@ -797,7 +798,7 @@ func (p *parser) sample(e pair) *Sample {
 		}
 	}
 	if !hasMessages {
-		p.errorf(s.Pos, CodeMissingKey, "sample needs messages")
+		p.errorf(s.Pos, codes.MissingKey, "sample needs messages")
 	}
 	return s
 }
@@ -806,7 +807,7 @@ func (p *parser) sample(e pair) *Sample {
 // {hints: [names], cost, speed, intelligence}, priorities from 0 to 1.
 func (p *parser) modelPreferences(e pair) *Schema {
 	if e.val.Kind != yaml.MappingNode {
-		p.errorf(p.pos(e.val), CodeBadType, "model must be a mapping {hints, cost, speed, intelligence}, not %s", yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), codes.BadType, "model must be a mapping {hints, cost, speed, intelligence}, not %s", yamlx.TypeName(e.val))
 		return nil
 	}
 	out := map[string]any{}
@@ -814,14 +815,14 @@ func (p *parser) modelPreferences(e pair) *Schema {
 		switch ce.name {
 		case "hints":
 			if ce.val.Kind != yaml.SequenceNode {
-				p.errorf(p.pos(ce.val), CodeBadType, "hints must be a list of model names, not %s", yamlx.TypeName(ce.val))
+				p.errorf(p.pos(ce.val), codes.BadType, "hints must be a list of model names, not %s", yamlx.TypeName(ce.val))
 				continue
 			}
 			var hints []any
 			for _, c := range ce.val.Content {
 				c = p.resolve(c)
 				if !yamlx.IsString(c) {
-					p.errorf(p.pos(c), CodeBadType, "hints lists model names (strings), not %s", yamlx.TypeName(c))
+					p.errorf(p.pos(c), codes.BadType, "hints lists model names (strings), not %s", yamlx.TypeName(c))
 					continue
 				}
 				hints = append(hints, map[string]any{"name": c.Value})
@@ -830,11 +831,11 @@ func (p *parser) modelPreferences(e pair) *Schema {
 		case "cost", "speed", "intelligence":
 			var v float64
 			if ce.val.Kind != yaml.ScalarNode || (ce.val.ShortTag() != tagInt && ce.val.ShortTag() != tagFloat) || ce.val.Decode(&v) != nil {
-				p.errorf(p.pos(ce.val), CodeBadType, "%s must be a number from 0 to 1, not %s", ce.name, yamlx.TypeName(ce.val))
+				p.errorf(p.pos(ce.val), codes.BadType, "%s must be a number from 0 to 1, not %s", ce.name, yamlx.TypeName(ce.val))
 				continue
 			}
 			if v < 0 || v > 1 {
-				p.errorf(p.pos(ce.val), CodeBadValue, "%s must be from 0 to 1, not %s", ce.name, ce.val.Value)
+				p.errorf(p.pos(ce.val), codes.BadValue, "%s must be from 0 to 1, not %s", ce.name, ce.val.Value)
 				continue
 			}
 			out[ce.name+"Priority"] = v
@@ -849,14 +850,14 @@ func (p *parser) modelPreferences(e pair) *Schema {
 // {role, content}.
 func (p *parser) messages(e pair) []*Message {
 	if e.val.Kind != yaml.SequenceNode || len(e.val.Content) == 0 {
-		p.errorf(p.pos(e.val), CodeBadType, "messages must be a non-empty list of {role, text} or {role, content}, not %s", yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), codes.BadType, "messages must be a non-empty list of {role, text} or {role, content}, not %s", yamlx.TypeName(e.val))
 		return nil
 	}
 	var out []*Message
 	for _, c := range e.val.Content {
 		c = p.resolve(c)
 		if c.Kind != yaml.MappingNode {
-			p.errorf(p.pos(c), CodeBadType, "a message must be a mapping {role, text} or {role, content}, not %s", yamlx.TypeName(c))
+			p.errorf(p.pos(c), codes.BadType, "a message must be a mapping {role, text} or {role, content}, not %s", yamlx.TypeName(c))
 			continue
 		}
 		m := &Message{Pos: p.pos(c)}
@@ -867,19 +868,19 @@ func (p *parser) messages(e pair) []*Message {
 				hasRole = true
 				if r, ok := p.str(ce); ok {
 					if !slices.Contains(roles(), r.Value) {
-						p.unknownf(r.Pos, r.Value, roles(), CodeBadValue, "role must be user or assistant, not %q%s", r.Value)
+						p.unknownf(r.Pos, r.Value, roles(), codes.BadValue, "role must be user or assistant, not %q%s", r.Value)
 					}
 					m.Role = r
 				}
 			case "text":
 				if m.Content != nil {
-					p.errorf(p.pos(ce.key), CodeConflictingKeys, "a message has text or content, not both")
+					p.errorf(p.pos(ce.key), codes.ConflictingKeys, "a message has text or content, not both")
 					continue
 				}
 				m.Text = p.templateOf(ce)
 			case "content":
 				if m.Text != nil {
-					p.errorf(p.pos(ce.key), CodeConflictingKeys, "a message has text or content, not both")
+					p.errorf(p.pos(ce.key), codes.ConflictingKeys, "a message has text or content, not both")
 					continue
 				}
 				blocks := p.content(pair{name: ce.name, key: ce.key, val: &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{ce.val}, Line: ce.val.Line, Column: ce.val.Column}})
@@ -891,10 +892,10 @@ func (p *parser) messages(e pair) []*Message {
 			}
 		}
 		if !hasRole {
-			p.errorf(m.Pos, CodeMissingKey, "a message needs a role (user or assistant)")
+			p.errorf(m.Pos, codes.MissingKey, "a message needs a role (user or assistant)")
 		}
 		if m.Text == nil && m.Content == nil {
-			p.errorf(m.Pos, CodeMissingKey, "a message needs text or content")
+			p.errorf(m.Pos, codes.MissingKey, "a message needs text or content")
 		}
 		out = append(out, m)
 	}
@@ -905,11 +906,11 @@ func (p *parser) messages(e pair) []*Message {
 func (p *parser) all(n *Node, e pair) *All {
 	a := &All{Pos: p.pos(e.val)}
 	if e.val.Kind != yaml.SequenceNode {
-		p.errorf(p.pos(e.val), CodeBadType, "all must be a list of ask, sample or roots nodes, not %s", yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), codes.BadType, "all must be a list of ask, sample or roots nodes, not %s", yamlx.TypeName(e.val))
 		return a
 	}
 	if len(e.val.Content) < 2 {
-		p.errorf(p.pos(e.val), CodeBadValue, "all groups at least two questions; write a single one as a node of its own")
+		p.errorf(p.pos(e.val), codes.BadValue, "all groups at least two questions; write a single one as a node of its own")
 	}
 	for _, c := range e.val.Content {
 		c = p.resolve(c)
@@ -920,14 +921,14 @@ func (p *parser) all(n *Node, e pair) *All {
 		switch {
 		case q.Kind == 0:
 		case !q.Kind.IsQuestion():
-			p.errorf(q.Pos, CodeBadGroup, "all groups ask, sample and roots nodes, not %s %s node", article(q.Kind), q.Kind)
+			p.errorf(q.Pos, codes.BadGroup, "all groups ask, sample and roots nodes, not %s %s node", article(q.Kind), q.Kind)
 			continue
 		case q.Next != nil:
-			p.errorf(q.Next.Pos, CodeBadGroup, "a question of an all node has no next: the flow goes on after the all node")
+			p.errorf(q.Next.Pos, codes.BadGroup, "a question of an all node has no next: the flow goes on after the all node")
 		case q.Ask != nil && q.Ask.Unavailable != nil:
-			p.errorf(q.Ask.Unavailable.Pos, CodeBadGroup, "a question of an all node has no unavailable: put it on the all node")
+			p.errorf(q.Ask.Unavailable.Pos, codes.BadGroup, "a question of an all node has no unavailable: put it on the all node")
 		case q.Ask.Approval():
-			p.errorf(q.Ask.To.Pos, CodeBadGroup, "an approval (an ask with to) is asked on its own, not in an all node: someone else answers it, on a page of its own")
+			p.errorf(q.Ask.To.Pos, codes.BadGroup, "an approval (an ask with to) is asked on its own, not in an all node: someone else answers it, on a page of its own")
 		}
 		q.Group = n
 		a.Questions = append(a.Questions, q)

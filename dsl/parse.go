@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/internal/yamlx"
 	"github.com/flowserve/flowserve/lang"
 	"go.yaml.in/yaml/v3"
@@ -132,11 +133,11 @@ func (p *parser) file() *File {
 		if root != nil {
 			pos = p.pos(root)
 		}
-		p.errorf(pos, CodeEmptyFile, "the file is empty; a flow needs at least a nodes list")
+		p.errorf(pos, codes.EmptyFile, "the file is empty; a flow needs at least a nodes list")
 		return f
 	}
 	if root.Kind != yaml.MappingNode {
-		p.errorf(p.pos(root), CodeBadType, "a flow file must be a mapping, not %s", yamlx.TypeName(root))
+		p.errorf(p.pos(root), codes.BadType, "a flow file must be a mapping, not %s", yamlx.TypeName(root))
 		return f
 	}
 	p.top(f, root)
@@ -179,7 +180,7 @@ func (p *parser) top(f *File, root *yaml.Node) {
 		case "name":
 			if s, ok := p.str(e); ok {
 				if s.Value == "" {
-					p.errorf(s.Pos, CodeBadValue, "name must not be empty")
+					p.errorf(s.Pos, codes.BadValue, "name must not be empty")
 				} else {
 					f.Name = s
 				}
@@ -216,7 +217,7 @@ func (p *parser) top(f *File, root *yaml.Node) {
 		}
 	}
 	if nodes == nil {
-		p.errorf(p.pos(root), CodeMissingKey, "a flow needs a nodes list")
+		p.errorf(p.pos(root), codes.MissingKey, "a flow needs a nodes list")
 		return
 	}
 	p.nodes(f, *nodes)
@@ -235,7 +236,7 @@ func (p *parser) expressions(f *File, e pair) {
 	}
 	p.lang = nil
 	names := lang.Names()
-	p.unknownf(s.Pos, s.Value, names, CodeUnknownLanguage, "unknown expression language %q (supported: %s)%s",
+	p.unknownf(s.Pos, s.Value, names, codes.UnknownLanguage, "unknown expression language %q (supported: %s)%s",
 		s.Value, strings.Join(names, ", "))
 }
 
@@ -249,7 +250,7 @@ func (p *parser) flowKind(f *File, e pair) {
 		return
 	}
 	if !slices.Contains(flowKinds(), s.Value) {
-		p.unknownf(s.Pos, s.Value, flowKinds(), CodeBadValue, "kind must be %s, not %q%s",
+		p.unknownf(s.Pos, s.Value, flowKinds(), codes.BadValue, "kind must be %s, not %q%s",
 			strings.Join(flowKinds(), " or "), s.Value)
 		return
 	}
@@ -264,7 +265,7 @@ func (p *parser) taskMode(f *File, e pair) {
 		return
 	}
 	if !slices.Contains(taskModes(), s.Value) {
-		p.unknownf(s.Pos, s.Value, taskModes(), CodeBadValue, "task must be never, auto or required, not %q%s", s.Value)
+		p.unknownf(s.Pos, s.Value, taskModes(), codes.BadValue, "task must be never, auto or required, not %q%s", s.Value)
 		return
 	}
 	f.Task = s
@@ -276,7 +277,7 @@ func (p *parser) schema(e pair) *Schema {
 		return nil
 	}
 	if e.val.Kind != yaml.MappingNode {
-		p.errorf(p.pos(e.val), CodeBadType, "%s must be a mapping (a JSON Schema), not %s", e.name, yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), codes.BadType, "%s must be a mapping (a JSON Schema), not %s", e.name, yamlx.TypeName(e.val))
 		return nil
 	}
 	m, _ := p.json(e.val).(map[string]any)
@@ -299,10 +300,10 @@ func (p *parser) schema(e pair) *Schema {
 func (p *parser) nodes(f *File, e pair) {
 	switch {
 	case yamlx.IsNull(e.val) || e.val.Kind == yaml.SequenceNode && len(e.val.Content) == 0:
-		p.errorf(p.pos(e.val), CodeNoNodes, "the flow has no nodes")
+		p.errorf(p.pos(e.val), codes.NoNodes, "the flow has no nodes")
 		return
 	case e.val.Kind != yaml.SequenceNode:
-		p.errorf(p.pos(e.val), CodeBadType, "nodes must be a list, not %s", yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), codes.BadType, "nodes must be a list, not %s", yamlx.TypeName(e.val))
 		return
 	}
 	for _, c := range e.val.Content {
@@ -322,7 +323,7 @@ func (p *parser) link(f *File) {
 			continue
 		}
 		if first, dup := f.ByID[n.ID]; dup {
-			p.errorf(n.IDPos, CodeDuplicateID, "duplicate id %q (first at line %d)", n.ID, first.IDPos.Line)
+			p.errorf(n.IDPos, codes.DuplicateID, "duplicate id %q (first at line %d)", n.ID, first.IDPos.Line)
 			continue
 		}
 		f.ByID[n.ID] = n
@@ -334,7 +335,7 @@ func (p *parser) link(f *File) {
 		}
 		for _, b := range n.Set.Bindings {
 			if other := f.ByID[b.Name]; other != nil && (other.Kind.IsQuestion() || other.Kind == KindStep || other.Kind == KindCall) {
-				p.errorf(b.Pos, CodeNameCollision, "set name %q is also the id of the %s node at line %d", b.Name, other.Kind, other.IDPos.Line)
+				p.errorf(b.Pos, codes.NameCollision, "set name %q is also the id of the %s node at line %d", b.Name, other.Kind, other.IDPos.Line)
 			}
 		}
 	}
@@ -344,14 +345,14 @@ func (p *parser) link(f *File) {
 			continue
 		}
 		r.Target = -1
-		p.unknownf(r.Pos, r.ID, ids, CodeUnknownTarget, "no node has id %q%s", r.ID)
+		p.unknownf(r.Pos, r.ID, ids, codes.UnknownTarget, "no node has id %q%s", r.ID)
 	}
 }
 
 // unknownKey reports a key that is not one of known; where says where
 // the key is (" in retry").
 func (p *parser) unknownKey(e pair, where string, known []string) {
-	p.unknownf(p.pos(e.key), e.name, known, CodeUnknownKey, "unknown key %q%s%s", e.name, where)
+	p.unknownf(p.pos(e.key), e.name, known, codes.UnknownKey, "unknown key %q%s%s", e.name, where)
 }
 
 // str reads a string scalar.
@@ -369,7 +370,7 @@ func (p *parser) integer(e pair) (int, bool) {
 // ref reads a reference to a node; it is resolved by link.
 func (p *parser) ref(e pair) *Ref {
 	if !yamlx.IsString(e.val) {
-		p.errorf(p.pos(e.val), CodeBadType, "%s must be a node id, not %s", e.name, yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), codes.BadType, "%s must be a node id, not %s", e.name, yamlx.TypeName(e.val))
 		return nil
 	}
 	r := &Ref{ID: e.val.Value, Pos: p.pos(e.val), Target: -1}
@@ -381,10 +382,10 @@ func (p *parser) ref(e pair) *Ref {
 // or that is reserved. what is "id" or "set name".
 func (p *parser) checkName(what, name string, pos Pos) {
 	if !idPattern.MatchString(name) {
-		p.errorf(pos, CodeBadName, "%s %q must match %s (lower-case letters, digits and _)", what, name, idPattern)
+		p.errorf(pos, codes.BadName, "%s %q must match %s (lower-case letters, digits and _)", what, name, idPattern)
 		return
 	}
 	if reserved := reservedNames(); slices.Contains(reserved, name) {
-		p.errorf(pos, CodeReservedName, "%s %q is reserved: %s are always in scope", what, name, strings.Join(reserved, ", "))
+		p.errorf(pos, codes.ReservedName, "%s %q is reserved: %s are always in scope", what, name, strings.Join(reserved, ", "))
 	}
 }

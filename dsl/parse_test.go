@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/flowserve/flowserve/check/codes"
 )
 
 // mustParse parses src as flow.yaml and fails the test on any diagnostic.
@@ -589,7 +591,7 @@ func TestExprWithoutSegs(t *testing.T) {
 
 func TestSyntaxErrorPosition(t *testing.T) {
 	_, ds := Parse("flow.yaml", []byte("nodes:\n  - fail: |\n      {{ a &&\n         && b }}\n"))
-	if len(ds) == 0 || ds[0].Code != CodeBadExpression || ds[0].Pos != at(4, 10) {
+	if len(ds) == 0 || ds[0].Code != codes.BadExpression || ds[0].Pos != at(4, 10) {
 		t.Fatalf("diagnostics = %v", ds)
 	}
 }
@@ -629,7 +631,7 @@ func TestParseNeverNilOnStructuralErrors(t *testing.T) {
 		}
 	}
 	f, ds := Parse("x.yaml", []byte("a: [\n"))
-	if f != nil || len(ds) != 1 || ds[0].Code != CodeBadYAML || ds[0].Pos.Line != 1 {
+	if f != nil || len(ds) != 1 || ds[0].Code != codes.BadYAML || ds[0].Pos.Line != 1 {
 		t.Errorf("bad yaml: %v %v", f, ds)
 	}
 }
@@ -647,7 +649,7 @@ func TestYAMLErrorLines(t *testing.T) {
 		{"a: 1\nb: [1, 2\nc: 3\n", 2},
 	} {
 		_, ds := Parse("flow.yaml", []byte(tc.src))
-		if len(ds) != 1 || ds[0].Code != CodeBadYAML || ds[0].Pos.Line != tc.line {
+		if len(ds) != 1 || ds[0].Code != codes.BadYAML || ds[0].Pos.Line != tc.line {
 			t.Errorf("%q: %v, want bad-yaml on line %d", tc.src, ds, tc.line)
 		}
 	}

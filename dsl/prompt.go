@@ -1,6 +1,10 @@
 package dsl
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/flowserve/flowserve/check/codes"
+)
 
 // Prompt flows (`kind: prompt`) are served as MCP prompts: their input
 // schema's properties are the prompt's arguments, all strings, and their
@@ -41,10 +45,10 @@ func (c *checker) checkPromptTop() {
 		if e, ok := c.ix.entry(c.ix.root, "output"); ok {
 			pos = e.key
 		}
-		c.errorf(pos, CodeToolOnly, "output belongs to tool flows: a prompt returns messages, not structured content")
+		c.errorf(pos, codes.ToolOnly, "output belongs to tool flows: a prompt returns messages, not structured content")
 	}
 	if f.TaskMode() == TaskRequired {
-		c.errorf(f.Task.Pos, CodeToolOnly, "task: required belongs to tool flows: a prompt cannot run as an MCP task")
+		c.errorf(f.Task.Pos, codes.ToolOnly, "task: required belongs to tool flows: a prompt cannot run as an MCP task")
 	}
 	if f.Input == nil {
 		return
@@ -57,9 +61,9 @@ func (c *checker) checkPromptTop() {
 		case has && t == "string":
 		case has:
 			_, pos := c.ix.find(c.ix.mapping(f.Input.Pos), name.Pos, "properties", name.Value, "type")
-			c.errorf(pos, CodePromptArgument, "prompt argument %q must have type: string, not %s (MCP prompt arguments are strings)", name.Value, jsonText(t))
+			c.errorf(pos, codes.PromptArgument, "prompt argument %q must have type: string, not %s (MCP prompt arguments are strings)", name.Value, jsonText(t))
 		default:
-			c.errorf(name.Pos, CodePromptArgument, "prompt argument %q needs type: string (MCP prompt arguments are strings)", name.Value)
+			c.errorf(name.Pos, codes.PromptArgument, "prompt argument %q needs type: string (MCP prompt arguments are strings)", name.Value)
 		}
 	}
 }
@@ -73,7 +77,7 @@ func (c *checker) checkPromptReturn(r *Return) {
 	for _, e := range entries {
 		switch e.name {
 		case "structured", "content":
-			c.errorf(e.key, CodeToolOnly, "%s belongs to tool flows: a prompt returns text or messages", e.name)
+			c.errorf(e.key, codes.ToolOnly, "%s belongs to tool flows: a prompt returns text or messages", e.name)
 		case "text", "messages":
 			gives = true // a value Parse could not read is reported there
 		case "description":
@@ -82,7 +86,7 @@ func (c *checker) checkPromptReturn(r *Return) {
 	}
 	if !gives && len(entries) > 0 {
 		// An empty mapping, or a return that is not one, Parse reports.
-		c.errorf(r.Pos, CodeMissingKey, "return needs text or messages: a prompt's result is its messages, and this return gives none%s", why)
+		c.errorf(r.Pos, codes.MissingKey, "return needs text or messages: a prompt's result is its messages, and this return gives none%s", why)
 	}
 	for i, m := range r.Messages {
 		if m.Content != nil {
@@ -96,7 +100,7 @@ func (c *checker) checkPromptReturn(r *Return) {
 func (c *checker) checkToolReturn(r *Return) {
 	for _, e := range c.ix.entries(c.ix.mapping(r.Pos)) {
 		if e.name == "description" || e.name == "messages" {
-			c.errorf(e.key, CodePromptOnly, "%s belongs to prompt flows: add kind: prompt at the top to serve this flow as a prompt", e.name)
+			c.errorf(e.key, codes.PromptOnly, "%s belongs to prompt flows: add kind: prompt at the top to serve this flow as a prompt", e.name)
 		}
 	}
 }

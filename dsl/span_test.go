@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/lang"
 )
 
@@ -206,7 +207,7 @@ func TestExprDiagnostic(t *testing.T) {
 	parts := f.Nodes[0].Return.Text.Parts
 	plain, escaped := parts[0].Expr, parts[2].Expr
 	d := ExprDiagnostic(plain, lang.Error{Offset: 0, Length: 6, Message: "undefined name 'confrm'", Suggestion: "confirm"})
-	if got := spanText(src, d.Pos, d.End); got != "confrm" || d.Code != CodeBadExpression {
+	if got := spanText(src, d.Pos, d.End); got != "confrm" || d.Code != codes.BadExpression {
 		t.Errorf("plain: spans %q, code %s", got, d.Code)
 	}
 	if len(d.Fixes) != 1 || d.Fixes[0].NewText != "confirm" || d.Fixes[0].Pos != d.Pos || d.Fixes[0].End != d.End ||

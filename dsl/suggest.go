@@ -6,6 +6,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/lang"
 )
 
@@ -83,7 +84,7 @@ func readsPlain(s string) bool {
 // text sits in the file as it is in the expression (no escapes, on one
 // line).
 func ExprDiagnostic(e *Expr, le lang.Error) Diagnostic {
-	d := Diagnostic{Pos: e.PosAt(le.Offset), Severity: Error, Code: CodeBadExpression, Message: le.Message}
+	d := Diagnostic{Pos: e.PosAt(le.Offset), Severity: Error, Code: codes.BadExpression, Message: le.Message}
 	end, ok := exprEnd(e, le.Offset, le.Length)
 	if !ok {
 		return d // not one run of the file's text: Diagnostics.SetEnds decides

@@ -7,6 +7,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/internal/yamlx"
 	"github.com/flowserve/flowserve/lang"
 )
@@ -17,7 +18,7 @@ func (p *parser) templateOf(e pair) *Template {
 		return nil
 	}
 	if !yamlx.IsString(e.val) {
-		p.errorf(p.pos(e.val), CodeBadType, "%s must be a string, not %s", e.name, yamlx.TypeName(e.val))
+		p.errorf(p.pos(e.val), codes.BadType, "%s must be a string, not %s", e.name, yamlx.TypeName(e.val))
 		return nil
 	}
 	return p.template(e.val)
@@ -43,7 +44,7 @@ func (p *parser) template(n *yaml.Node) *Template {
 		}
 		end := closeBraces(vr, i+2)
 		if end < 0 {
-			p.errorf(ps[i], CodeBadTemplate, "{{ is never closed: add }} after the expression")
+			p.errorf(ps[i], codes.BadTemplate, "{{ is never closed: add }} after the expression")
 			break
 		}
 		if i > text {
@@ -51,7 +52,7 @@ func (p *parser) template(n *yaml.Node) *Template {
 		}
 		s, e := trimSpace(vr, i+2, end)
 		if s == e {
-			p.errorf(ps[i], CodeBadTemplate, "empty {{ }}: put an expression between the braces")
+			p.errorf(ps[i], codes.BadTemplate, "empty {{ }}: put an expression between the braces")
 		} else {
 			t.Parts = append(t.Parts, Part{Expr: p.newExpr(vr[s:e], ps[s:e])})
 		}
@@ -118,20 +119,20 @@ func trimSpace(vr []rune, s, e int) (int, int) {
 func (p *parser) condition(e pair) *Expr {
 	n := e.val
 	if n.Kind != yaml.ScalarNode || yamlx.IsNull(n) {
-		p.errorf(p.pos(n), CodeBadType, "%s must be an expression, not %s", e.name, yamlx.TypeName(n))
+		p.errorf(p.pos(n), codes.BadType, "%s must be an expression, not %s", e.name, yamlx.TypeName(n))
 		return nil
 	}
 	vr := []rune(n.Value)
 	ps := p.scalarPos(n)
 	s, end := trimSpace(vr, 0, len(vr))
 	if s == end {
-		p.errorf(p.pos(n), CodeBadExpression, "%s needs an expression", e.name)
+		p.errorf(p.pos(n), codes.BadExpression, "%s needs an expression", e.name)
 		return nil
 	}
 	src := string(vr[s:end])
 	if inner, ok := strings.CutPrefix(src, "{{"); ok && strings.HasSuffix(inner, "}}") {
 		inner = strings.TrimSpace(strings.TrimSuffix(inner, "}}"))
-		p.errorf(ps[s], CodeBadExpression, "%s is a bare expression: write %s without {{ }}", e.name, inner)
+		p.errorf(ps[s], codes.BadExpression, "%s is a bare expression: write %s without {{ }}", e.name, inner)
 		return nil
 	}
 	return p.newExpr(vr[s:end], ps[s:end])
@@ -170,7 +171,7 @@ func (p *parser) checkSyntax(e *Expr) {
 		p.syntax[e.Src] = errs
 	}
 	for _, err := range errs {
-		p.errorf(e.PosAt(err.Offset), CodeBadExpression, "%s", lowerFirst(err.Message))
+		p.errorf(e.PosAt(err.Offset), codes.BadExpression, "%s", lowerFirst(err.Message))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/lang"
 	"github.com/flowserve/flowserve/schemas"
@@ -115,7 +116,7 @@ func (c *compiler) typeDefault(prop *dsl.Property, t *dsl.Template, ct *ctemplat
 	if defaultFits(want, got) {
 		return
 	}
-	c.errorf(pos, dsl.CodeFormDefault, "form property %q: default must be %s, not %s", prop.Name, lang.TypeName(want), lang.TypeName(got))
+	c.errorf(pos, codes.FormDefault, "form property %q: default must be %s, not %s", prop.Name, lang.TypeName(want), lang.TypeName(got))
 }
 
 // propType returns the schema of the values a form property's type

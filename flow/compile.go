@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/lang"
 	"github.com/flowserve/flowserve/schemas"
@@ -195,10 +196,10 @@ func (c *compiler) errorf(pos dsl.Pos, code, format string, args ...any) {
 // structure, references and actions. project.Load is the usual caller.
 func Compile(f *dsl.File, env Env) (*Program, dsl.Diagnostics) {
 	if f == nil {
-		return nil, dsl.Diagnostics{{Severity: dsl.Error, Code: dsl.CodeNoFlow, Message: "no flow to compile"}}
+		return nil, dsl.Diagnostics{{Severity: dsl.Error, Code: codes.NoFlow, Message: "no flow to compile"}}
 	}
 	if f.Partial() {
-		return nil, dsl.Diagnostics{{Pos: dsl.Pos{File: f.Path, Line: 1, Col: 1}, Severity: dsl.Error, Code: dsl.CodePartialFile,
+		return nil, dsl.Diagnostics{{Pos: dsl.Pos{File: f.Path, Line: 1, Col: 1}, Severity: dsl.Error, Code: codes.PartialFile,
 			Message: "the flow has syntax errors (dsl.Parse reported them) and cannot be compiled"}}
 	}
 	reg := env.Actions
@@ -215,7 +216,7 @@ func Compile(f *dsl.File, env Env) (*Program, dsl.Diagnostics) {
 	flaggedSchemas(f, checks, c.flagged)
 	p, err := c.compile(reg, env)
 	if err != nil {
-		c.errorf(dsl.Pos{File: f.Path, Line: 1, Col: 1}, dsl.CodeCompile, "%v", err)
+		c.errorf(dsl.Pos{File: f.Path, Line: 1, Col: 1}, codes.Compile, "%v", err)
 		p = nil
 	}
 	c.diags.Sort()
@@ -231,7 +232,7 @@ func (c *compiler) compile(reg *actions.Registry, env Env) (*Program, error) {
 	f := c.file
 	l, ok := lang.Lookup(f.Expressions.Value)
 	if !ok {
-		c.errorf(f.Expressions.Pos, dsl.CodeUnknownLanguage, "unknown expression language %q", f.Expressions.Value)
+		c.errorf(f.Expressions.Pos, codes.UnknownLanguage, "unknown expression language %q", f.Expressions.Value)
 		return nil, nil
 	}
 	cost := env.CostLimit
@@ -334,7 +335,7 @@ func flaggedSchemas(f *dsl.File, checks dsl.Diagnostics, flagged map[dsl.Pos]boo
 				continue
 			}
 			switch d.Code {
-			case dsl.CodeDuplicateKey, dsl.CodeBadValue, dsl.CodeUnknownProperty:
+			case codes.DuplicateKey, codes.BadValue, codes.UnknownProperty:
 				flagged[sc.Pos] = true
 			}
 		}
@@ -345,7 +346,7 @@ func flaggedSchemas(f *dsl.File, checks dsl.Diagnostics, flagged map[dsl.Pos]boo
 // properties.
 func isFormCode(code string) bool {
 	switch code {
-	case dsl.CodeFormDefault, dsl.CodeFormEnum, dsl.CodeFormFormat, dsl.CodeFormKeyword, dsl.CodeFormKind, dsl.CodeFormValue:
+	case codes.FormDefault, codes.FormEnum, codes.FormFormat, codes.FormKeyword, codes.FormKind, codes.FormValue:
 		return true
 	}
 	return false
@@ -354,7 +355,7 @@ func isFormCode(code string) bool {
 func (c *compiler) schema(doc map[string]any, pos dsl.Pos, what string) *schemas.Schema {
 	s, err := schemas.Compile(doc)
 	if err != nil && !c.flagged[pos] {
-		c.errorf(pos, dsl.CodeBadSchema, "%s schema: %s", what, schemas.ErrorText(err))
+		c.errorf(pos, codes.BadSchema, "%s schema: %s", what, schemas.ErrorText(err))
 	}
 	return s
 }

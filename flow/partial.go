@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/lang"
 )
@@ -43,8 +44,8 @@ func CheckPartial(f *dsl.File, parsed dsl.Diagnostics, env Env) dsl.Diagnostics 
 	}
 	errs := errorsOf(parsed)
 	// Check's findings are f's own (CheckedWith): the slices are new.
-	c.flagged = flaggedForms(f, slices.Concat(checks, asCode(errs, dsl.CodeFormKind)))
-	flaggedSchemas(f, slices.Concat(checks, asCode(errs, dsl.CodeBadValue)), c.flagged)
+	c.flagged = flaggedForms(f, slices.Concat(checks, asCode(errs, codes.FormKind)))
+	flaggedSchemas(f, slices.Concat(checks, asCode(errs, codes.BadValue)), c.flagged)
 	c.typecheck(reg, env, errs)
 	out := make(dsl.Diagnostics, 0, len(c.diags))
 	reported := map[dsl.Pos]map[string]bool{}
@@ -72,7 +73,7 @@ func (c *compiler) typecheck(reg *actions.Registry, env Env, errs dsl.Diagnostic
 	broken := brokenNodes(f, errs)
 	l, ok := lang.Lookup(f.Expressions.Value)
 	if !ok {
-		c.errorf(f.Expressions.Pos, dsl.CodeUnknownLanguage, "unknown expression language %q", f.Expressions.Value)
+		c.errorf(f.Expressions.Pos, codes.UnknownLanguage, "unknown expression language %q", f.Expressions.Value)
 		return
 	}
 	cost := env.CostLimit

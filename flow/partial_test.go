@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/dsl"
 )
 
@@ -85,8 +86,8 @@ func TestCheckPartial(t *testing.T) {
 			}
 			var typed []string
 			for _, g := range got {
-				if !strings.HasSuffix(g, " "+dsl.CodeBadExpression) && !strings.HasSuffix(g, " "+dsl.CodeTypeError) &&
-					!strings.HasSuffix(g, " "+dsl.CodeBadSchema) && !strings.HasSuffix(g, " "+dsl.CodeUnknownLanguage) {
+				if !strings.HasSuffix(g, " "+codes.BadExpression) && !strings.HasSuffix(g, " "+codes.TypeError) &&
+					!strings.HasSuffix(g, " "+codes.BadSchema) && !strings.HasSuffix(g, " "+codes.UnknownLanguage) {
 					continue // Check's
 				}
 				if slices.Contains(parsed, g) {

@@ -5,6 +5,7 @@ import (
 	"reflect"
 
 	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/lang"
 )
@@ -226,7 +227,7 @@ func scope(f *dsl.File, reg *actions.Registry, callees dsl.Callees) ([]lang.Var,
 		} else {
 			msg = fmt.Sprintf("%s is %s here, but %s is %s", b.Name, lang.TypeName(s), b.Name, lang.TypeName(vars[i].Schema))
 		}
-		diags = append(diags, dsl.Diagnostic{Pos: valuePos(b), Severity: dsl.Error, Code: dsl.CodeTypeError, Message: msg})
+		diags = append(diags, dsl.Diagnostic{Pos: valuePos(b), Severity: dsl.Error, Code: codes.TypeError, Message: msg})
 	}
 	return vars, diags
 }

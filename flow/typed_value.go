@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/lang"
 	"github.com/flowserve/flowserve/schemas"
@@ -70,7 +71,7 @@ func (c *compiler) typeValueAt(v *dsl.Value, cv *cvalue, want map[string]any, pa
 		}
 		got := cv.tmpl.whole.prg.Schema()
 		if below, ws, gs, bad := misfit(want, got); bad {
-			c.errorf(w.Pos, dsl.CodeTypeError, "%s: %s takes %s there, not %s",
+			c.errorf(w.Pos, codes.TypeError, "%s: %s takes %s there, not %s",
 				valueLabel(to.root, append(slices.Clip(path), below...)), to.by, typesName(ws), lang.TypeName(gs))
 		}
 	case dsl.ValueMap:

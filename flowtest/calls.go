@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/project"
@@ -165,7 +166,7 @@ func reach(root *flow.Program, dl *dirLoad) (fl *flows, broken dsl.Diagnostics) 
 						}
 					}
 				}
-				broken = append(broken, dsl.Diagnostic{Pos: n.Call.Flow.Pos, Severity: dsl.Error, Code: dsl.CodeCompile,
+				broken = append(broken, dsl.Diagnostic{Pos: n.Call.Flow.Pos, Severity: dsl.Error, Code: codes.Compile,
 					Message: fmt.Sprintf("%s node %s runs flow %s (%s), which has errors, so no case of %s can run", n.Kind, n.ID, name, path, p.Name())})
 				continue
 			}

@@ -1,6 +1,8 @@
 package flowtest
 
-import "github.com/flowserve/flowserve/dsl"
+import (
+	"github.com/flowserve/flowserve/check/codes"
+)
 
 // The codes of the diagnostics about test files, and about running a
 // flow's cases, that the runner reports besides the flow's own. A code flow
@@ -8,7 +10,7 @@ import "github.com/flowserve/flowserve/dsl"
 const (
 	// CodeBadAlias means an alias is inside its own anchor, or aliases
 	// expand the file too much.
-	CodeBadAlias = dsl.CodeBadAlias
+	CodeBadAlias = codes.BadAlias
 	// CodeBadAnswer means an answer is not accept, decline, cancel,
 	// timeout or one of the result mappings, its content goes with an
 	// action other than accept or is not a mapping, its by is empty or
@@ -18,37 +20,37 @@ const (
 	// output does not match the output schema of the step's action.
 	CodeBadMock = "bad-mock"
 	// CodeBadType means a value has the wrong YAML type.
-	CodeBadType = dsl.CodeBadType
+	CodeBadType = codes.BadType
 	// CodeBadValue means a value has the right type but is invalid: an
 	// empty name, a skip without a reason, args that are not a mapping, a
 	// message with both text and content.
-	CodeBadValue = dsl.CodeBadValue
+	CodeBadValue = codes.BadValue
 	// CodeBadYAML means the file is not valid YAML, or uses an unsupported
 	// tag.
-	CodeBadYAML = dsl.CodeBadYAML
+	CodeBadYAML = codes.BadYAML
 	// CodeCompile means the actions could not be provisioned for the
 	// flow's cases, a failure that is not the flow's.
-	CodeCompile = dsl.CodeCompile
+	CodeCompile = codes.Compile
 	// CodeDuplicateCase means two cases of a flow have the same name.
 	CodeDuplicateCase = "duplicate-case"
 	// CodeDuplicateKey means a mapping has the same key twice.
-	CodeDuplicateKey = dsl.CodeDuplicateKey
+	CodeDuplicateKey = codes.DuplicateKey
 	// CodeMissingName means a test case has no name.
 	CodeMissingName = "missing-name"
 	// CodeMultipleDocuments means the file holds more than one YAML
 	// document.
-	CodeMultipleDocuments = dsl.CodeMultipleDocuments
+	CodeMultipleDocuments = codes.MultipleDocuments
 	// CodeNoFlow means the flow file a test file runs does not exist.
-	CodeNoFlow = dsl.CodeNoFlow
+	CodeNoFlow = codes.NoFlow
 	// CodeNoTests means the test file is empty, has no tests list, or has
 	// an empty one.
 	CodeNoTests = "no-tests"
 	// CodeUnknownKey means a key no mapping of a test file accepts.
-	CodeUnknownKey = dsl.CodeUnknownKey
+	CodeUnknownKey = codes.UnknownKey
 	// CodeUnknownNode means a case names a node the flow does not have.
 	CodeUnknownNode = "unknown-node"
 	// CodeUnreadable means a test file cannot be read.
-	CodeUnreadable = dsl.CodeUnreadable
+	CodeUnreadable = codes.Unreadable
 	// CodeWrongAnswer means an answer is of another kind than its
 	// question: a model reply to a form, roots to a sampling request,
 	// timeout or by for an ask that is not an approval (timeout for one

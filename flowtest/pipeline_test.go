@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/flowserve/flowserve/actions"
-	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/check/codes"
 )
 
 // writeSuite writes files (name → content) to a new directory.
@@ -52,12 +52,12 @@ func TestRejectsWhatLintRejects(t *testing.T) {
 	if r.OK || len(r.Flows) != 1 || !r.Flows[0].LoadFailed || len(r.Flows[0].Cases) != 0 {
 		t.Fatalf("report %+v: want the flow refused and no case run", r)
 	}
-	var codes []string
+	var got []string
 	for _, e := range r.Flows[0].Errors {
-		codes = append(codes, e.Code)
+		got = append(got, e.Code)
 	}
-	if slices.Contains(codes, dsl.CodeMissingDescription) || !slices.Contains(codes, dsl.CodeSensitiveForm) {
-		t.Errorf("errors %v: want sensitive-form, and not the warning missing-description", codes)
+	if slices.Contains(got, codes.MissingDescription) || !slices.Contains(got, codes.SensitiveForm) {
+		t.Errorf("errors %v: want sensitive-form, and not the warning missing-description", got)
 	}
 }
 

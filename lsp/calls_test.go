@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/project"
 )
@@ -290,7 +291,7 @@ func TestLintIsLoad(t *testing.T) {
 		t.Fatalf("only %d directories of flows, %d lint goldens", len(dirs), len(goldens))
 	}
 	s := New(Options{})
-	codes := map[string]bool{}
+	seen := map[string]bool{}
 	mixed := false // a file with a structural error and an expression error
 	for name, dir := range dirs {
 		if _, err := os.Stat(dir); err != nil {
@@ -311,18 +312,18 @@ func TestLintIsLoad(t *testing.T) {
 			}
 			fileCodes := map[string]bool{}
 			for _, d := range byFile[path] {
-				codes[d.Code], fileCodes[d.Code] = true, true
+				seen[d.Code], fileCodes[d.Code] = true, true
 			}
-			mixed = mixed || fileCodes[dsl.CodeUnknownKey] && fileCodes[dsl.CodeBadExpression]
+			mixed = mixed || fileCodes[codes.UnknownKey] && fileCodes[codes.BadExpression]
 		}
 	}
 	if !mixed {
 		t.Error("no file has both unknown-key and bad-expression")
 	}
-	for _, code := range []string{dsl.CodeUnknownFlow, dsl.CodeBadCallee, dsl.CodeCallCycle, dsl.CodeLinkOutput,
-		dsl.CodeWithMissing, dsl.CodeWithUnknown, dsl.CodeWithValue, dsl.CodeDuplicateTool, dsl.CodeRoundBudget,
-		dsl.CodeUnknownKey, dsl.CodeMisplacedKey, dsl.CodeBadExpression, dsl.CodeTypeError} {
-		if !codes[code] {
+	for _, code := range []string{codes.UnknownFlow, codes.BadCallee, codes.CallCycle, codes.LinkOutput,
+		codes.WithMissing, codes.WithUnknown, codes.WithValue, codes.DuplicateTool, codes.RoundBudget,
+		codes.UnknownKey, codes.MisplacedKey, codes.BadExpression, codes.TypeError} {
+		if !seen[code] {
 			t.Errorf("no directory gives %s", code)
 		}
 	}

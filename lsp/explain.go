@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/flowserve/flowserve/dsl/explain"
+	"github.com/flowserve/flowserve/check/explain"
 )
 
 // diagnosticsAt returns the diagnostics of the current version of the

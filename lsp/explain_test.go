@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flowserve/flowserve/dsl/explain"
+	"github.com/flowserve/flowserve/check/explain"
 )
 
 // misspeltFlow has an unknown key (line 5, from 0) and a type error in an

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/project"
 	"github.com/flowserve/flowserve/resources"
@@ -136,7 +137,7 @@ var lintExpect = regexp.MustCompile(`(?m)^\s*#\s*lint-expect:\s*warning\s+(\S+)\
 func TestDiagnosticsEveryFixture(t *testing.T) {
 	dirs := fixtureDirs(t, t.TempDir())
 	c := initialized(t, time.Millisecond)
-	codes := map[string]bool{}
+	seen := map[string]bool{}
 	for _, name := range slices.Sorted(maps.Keys(dirs)) {
 		dir := dirs[name]
 		_, lint := project.Load([]string{dir}, project.Options{CheckOnly: true})
@@ -157,7 +158,7 @@ func TestDiagnosticsEveryFixture(t *testing.T) {
 				t.Errorf("%s: %s: published\n%s\nwant lint's\n%s", name, filepath.Base(path), strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
 			for _, d := range lint {
-				codes[d.Code] = true
+				seen[d.Code] = true
 			}
 			if name == "testdata/precision" {
 				expected := lintExpect.FindAllStringSubmatch(string(src), -1)
@@ -176,9 +177,9 @@ func TestDiagnosticsEveryFixture(t *testing.T) {
 			c.waitCleared(uri)
 		}
 	}
-	for _, code := range []string{dsl.CodeUnknownKey, dsl.CodeBadExpression, dsl.CodeDuplicateTool, dsl.CodeCallCycle,
-		dsl.CodeWithMissing, dsl.CodeUnknownFlow, dsl.CodeRoundBudget, dsl.CodeMaybeUnbound, dsl.CodeBadYAML} {
-		if !codes[code] {
+	for _, code := range []string{codes.UnknownKey, codes.BadExpression, codes.DuplicateTool, codes.CallCycle,
+		codes.WithMissing, codes.UnknownFlow, codes.RoundBudget, codes.MaybeUnbound, codes.BadYAML} {
+		if !seen[code] {
 			t.Errorf("no fixture gives %s", code)
 		}
 	}

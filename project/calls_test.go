@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/tools/txtar"
 
-	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/internal/golden"
 	"github.com/flowserve/flowserve/resources"
@@ -65,9 +65,9 @@ func TestCallGoldens(t *testing.T) {
 			golden.Check(t, file, a, b.String(), *update)
 		})
 	}
-	for _, code := range []string{dsl.CodeUnknownFlow, dsl.CodeBadCallee, dsl.CodeCallCycle, dsl.CodeLinkOutput,
-		dsl.CodeWithMissing, dsl.CodeWithUnknown, dsl.CodeWithValue, dsl.CodeTypeError, dsl.CodeApprovalNeedsTask,
-		dsl.CodeRoundBudget, dsl.CodeMaybeUnbound, dsl.CodeToolOnly} {
+	for _, code := range []string{codes.UnknownFlow, codes.BadCallee, codes.CallCycle, codes.LinkOutput,
+		codes.WithMissing, codes.WithUnknown, codes.WithValue, codes.TypeError, codes.ApprovalNeedsTask,
+		codes.RoundBudget, codes.MaybeUnbound, codes.ToolOnly} {
 		if !seen[code] {
 			t.Errorf("no golden in testdata/calls reports %s", code)
 		}
@@ -107,7 +107,7 @@ func TestLoadPullsCallees(t *testing.T) {
 	// A callee with errors fails its caller's load with them.
 	write("confirm.yaml", "name: confirm\nexpose: false\nnodes:\n  - id: a\n    call: askr\n  - return: \"{{ a }}\"\n")
 	_, diags = Load([]string{filepath.Join(dir, "main.yaml")}, Options{})
-	if len(diags) != 1 || diags[0].Code != dsl.CodeUnknownFlow || filepath.Base(diags[0].Pos.File) != "confirm.yaml" {
+	if len(diags) != 1 || diags[0].Code != codes.UnknownFlow || filepath.Base(diags[0].Pos.File) != "confirm.yaml" {
 		t.Errorf("diagnostics %v, want confirm's unknown-flow", diags)
 	}
 
@@ -115,7 +115,7 @@ func TestLoadPullsCallees(t *testing.T) {
 	write("confirm.yaml", "name: confirm\nexpose: false\nnodes:\n  - return: one\n")
 	write("confirm_too.yaml", "name: confirm\nexpose: false\nnodes:\n  - return: two\n")
 	_, diags = Load([]string{filepath.Join(dir, "main.yaml")}, Options{})
-	if len(diags) != 1 || diags[0].Code != dsl.CodeDuplicateTool || filepath.Base(diags[0].Pos.File) != "confirm_too.yaml" {
+	if len(diags) != 1 || diags[0].Code != codes.DuplicateTool || filepath.Base(diags[0].Pos.File) != "confirm_too.yaml" {
 		t.Errorf("diagnostics %v, want confirm_too's duplicate-tool", diags)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/resources"
 )
@@ -103,7 +104,7 @@ func discover(fsys fs.FS, paths []string, max int) (out Files, diags dsl.Diagnos
 			return nil
 		})
 		if err != nil {
-			diags = append(diags, fileError(p, dsl.CodeUnreadable, err.Error()))
+			diags = append(diags, fileError(p, codes.Unreadable, err.Error()))
 		}
 	}
 	sort.Strings(out.Flows)
@@ -114,9 +115,9 @@ func discover(fsys fs.FS, paths []string, max int) (out Files, diags dsl.Diagnos
 // pathError is the diagnostic of a path that cannot be opened.
 func pathError(path string, err error) dsl.Diagnostic {
 	if errors.Is(err, fs.ErrNotExist) {
-		return fileError(path, dsl.CodeNoSuchPath, "no such file or directory")
+		return fileError(path, codes.NoSuchPath, "no such file or directory")
 	}
-	return fileError(path, dsl.CodeUnreadable, err.Error())
+	return fileError(path, codes.Unreadable, err.Error())
 }
 
 // fileError is an error about a whole file, at its first line. A

@@ -6,6 +6,7 @@ import (
 	"testing/fstest"
 
 	_ "github.com/flowserve/flowserve/actions/std" // the built-in actions, for with checks
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/project"
 )
@@ -86,21 +87,21 @@ func checkEnds(t *testing.T, cases []endCase) {
 // several lines, and the token rule for the rest.
 func TestDiagnosticEnds(t *testing.T) {
 	checkEnds(t, []endCase{
-		{"key", "description: d\nnodes:\n  - return: ok\n    colour: red\n", dsl.CodeUnknownKey, "colour", ""},
-		{"value", "description: d\ntask: sometimes\nnodes:\n  - return: ok\n", dsl.CodeBadValue, "sometimes", ""},
-		{"quoted value", "description: d\ntask: \"sometimes\"\nnodes:\n  - return: ok\n", dsl.CodeBadValue, `"sometimes"`, ""},
-		{"plain value with blanks", "description: d\nname: two words\nnodes:\n  - return: ok\n", dsl.CodeBadToolName, "two words", ""},
+		{"key", "description: d\nnodes:\n  - return: ok\n    colour: red\n", codes.UnknownKey, "colour", ""},
+		{"value", "description: d\ntask: sometimes\nnodes:\n  - return: ok\n", codes.BadValue, "sometimes", ""},
+		{"quoted value", "description: d\ntask: \"sometimes\"\nnodes:\n  - return: ok\n", codes.BadValue, `"sometimes"`, ""},
+		{"plain value with blanks", "description: d\nname: two words\nnodes:\n  - return: ok\n", codes.BadToolName, "two words", ""},
 		{"expression identifier", "description: d\nnodes:\n  - return: \"{{ nobody_knows_this }}\"\n",
-			dsl.CodeBadExpression, "nobody_knows_this", ""},
+			codes.BadExpression, "nobody_knows_this", ""},
 		{"expression identifier on a later line", "description: d\ninput:\n  type: object\n  properties:\n    n: {type: integer}\nnodes:\n  - branch:\n      - if: >-\n          input.n > 1 &&\n          input.m > 2\n        then: done\n  - id: done\n    return: ok\n",
-			dsl.CodeBadExpression, "m", ""},
-		{"multi-line quoted value", "description: d\nname: \"two\n  lines\"\nnodes:\n  - return: ok\n", dsl.CodeBadToolName, "\"two\n  lines\"", ""},
+			codes.BadExpression, "m", ""},
+		{"multi-line quoted value", "description: d\nname: \"two\n  lines\"\nnodes:\n  - return: ok\n", codes.BadToolName, "\"two\n  lines\"", ""},
 		{"multi-line flow mapping", "description: d\nnodes:\n  - return:\n      content:\n        - {type: text,\n           txt: hi}\n",
-			dsl.CodeBadContent, "{type: text,\n           txt: hi}", ""},
+			codes.BadContent, "{type: text,\n           txt: hi}", ""},
 		{"secret read", "description: d\nsecrets:\n  token: {description: t}\nnodes:\n  - return: \"{{ secrets.token }}\"\n",
-			dsl.CodeSecretOutsideWith, "secrets.token", ""},
+			codes.SecretOutsideWith, "secrets.token", ""},
 		{"the token rule", "description: d\nnodes:\n  - branch:\n      - if: \"input.a >\"\n        then: done\n  - id: done\n    return: ok\n",
-			dsl.CodeBadExpression, `"`, ""},
+			codes.BadExpression, `"`, ""},
 	})
 }
 
@@ -109,34 +110,34 @@ func TestDiagnosticEnds(t *testing.T) {
 func TestDiagnosticFixes(t *testing.T) {
 	const form = "description: d\nnodes:\n  - id: q\n    ask: Go?\n    form:\n"
 	checkEnds(t, []endCase{
-		{"top-level key", "descripton: d\nnodes:\n  - return: ok\n", dsl.CodeUnknownKey, "descripton", "description"},
-		{"node key", "description: d\nnodes:\n  - id: q\n    ask: Go?\n    from: {ok: {type: boolean}}\n  - return: ok\n", dsl.CodeUnknownKey, "from", "form"},
-		{"quoted key", "description: d\nnodes:\n  - \"retrun\": ok\n    id: r\n  - return: ok\n", dsl.CodeUnknownKey, `"retrun"`, `"return"`},
-		{"next", "description: d\nnodes:\n  - set: {x: 1}\n    next: dne\n  - id: done\n    return: ok\n", dsl.CodeUnknownTarget, "dne", "done"},
-		{"then", "description: d\nnodes:\n  - branch:\n      - if: \"true\"\n        then: dne\n      - else: done\n  - id: done\n    return: ok\n", dsl.CodeUnknownTarget, "dne", "done"},
-		{"else", "description: d\nnodes:\n  - branch:\n      - if: \"true\"\n        then: done\n      - else: 'dne'\n  - id: done\n    return: ok\n", dsl.CodeUnknownTarget, "'dne'", "'done'"},
-		{"unavailable", form + "      ok: {type: boolean}\n    unavailable: no_clinet\n  - return: ok\n  - id: no_client\n    fail: no\n", dsl.CodeUnknownTarget, "no_clinet", "no_client"},
-		{"on_error", "description: d\nnodes:\n  - id: s\n    step: fs.stat\n    with: {path: x}\n    on_error: faild\n  - return: ok\n  - id: failed\n    fail: no\n", dsl.CodeUnknownTarget, "faild", "failed"},
-		{"on_timeout", "description: d\nnodes:\n  - id: q\n    ask: Approve?\n    to: a@example.com\n    form: {ok: {type: boolean}}\n    timeout: 1h\n    on_timeout: expird\n  - return: ok\n  - id: expired\n    fail: late\n", dsl.CodeUnknownTarget, "expird", "expired"},
-		{"action", "description: d\nnodes:\n  - id: s\n    step: fs.stt\n    with: {path: x}\n  - return: ok\n", dsl.CodeUnknownAction, "fs.stt", "fs.stat"},
-		{"language", "description: d\nexpressions: cell\nnodes:\n  - return: ok\n", dsl.CodeUnknownLanguage, "cell", "cel"},
-		{"kind", "description: d\nkind: promt\nnodes:\n  - return: ok\n", dsl.CodeBadValue, "promt", "prompt"},
-		{"task", "description: d\ntask: nevr\nnodes:\n  - return: ok\n", dsl.CodeBadValue, "nevr", "never"},
-		{"content type", "description: d\nnodes:\n  - return:\n      content:\n        - {type: txt, text: hi}\n", dsl.CodeBadValue, "txt", "text"},
-		{"role", "description: d\nnodes:\n  - id: s\n    sample:\n      messages:\n        - {role: usr, text: hi}\n    unavailable: done\n  - id: done\n    return: ok\n", dsl.CodeBadValue, "usr", "user"},
-		{"required property", form + "      proceed: {type: boolean}\n    required: [procede]\n  - return: ok\n", dsl.CodeUnknownProperty, "procede", "proceed"},
-		{"form type", form + "      n: {type: int}\n  - return: ok\n", dsl.CodeFormKind, "int", "integer"},
-		{"form type misspelt", form + "      n: {type: strng}\n  - return: ok\n", dsl.CodeFormKind, "strng", "string"},
-		{"form keyword", form + "      s: {type: string, maxLenght: 3}\n  - return: ok\n", dsl.CodeFormKeyword, "maxLenght", "maxLength"},
-		{"form format", form + "      s: {type: string, format: datetime}\n  - return: ok\n", dsl.CodeFormFormat, "datetime", "date-time"},
-		{"items keyword", form + "      s: {type: array, items: {type: string, enum: [a], typ: x}}\n  - return: ok\n", dsl.CodeFormKeyword, "typ", "type"},
-		{"choice key", form + "      s: {type: string, oneOf: [{const: a, title: A, titel: B}]}\n  - return: ok\n", dsl.CodeFormEnum, "titel", "title"},
-		{"with key", "description: d\nnodes:\n  - id: s\n    step: fs.stat\n    with: {pth: x}\n  - return: ok\n", dsl.CodeWithUnknown, "pth", "path"},
-		{"with enum value", "description: d\nnodes:\n  - id: s\n    step: http.request\n    with: {url: \"https://example.com\", method: GTE}\n  - return: ok\n", dsl.CodeWithValue, "GTE", "GET"},
-		{"expression name", "description: d\nnodes:\n  - id: q\n    ask: Go?\n    form: {ok: {type: boolean}}\n  - return: \"{{ q.content.ok }} {{ qq.content.ok }}\"\n", dsl.CodeBadExpression, "qq", "q"},
-		{"expression field", "description: d\nnodes:\n  - id: q\n    ask: Go?\n    form: {proceed: {type: boolean}}\n  - branch:\n      - if: q.content.procede\n        then: done\n  - id: done\n    return: ok\n", dsl.CodeBadExpression, "procede", "proceed"},
-		{"expression field in expr", "description: d\nexpressions: expr\nnodes:\n  - id: q\n    ask: Go?\n    form: {proceed: {type: boolean}}\n  - branch:\n      - if: q.content.procede\n        then: done\n  - id: done\n    return: ok\n", dsl.CodeBadExpression, "procede", "proceed"},
-		{"var name", "description: d\nvars:\n  api_base: {description: b}\nnodes:\n  - return: \"{{ vars.api_bse }}\"\n", dsl.CodeBadExpression, "api_bse", "api_base"},
-		{"function", "description: d\nnodes:\n  - return: \"{{ sise('ab') }}\"\n", dsl.CodeBadExpression, "sise", "size"},
+		{"top-level key", "descripton: d\nnodes:\n  - return: ok\n", codes.UnknownKey, "descripton", "description"},
+		{"node key", "description: d\nnodes:\n  - id: q\n    ask: Go?\n    from: {ok: {type: boolean}}\n  - return: ok\n", codes.UnknownKey, "from", "form"},
+		{"quoted key", "description: d\nnodes:\n  - \"retrun\": ok\n    id: r\n  - return: ok\n", codes.UnknownKey, `"retrun"`, `"return"`},
+		{"next", "description: d\nnodes:\n  - set: {x: 1}\n    next: dne\n  - id: done\n    return: ok\n", codes.UnknownTarget, "dne", "done"},
+		{"then", "description: d\nnodes:\n  - branch:\n      - if: \"true\"\n        then: dne\n      - else: done\n  - id: done\n    return: ok\n", codes.UnknownTarget, "dne", "done"},
+		{"else", "description: d\nnodes:\n  - branch:\n      - if: \"true\"\n        then: done\n      - else: 'dne'\n  - id: done\n    return: ok\n", codes.UnknownTarget, "'dne'", "'done'"},
+		{"unavailable", form + "      ok: {type: boolean}\n    unavailable: no_clinet\n  - return: ok\n  - id: no_client\n    fail: no\n", codes.UnknownTarget, "no_clinet", "no_client"},
+		{"on_error", "description: d\nnodes:\n  - id: s\n    step: fs.stat\n    with: {path: x}\n    on_error: faild\n  - return: ok\n  - id: failed\n    fail: no\n", codes.UnknownTarget, "faild", "failed"},
+		{"on_timeout", "description: d\nnodes:\n  - id: q\n    ask: Approve?\n    to: a@example.com\n    form: {ok: {type: boolean}}\n    timeout: 1h\n    on_timeout: expird\n  - return: ok\n  - id: expired\n    fail: late\n", codes.UnknownTarget, "expird", "expired"},
+		{"action", "description: d\nnodes:\n  - id: s\n    step: fs.stt\n    with: {path: x}\n  - return: ok\n", codes.UnknownAction, "fs.stt", "fs.stat"},
+		{"language", "description: d\nexpressions: cell\nnodes:\n  - return: ok\n", codes.UnknownLanguage, "cell", "cel"},
+		{"kind", "description: d\nkind: promt\nnodes:\n  - return: ok\n", codes.BadValue, "promt", "prompt"},
+		{"task", "description: d\ntask: nevr\nnodes:\n  - return: ok\n", codes.BadValue, "nevr", "never"},
+		{"content type", "description: d\nnodes:\n  - return:\n      content:\n        - {type: txt, text: hi}\n", codes.BadValue, "txt", "text"},
+		{"role", "description: d\nnodes:\n  - id: s\n    sample:\n      messages:\n        - {role: usr, text: hi}\n    unavailable: done\n  - id: done\n    return: ok\n", codes.BadValue, "usr", "user"},
+		{"required property", form + "      proceed: {type: boolean}\n    required: [procede]\n  - return: ok\n", codes.UnknownProperty, "procede", "proceed"},
+		{"form type", form + "      n: {type: int}\n  - return: ok\n", codes.FormKind, "int", "integer"},
+		{"form type misspelt", form + "      n: {type: strng}\n  - return: ok\n", codes.FormKind, "strng", "string"},
+		{"form keyword", form + "      s: {type: string, maxLenght: 3}\n  - return: ok\n", codes.FormKeyword, "maxLenght", "maxLength"},
+		{"form format", form + "      s: {type: string, format: datetime}\n  - return: ok\n", codes.FormFormat, "datetime", "date-time"},
+		{"items keyword", form + "      s: {type: array, items: {type: string, enum: [a], typ: x}}\n  - return: ok\n", codes.FormKeyword, "typ", "type"},
+		{"choice key", form + "      s: {type: string, oneOf: [{const: a, title: A, titel: B}]}\n  - return: ok\n", codes.FormEnum, "titel", "title"},
+		{"with key", "description: d\nnodes:\n  - id: s\n    step: fs.stat\n    with: {pth: x}\n  - return: ok\n", codes.WithUnknown, "pth", "path"},
+		{"with enum value", "description: d\nnodes:\n  - id: s\n    step: http.request\n    with: {url: \"https://example.com\", method: GTE}\n  - return: ok\n", codes.WithValue, "GTE", "GET"},
+		{"expression name", "description: d\nnodes:\n  - id: q\n    ask: Go?\n    form: {ok: {type: boolean}}\n  - return: \"{{ q.content.ok }} {{ qq.content.ok }}\"\n", codes.BadExpression, "qq", "q"},
+		{"expression field", "description: d\nnodes:\n  - id: q\n    ask: Go?\n    form: {proceed: {type: boolean}}\n  - branch:\n      - if: q.content.procede\n        then: done\n  - id: done\n    return: ok\n", codes.BadExpression, "procede", "proceed"},
+		{"expression field in expr", "description: d\nexpressions: expr\nnodes:\n  - id: q\n    ask: Go?\n    form: {proceed: {type: boolean}}\n  - branch:\n      - if: q.content.procede\n        then: done\n  - id: done\n    return: ok\n", codes.BadExpression, "procede", "proceed"},
+		{"var name", "description: d\nvars:\n  api_base: {description: b}\nnodes:\n  - return: \"{{ vars.api_bse }}\"\n", codes.BadExpression, "api_bse", "api_base"},
+		{"function", "description: d\nnodes:\n  - return: \"{{ sise('ab') }}\"\n", codes.BadExpression, "sise", "size"},
 	})
 }

@@ -24,6 +24,7 @@ import (
 	"sync/atomic"
 
 	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/resources"
@@ -190,7 +191,7 @@ func parallel(n int, do func(i int)) {
 func parseFlow(fsys fs.FS, path string, env flow.Env) (f *dsl.File, parsed, diags dsl.Diagnostics) {
 	src, err := fs.ReadFile(fsys, path)
 	if err != nil {
-		ds := dsl.Diagnostics{fileError(path, dsl.CodeUnreadable, err.Error())}
+		ds := dsl.Diagnostics{fileError(path, codes.Unreadable, err.Error())}
 		return nil, ds, ds
 	}
 	return parseSource(path, src, env)
@@ -249,7 +250,7 @@ func loadResources(fsys fs.FS, files []string) ([]*resources.Resource, dsl.Diagn
 	for _, path := range files {
 		src, err := fs.ReadFile(fsys, path)
 		if err != nil {
-			diags = append(diags, fileError(path, dsl.CodeUnreadable, err.Error()))
+			diags = append(diags, fileError(path, codes.Unreadable, err.Error()))
 			continue
 		}
 		srcs[path] = src
@@ -278,7 +279,7 @@ func duplicateNames(files []*dsl.File) dsl.Diagnostics {
 			if f.IsPrompt() {
 				kind = dsl.FlowPrompt
 			}
-			out = append(out, dsl.Diagnostic{Pos: f.Name.Pos, Severity: dsl.Error, Code: dsl.CodeDuplicateTool,
+			out = append(out, dsl.Diagnostic{Pos: f.Name.Pos, Severity: dsl.Error, Code: codes.DuplicateTool,
 				Message: fmt.Sprintf("%s %q is also defined in %s", kind, f.Name.Value, prev)})
 			out[len(out)-1:].SetEnds(f.Path, f.Source)
 			continue
@@ -293,7 +294,7 @@ func duplicateNames(files []*dsl.File) dsl.Diagnostics {
 // about what the files say: a command reports those as usage errors.
 func IsUsage(diags dsl.Diagnostics) bool {
 	for _, d := range diags {
-		if d.Code == dsl.CodeNoSuchPath || d.Code == dsl.CodeNoFlows {
+		if d.Code == codes.NoSuchPath || d.Code == codes.NoFlows {
 			return true
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/project"
@@ -21,8 +22,8 @@ nodes:
   - return: hello
 `
 
-// codes returns the codes of diags, in order.
-func codes(diags dsl.Diagnostics) []string {
+// codesOf returns the codes of diags, in order.
+func codesOf(diags dsl.Diagnostics) []string {
 	var out []string
 	for _, d := range diags {
 		out = append(out, d.Code)
@@ -71,11 +72,11 @@ nodes:
 		got[d.Pos.File] = append(got[d.Pos.File], d.Code)
 	}
 	want := map[string][]string{
-		"flows/action.yaml": {dsl.CodeUnknownAction},
-		"flows/nested.yaml": {dsl.CodeFormKind},
-		"flows/types.yaml":  {dsl.CodeBadExpression},
-		"flows/broken.yaml": {dsl.CodeBadYAML},
-		"flows/ok.yaml":     {dsl.CodeDuplicateTool}, // dup.yaml comes first
+		"flows/action.yaml": {codes.UnknownAction},
+		"flows/nested.yaml": {codes.FormKind},
+		"flows/types.yaml":  {codes.BadExpression},
+		"flows/broken.yaml": {codes.BadYAML},
+		"flows/ok.yaml":     {codes.DuplicateTool}, // dup.yaml comes first
 	}
 	for file, w := range want {
 		if g := got[file]; !slices.Equal(g, w) {
@@ -114,7 +115,7 @@ nodes:
 		t.Fatal(diags)
 	}
 	p, diags := flow.Compile(f, flow.Env{})
-	if p != nil || !slices.Contains(codes(diags), dsl.CodeSensitiveForm) {
+	if p != nil || !slices.Contains(codesOf(diags), codes.SensitiveForm) {
 		t.Errorf("Compile without Check: program %v, diagnostics %v; want none, and sensitive-form", p, diags)
 	}
 	// Checked first, Compile does not report Check's findings again.
@@ -133,12 +134,12 @@ func TestLoadUsage(t *testing.T) {
 		paths []string
 		code  string
 	}{
-		{"missing", []string{filepath.Join(dir, "nope")}, dsl.CodeNoSuchPath},
-		{"empty", []string{dir}, dsl.CodeNoFlows},
+		{"missing", []string{filepath.Join(dir, "nope")}, codes.NoSuchPath},
+		{"empty", []string{dir}, codes.NoFlows},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			set, diags := project.Load(tc.paths, project.Options{})
-			if set == nil || !project.IsUsage(diags) || !slices.Contains(codes(diags), tc.code) {
+			if set == nil || !project.IsUsage(diags) || !slices.Contains(codesOf(diags), tc.code) {
 				t.Errorf("set %v, diagnostics %v; want a usage error %s", set, diags, tc.code)
 			}
 		})
@@ -160,7 +161,7 @@ func TestLoadFileUnreadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, diags := project.LoadFile(path, project.Options{})
-	if p != nil || project.IsUsage(diags) || !slices.Contains(codes(diags), dsl.CodeUnreadable) {
+	if p != nil || project.IsUsage(diags) || !slices.Contains(codesOf(diags), codes.Unreadable) {
 		t.Errorf("program %v, diagnostics %v", p, diags)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/resources"
@@ -89,7 +90,7 @@ func (r *Reloader) Reload() (Change, dsl.Diagnostics, error) {
 	set, diags := &Set{}, dsl.Diagnostics(nil)
 	if len(paths) > 0 {
 		set, diags = Load(paths, r.opts)
-		if len(diags) == 1 && diags[0].Code == dsl.CodeNoFlows {
+		if len(diags) == 1 && diags[0].Code == codes.NoFlows {
 			set, diags = &Set{}, nil // every file was removed
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/internal/yamlx"
@@ -124,7 +125,7 @@ func missingValues(f *dsl.File, v *Values) dsl.Diagnostics {
 		if file != "" {
 			where = flag + " " + file + " does not give it"
 		}
-		out = append(out, dsl.Diagnostic{Pos: d.Pos, Severity: dsl.Error, Code: dsl.CodeMissingValue,
+		out = append(out, dsl.Diagnostic{Pos: d.Pos, Severity: dsl.Error, Code: codes.MissingValue,
 			Message: fmt.Sprintf("the %s flow declares %s %s%s, and the server has no value for it: $%s is not set (or empty) and %s",
 				f.Name.Value, what, d.Name, desc, EnvName(d.Name, secret), where)})
 	}

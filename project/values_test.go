@@ -8,7 +8,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/project"
 )
 
@@ -103,7 +103,7 @@ func TestLoadReportsMissingValues(t *testing.T) {
 	set, diags = project.Load([]string{"flows"}, project.Options{FS: fsys, Values: values})
 	want := "flows/deploy.yaml:5:3: error: the deploy flow declares secret deploy_token (Bearer token for the deploy API), " +
 		"and the server has no value for it: $FLOWSERVE_SECRET_DEPLOY_TOKEN is not set (or empty) and --secrets secrets.yaml does not give it [missing-value]"
-	if len(diags) != 1 || diags[0].String() != want || diags[0].Code != dsl.CodeMissingValue {
+	if len(diags) != 1 || diags[0].String() != want || diags[0].Code != codes.MissingValue {
 		t.Errorf("diagnostics:\n%v\nwant\n%s", diags, want)
 	}
 	if len(set.Programs) != 1 || set.Programs[0].Name() != "ok" {
@@ -130,7 +130,7 @@ func TestReloaderKeepsServingWithoutValues(t *testing.T) {
 	tg := &target{progs: set.Programs}
 	r := project.NewReloader([]string{dir}, opts, tg, set)
 	writeFile(t, dir, "deploy.yaml", deployFlow)
-	if _, diags, err := r.Reload(); err == nil || len(diags) != 2 || diags[1].Code != dsl.CodeMissingValue {
+	if _, diags, err := r.Reload(); err == nil || len(diags) != 2 || diags[1].Code != codes.MissingValue {
 		t.Fatalf("reload: %v, %v", diags, err)
 	}
 	if tg.swaps != 0 || len(tg.progs) != 1 {

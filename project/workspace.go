@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
 )
@@ -144,7 +145,7 @@ func (w *Workspace) load(only string) (*Set, dsl.Diagnostics) {
 		return set, diags
 	}
 	if len(files.Flows)+len(files.Resources) == 0 {
-		return set, dsl.Diagnostics{{Severity: dsl.Error, Code: dsl.CodeNoFlows,
+		return set, dsl.Diagnostics{{Severity: dsl.Error, Code: codes.NoFlows,
 			Message: fmt.Sprintf("no flow files (*.yaml, *.yml) or resource declarations in %s", strings.Join(w.paths, ", "))}}
 	}
 	w.used = map[string]bool{}
@@ -275,7 +276,7 @@ func (w *Workspace) parseFlows(fsys fs.FS, paths []string, wanted func(path stri
 func (w *Workspace) parse(fsys fs.FS, path string, check bool) loaded {
 	src, err := fs.ReadFile(fsys, path)
 	if err != nil {
-		ds := dsl.Diagnostics{fileError(path, dsl.CodeUnreadable, err.Error())}
+		ds := dsl.Diagnostics{fileError(path, codes.Unreadable, err.Error())}
 		return loaded{parsed: ds, diags: ds}
 	}
 	w.cmu.Lock()

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
 )
@@ -68,32 +69,32 @@ var wsSteps = []wsStep{
 	{name: "nothing changed", recheck: []string{}},
 	{name: "the caller reads a field the callee lacks, unsaved", overlay: map[string]string{
 		"flows/main.yaml": strings.Replace(wsMain, "m.total", "m.totl", 1)},
-		recheck: []string{"main.yaml"}, want: []string{dsl.CodeBadExpression}},
+		recheck: []string{"main.yaml"}, want: []string{codes.BadExpression}},
 	{name: "fixed", overlay: map[string]string{"flows/main.yaml": wsMain}, recheck: []string{"main.yaml"}},
 	{name: "the leaf's output changes: its callers, direct or not, are checked again", overlay: map[string]string{
 		"flows/leaf.yaml": strings.ReplaceAll(wsLeaf, "integer", "string")},
-		recheck: []string{"leaf.yaml", "main.yaml", "mid.yaml"}, want: []string{dsl.CodeBadExpression}},
+		recheck: []string{"leaf.yaml", "main.yaml", "mid.yaml"}, want: []string{codes.BadExpression}},
 	{name: "the leaf calls main: a cycle through all three", overlay: map[string]string{
 		"flows/leaf.yaml": strings.Replace(wsLeaf, "nodes:\n", "nodes:\n  - id: again\n    call: main\n", 1)},
-		recheck: []string{"leaf.yaml", "main.yaml", "mid.yaml"}, want: []string{dsl.CodeCallCycle}},
+		recheck: []string{"leaf.yaml", "main.yaml", "mid.yaml"}, want: []string{codes.CallCycle}},
 	{name: "the leaf's text cleared: the file again", overlay: map[string]string{"flows/leaf.yaml": ""},
 		recheck: []string{"leaf.yaml", "main.yaml", "mid.yaml"}},
 	{name: "a buffer not saved, of a name taken", overlay: map[string]string{"flows/zz_new.yaml": wsOther},
-		recheck: []string{"zz_new.yaml"}, want: []string{dsl.CodeDuplicateTool}},
+		recheck: []string{"zz_new.yaml"}, want: []string{codes.DuplicateTool}},
 	{name: "the first of the name deleted on disk", disk: map[string]string{"flows/other.yaml": ""}, recheck: []string{}},
 	{name: "a call of a name no flow has", overlay: map[string]string{"flows/main.yaml": strings.Replace(wsMain, "call: mid", "call: mdi", 1)},
-		recheck: []string{"main.yaml"}, want: []string{dsl.CodeUnknownFlow}},
+		recheck: []string{"main.yaml"}, want: []string{codes.UnknownFlow}},
 	{name: "a flow of that name saved: the unknown name's callers are checked again", disk: map[string]string{
 		"flows/mdi.yaml": strings.Replace(wsMid, "name: mid", "name: mdi", 1)}, recheck: []string{"main.yaml", "mdi.yaml"}},
 	{name: "a call of another name no flow has", overlay: map[string]string{
 		"flows/main.yaml": strings.Replace(wsMain, "call: mid", "call: mdyy", 1)}, recheck: []string{"main.yaml"}},
 	{name: "a flow of a closer name saved: the suggestion changes", disk: map[string]string{"flows/mdy.yaml": strings.Replace(wsOther, "name: other", "name: mdy", 1)},
-		recheck: []string{"main.yaml", "mdy.yaml"}, want: []string{dsl.CodeUnknownFlow}},
+		recheck: []string{"main.yaml", "mdy.yaml"}, want: []string{codes.UnknownFlow}},
 	{name: "a declaration with a mistake", overlay: map[string]string{"flows/resources.yaml": "resources: [{name: x}]\n"}, recheck: []string{}},
 	{name: "a caller whose YAML cannot be read", overlay: map[string]string{"flows/main.yaml": "name: main\ndescription: [\n"},
-		want: []string{dsl.CodeBadYAML}},
+		want: []string{codes.BadYAML}},
 	{name: "a file Parse finds errors in", overlay: map[string]string{"flows/main.yaml": wsMain + "    nxt: m\n"},
-		want: []string{dsl.CodeUnknownKey}},
+		want: []string{codes.UnknownKey}},
 	{name: "every text cleared", overlay: map[string]string{"flows/main.yaml": "", "flows/zz_new.yaml": "", "flows/resources.yaml": ""}},
 }
 
