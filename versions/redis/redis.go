@@ -57,13 +57,9 @@ const DefaultPrefix = "flowserve:version:"
 // ExpiryMargin is how long after a version's Until Redis keeps its string.
 const ExpiryMargin = time.Minute
 
-const (
-	// setupTimeout bounds the PING of New.
-	setupTimeout = 10 * time.Second
-	// retireBatch is how many versions one run of the retire script takes
-	// at most; Retire runs it again while it takes that many.
-	retireBatch = 100
-)
+// retireBatch is how many versions one run of the retire script takes at
+// most; Retire runs it again while it takes that many.
+const retireBatch = 100
 
 // Options configure a Store.
 type Options struct {
