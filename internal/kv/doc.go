@@ -18,7 +18,9 @@
 //     caller (and then not closed by the store), its closed state, its
 //     errors, and the millisecond rounding of Redis expiries;
 //   - kv/kvtest: the skeleton of a store's contract suite, one table of
-//     tests run over each implementation (memory, bolt, Redis), and the
+//     tests run over each implementation (memory, bolt, Redis), the bolt
+//     and Redis backends made from a store's constructors (each test on a
+//     file of its own, on a redis-server started for the test), and the
 //     checks every bbolt store passes (a file in use, a file that is not
 //     a store, the error of a damaged file).
 //
