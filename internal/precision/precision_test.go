@@ -38,6 +38,7 @@ var corpus = []struct {
 }{
 	{dir: "flows"},
 	{dir: "examples/custom-actions/flows"},
+	{dir: "examples/attach/flows"},
 	{dir: "testdata/conformance"},
 	{dir: "testdata/conformance/pending"},
 	{dir: "testdata/precision"}, // issue #28's corpus of flows written as users write them
