@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/flowserve/flowserve/check"
 	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/check/explain"
 	"github.com/flowserve/flowserve/diff"
@@ -35,7 +36,7 @@ import (
 //     nor resource declarations, are usage errors (exit 2): nothing was
 //     linted.
 //   - The files are loaded with project.Load, as serve and test load them:
-//     each runs through dsl.Parse, dsl.Check and flow.Compile (which
+//     each runs through dsl.Parse, check.File and flow.Compile (which
 //     type-checks expressions); when Parse found errors, the expressions
 //     it could read are type-checked all the same (flow.CheckPartial), so
 //     that one run reports structural and type errors together. Tool
@@ -71,7 +72,7 @@ func runLint(ctx context.Context, env *Env) int {
 	fs.SetOutput(env.Stderr)
 	format := fs.String("format", "text", "output format: text, json or sarif")
 	against := fs.String("against", "", "the previous version (a flow file or directory): also warn where runs in flight on it cannot go on under this one")
-	maxRounds := fs.Int("max-rounds", dsl.DefaultRoundBudget, "the round budget: warn (round-budget) where a path asks more rounds of questions than this")
+	maxRounds := fs.Int("max-rounds", check.DefaultRoundBudget, "the round budget: warn (round-budget) where a path asks more rounds of questions than this")
 	fix := fs.Bool("fix", false, "apply the first fix of each diagnostic (the did-you-mean replacements) to the files, say what changed on standard error, then lint again")
 	explainCode := fs.String("explain", "", "print what the code `CODE` means: the rule, why it exists, and a flow that breaks it with its fix; lint nothing")
 	fs.Usage = func() {
@@ -179,7 +180,7 @@ func orList(items []string) string {
 // named that it calls included; those files get no warnings of their
 // own, as project.Load reports only their errors.
 func withBudget(set *project.Set, paths []string, diags dsl.Diagnostics, budget int) dsl.Diagnostics {
-	if budget == dsl.DefaultRoundBudget {
+	if budget == check.DefaultRoundBudget {
 		return diags
 	}
 	out := slices.DeleteFunc(diags, func(d dsl.Diagnostic) bool { return d.Code == codes.RoundBudget })
@@ -194,7 +195,7 @@ func withBudget(set *project.Set, paths []string, diags dsl.Diagnostics, budget 
 			continue
 		}
 		var ds dsl.Diagnostics
-		for _, d := range dsl.RoundDiagnosticsWith(f, budget, callees) {
+		for _, d := range check.RoundDiagnosticsWith(f, budget, callees) {
 			if d.Code == codes.RoundBudget {
 				ds = append(ds, d)
 			}

@@ -51,7 +51,7 @@ type File struct {
 	ByID  map[string]*Node // nodes that have an id
 
 	partial bool       // Parse found errors
-	checked *checked   // what Check found, once it has run
+	checks  *checks    // what check.File found, once it has run (SetChecks)
 	tree    *yaml.Node // the top-level value Parse read, aliases checked; nil when there is none
 }
 
@@ -486,13 +486,23 @@ func (t *Template) Whole() *Expr {
 	return nil
 }
 
+// Reads returns what the expression reads, when Parse worked it out with
+// its syntax check; ok is false when it did not (lang.ReadsOf works it
+// out).
+func (e *Expr) Reads() (r lang.Reads, ok bool) {
+	if e == nil || e.reads == nil {
+		return lang.Reads{}, false
+	}
+	return *e.reads, true
+}
+
 // Expr is an expression's source with its position in the flow file.
 type Expr struct {
 	Src string
 	Pos Pos // position of Src's first rune
 
 	// reads is what the expression reads, when Parse worked it out with
-	// its syntax check (nil otherwise: checkReads works it out).
+	// its syntax check (nil otherwise: see Reads).
 	reads *lang.Reads
 
 	// lines holds, for each line of Src after the first, the position of

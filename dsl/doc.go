@@ -5,7 +5,7 @@
 // Parse checks a file's structure: YAML syntax, keys and their types, node
 // kinds, ids and references, template syntax and the syntax of every
 // expression in the file's language. Type checks of expressions, action
-// names and MCP form rules belong to Check and lint.
+// names, MCP form rules and the control flow belong to package check.
 //
 // A file with `kind: prompt` is a prompt flow: its input properties are
 // the prompt's arguments (strings), and its returns hold description and
@@ -20,7 +20,7 @@
 // the node's id; a link node hands the run over to another flow (Node.Call,
 // Kind.IsCall). A flow with `expose: false` (File.Private) is not served
 // as a tool of its own: other flows call it. Parse reads them; which flow
-// a call names is checked once every file is parsed (CheckCalls, which
+// a call names is checked once every file is parsed (check.Calls, which
 // project.Load runs), since it lives in another file. A call's on_error is
 // an edge of the CFG like a step's; a link ends the run like a return.
 //
@@ -47,10 +47,12 @@
 // codes, what each means and which stage reports it, are those of package
 // check/codes.
 //
-// BuildCFG gives a flow's control flow, the one graph Check's graph codes
-// (unreachable-node, falls-off-end, busy-loop, endless-loop, maybe-unbound,
-// round-budget, unbounded-loop), flowserve
-// graph and the engine are worked out from.
+// BuildCFG gives a flow's control flow, the one graph check.File's graph
+// codes (unreachable-node, falls-off-end, busy-loop, endless-loop,
+// maybe-unbound, round-budget, unbounded-loop), flowserve graph and the
+// engine are worked out from. Tree indexes the YAML a file was read from
+// by position, so that the checks can point at a key Parse kept no
+// position for.
 //
 // Templates that are one whole expression ("{{ x }}") can have any type and
 // are left to the expression type checks of flow.Compile; a template that

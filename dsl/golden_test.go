@@ -76,14 +76,14 @@ func TestGolden(t *testing.T) {
 }
 
 // documentedCodes returns the diagnostic codes of Parse listed in
-// check/codes/doc.go (those before Check's list, which cli's lint goldens
+// check/codes/doc.go (those before check.File's list, which cli's lint goldens
 // cover).
 func documentedCodes(t testing.TB) []string {
 	doc, err := os.ReadFile("../check/codes/doc.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if i := bytes.Index(doc, []byte("// Check reports")); i >= 0 {
+	if i := bytes.Index(doc, []byte("// check.File reports")); i >= 0 {
 		doc = doc[:i]
 	}
 	return golden.DocumentedCodes(t, doc, 20)

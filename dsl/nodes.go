@@ -71,7 +71,10 @@ func kindsText(ks []Kind) string {
 	for i, k := range ks {
 		names[i] = k.String()
 	}
-	return listText(names)
+	if len(names) <= 2 {
+		return strings.Join(names, " and ")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // accepts reports whether nodes of kind k take key (other than id and next).

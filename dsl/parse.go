@@ -154,7 +154,7 @@ func YAMLError(path string, src []byte, err error) Diagnostic {
 }
 
 // topKeys returns the keys of the top-level mapping.
-func topKeys() []string {
+func TopKeys() []string {
 	return []string{"name", "title", "description", "kind", "task", "expressions", "auth", "input", "output", "vars", "secrets", "expose", "nodes"}
 }
 
@@ -173,7 +173,7 @@ func (p *parser) top(f *File, root *yaml.Node) {
 	}
 	var nodes *pair
 	for i, e := range entries {
-		if yamlx.IsNull(e.val) && e.name != "nodes" && slices.Contains(topKeys(), e.name) {
+		if yamlx.IsNull(e.val) && e.name != "nodes" && slices.Contains(TopKeys(), e.name) {
 			continue // an empty optional key: its default applies
 		}
 		switch e.name {
@@ -213,7 +213,7 @@ func (p *parser) top(f *File, root *yaml.Node) {
 		case "nodes":
 			nodes = &entries[i]
 		default:
-			p.unknownKey(e, " at the top level", topKeys())
+			p.unknownKey(e, " at the top level", TopKeys())
 		}
 	}
 	if nodes == nil {

@@ -15,34 +15,39 @@ import (
 // errors, lint and expression errors suggest alike.
 func Suggest(name string, options []string) string { return lang.Suggest(name, options) }
 
-// didYouMean returns "; did you mean "x"?" for the option x closest to
+// DidYouMean returns "; did you mean "x"?" for the option x closest to
 // name, and x; "" and "" when none is close.
-func didYouMean(name string, options []string) (hint, suggestion string) {
+func DidYouMean(name string, options []string) (hint, suggestion string) {
 	if s := Suggest(name, options); s != "" {
 		return `; did you mean "` + s + `"?`, s
 	}
 	return "", ""
 }
 
-// span is the end of the text a diagnostic is about and the fixes that
-// resolve it; the zero span leaves the end to Diagnostics.SetEnds.
-type span struct {
-	end   Pos
-	fixes []Fix
+// Span is the end of the text a diagnostic is about and the fixes that
+// resolve it; the zero Span leaves the end to Diagnostics.SetEnds.
+type Span struct {
+	End   Pos
+	Fixes []Fix
 }
 
-// misspelt returns the span of name as the file spells it at pos (a key
-// or a scalar, plain or quoted) with the fix replacing it with suggestion
-// (in the same quotes), or the zero span when the file does not hold name
+// Misspelt returns the span of name as f spells it at pos (a key or a
+// scalar, plain or quoted) with the fix replacing it with suggestion (in
+// the same quotes), or the zero Span when the file does not hold name
 // there. Without a suggestion the span has no fix.
-func (s *source) misspelt(pos Pos, name, suggestion string) span {
+func (f *File) Misspelt(pos Pos, name, suggestion string) Span {
+	return newSource(f.Source).misspelt(pos, name, suggestion)
+}
+
+// misspelt is File.Misspelt over the source s.
+func (s *source) misspelt(pos Pos, name, suggestion string) Span {
 	end, quote, ok := s.spelt(pos, name)
 	if !ok {
-		return span{}
+		return Span{}
 	}
-	sp := span{end: end}
+	sp := Span{End: end}
 	if suggestion != "" {
-		sp.fixes = []Fix{{
+		sp.Fixes = []Fix{{
 			Title: fmt.Sprintf("replace %q with %q", name, suggestion),
 			Pos:   pos, End: end,
 			NewText: quoteAs(suggestion, quote),
@@ -85,7 +90,7 @@ func readsPlain(s string) bool {
 // line).
 func ExprDiagnostic(e *Expr, le lang.Error) Diagnostic {
 	d := Diagnostic{Pos: e.PosAt(le.Offset), Severity: Error, Code: codes.BadExpression, Message: le.Message}
-	end, ok := exprEnd(e, le.Offset, le.Length)
+	end, ok := e.End(le.Offset, le.Length)
 	if !ok {
 		return d // not one run of the file's text: Diagnostics.SetEnds decides
 	}
@@ -101,44 +106,10 @@ func ExprDiagnostic(e *Expr, le lang.Error) Diagnostic {
 	return d
 }
 
-// errorSpan records an error about the text from pos to sp.end, with sp's
-// fixes.
-func (c *checker) errorSpan(pos Pos, sp span, code, format string, args ...any) {
-	n := len(c.diags)
-	c.errorf(pos, code, format, args...)
-	if d := &c.diags[n]; d.Pos.Line == pos.Line && d.Pos.Col == pos.Col {
-		d.End, d.Fixes = sp.end, sp.fixes
-	}
-}
-
-// misspelt returns the span of name as the file spells it at pos, with
-// the fix replacing it with suggestion (see source.misspelt).
-func (c *checker) misspelt(pos Pos, name, suggestion string) span {
-	return newSource(c.f.Source).misspelt(pos, name, suggestion)
-}
-
-// unknownf records an error about name, spelt at pos, that is not one of
-// options, as parser.unknownf does.
-func (c *checker) unknownf(pos Pos, name string, options []string, code, format string, args ...any) {
-	hint, sug := didYouMean(name, options)
-	c.errorSpan(pos, c.misspelt(pos, name, sug), code, format, append(args, hint)...)
-}
-
-// issue records the error of a value issue (code is its problem's), which
-// spans the name it is about, if it is about one, with the fix replacing
-// it with its suggestion.
-func (c *checker) issue(is valueIssue, code string) {
-	var sp span
-	if is.name != "" {
-		sp = c.misspelt(is.pos, is.name, is.suggestion)
-	}
-	c.errorSpan(is.pos, sp, code, "%s", is.msg)
-}
-
-// exprEnd returns the end in the file of the n runes at offset off of e's
+// End returns the end in the file of the n runes at offset off of e's
 // source, and whether they are there as they are in the source, one after
 // the other on one line (no escapes, no line folding).
-func exprEnd(e *Expr, off, n int) (Pos, bool) {
+func (e *Expr) End(off, n int) (Pos, bool) {
 	if n <= 0 || off < 0 || off+n > len([]rune(e.Src)) {
 		return Pos{}, false
 	}
@@ -150,12 +121,12 @@ func exprEnd(e *Expr, off, n int) (Pos, bool) {
 }
 
 // exprSpan returns the span of text at offset off of e's source, or the
-// zero span when e does not hold it there, as one run of the file.
-func exprSpan(e *Expr, off int, text string) span {
+// zero Span when e does not hold it there, as one run of the file.
+func exprSpan(e *Expr, off int, text string) Span {
 	rs, n := []rune(e.Src), len([]rune(text))
 	if off < 0 || off+n > len(rs) || string(rs[off:off+n]) != text {
-		return span{}
+		return Span{}
 	}
-	end, _ := exprEnd(e, off, n)
-	return span{end: end}
+	end, _ := e.End(off, n)
+	return Span{End: end}
 }

@@ -33,28 +33,28 @@ func (p *parser) at(line, col int) Pos {
 
 // errorf records an error diagnostic.
 func (p *parser) errorf(pos Pos, code, format string, args ...any) {
-	p.errorSpan(pos, span{}, code, format, args...)
+	p.errorSpan(pos, Span{}, code, format, args...)
 }
 
 // errorSpan records an error diagnostic about the text from pos to
-// sp.end, with sp's fixes.
-func (p *parser) errorSpan(pos Pos, sp span, code, format string, args ...any) {
+// sp.End, with sp's fixes.
+func (p *parser) errorSpan(pos Pos, sp Span, code, format string, args ...any) {
 	if pos.Line < 1 {
 		pos.Line, pos.Col = 1, 1
-		sp = span{}
+		sp = Span{}
 	}
 	if pos.Col < 1 {
 		pos.Col = 1
-		sp = span{}
+		sp = Span{}
 	}
 	pos.File = p.path
 	p.diags = append(p.diags, Diagnostic{
 		Pos:      pos,
-		End:      sp.end,
+		End:      sp.End,
 		Severity: Error,
 		Code:     code,
 		Message:  fmt.Sprintf(format, args...),
-		Fixes:    sp.fixes,
+		Fixes:    sp.Fixes,
 	})
 }
 
@@ -63,7 +63,7 @@ func (p *parser) errorSpan(pos Pos, sp span, code, format string, args ...any) {
 // "x"?" or ""), and the diagnostic spans name, with the fix replacing it
 // with the suggestion.
 func (p *parser) unknownf(pos Pos, name string, options []string, code, format string, args ...any) {
-	hint, sug := didYouMean(name, options)
+	hint, sug := DidYouMean(name, options)
 	p.errorSpan(pos, p.source().misspelt(pos, name, sug), code, format, append(args, hint)...)
 }
 

@@ -9,7 +9,7 @@ import (
 
 // typeWith reports each part of the with of a call or link that is one
 // whole expression whose type the callee's input schema does not allow
-// there (typeValue; dsl.CheckCalls checks the literals and the text).
+// there (typeValue; check.Calls checks the literals and the text).
 // Nothing is reported when the callee is not found: CheckCalls reports
 // that.
 func (c *compiler) typeWith(call *dsl.Call, with *cvalue) {

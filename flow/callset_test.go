@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/flowserve/flowserve/check"
 	"github.com/flowserve/flowserve/dsl"
 )
 
@@ -62,7 +63,7 @@ func compileSet(t testing.TB, srcs map[string]string, opts testOptions) map[stri
 	byName := map[string]*Program{}
 	var progs []*Program
 	for i, f := range files {
-		if err := dsl.CheckCalls(f, table).Err(); err != nil {
+		if err := check.Calls(f, table).Err(); err != nil {
 			t.Fatalf("check calls of %s:\n%v", names[i], err)
 		}
 		p, diags := Compile(f, env)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/check"
 	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/lang"
@@ -188,7 +189,7 @@ func (c *compiler) errorf(pos dsl.Pos, code, format string, args ...any) {
 // check the flow has not yet had. Compile is pure: it reads f and env and
 // nothing else, and the same input always gives the same Program.
 //
-// dsl.Check cannot be skipped: when f has not been checked with env's
+// check.File cannot be skipped: when f has not been checked with env's
 // registry, Compile checks it first and returns Check's diagnostics with
 // its own. Each finding is reported once, by the stage that owns it:
 // Compile reports expressions that do not compile or type-check, schemas
@@ -207,9 +208,9 @@ func Compile(f *dsl.File, env Env) (*Program, dsl.Diagnostics) {
 		reg = actions.Default()
 	}
 	c := &compiler{file: f}
-	checks, checked := f.CheckedWith(reg)
+	checks, checked := check.Checked(f, reg)
 	if !checked {
-		checks = dsl.Check(f, reg)
+		checks = check.File(f, reg)
 		c.diags = append(c.diags, checks...)
 	}
 	c.flagged = flaggedForms(f, checks)

@@ -2,7 +2,7 @@
 // round at a time on an Engine.
 //
 // Compile(file, env) is pure, like cel-go's Compile: it returns a Program
-// and the diagnostics (it runs dsl.Check first when nobody has). A Program
+// and the diagnostics (it runs check.File first when nobody has). A Program
 // is immutable data, safe for concurrent use: every expression, template
 // and JSON Schema is compiled once. It owns no key, store or clock: those
 // belong to the Engine (EngineOptions: the codec that seals states, the

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/check"
 	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/lang"
@@ -25,7 +26,7 @@ import (
 // id of a node of no kind, or of an ask whose form Parse did not read in
 // full, has any type (dyn) for the expressions that read it, so that a
 // misspelt key in a node does not make its readers wrong too. Like
-// Compile, CheckPartial runs dsl.Check first when f has not been checked
+// Compile, CheckPartial runs check.File first when f has not been checked
 // with env's registry, and returns its diagnostics too.
 func CheckPartial(f *dsl.File, parsed dsl.Diagnostics, env Env) dsl.Diagnostics {
 	if f == nil || !f.Partial() {
@@ -37,9 +38,9 @@ func CheckPartial(f *dsl.File, parsed dsl.Diagnostics, env Env) dsl.Diagnostics 
 		reg = actions.Default()
 	}
 	c := &compiler{file: f}
-	checks, checked := f.CheckedWith(reg)
+	checks, checked := check.Checked(f, reg)
 	if !checked {
-		checks = dsl.Check(f, reg)
+		checks = check.File(f, reg)
 		c.diags = append(c.diags, checks...)
 	}
 	errs := errorsOf(parsed)

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"github.com/flowserve/flowserve/check"
 	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/dsl"
 )
@@ -175,7 +176,7 @@ func FuzzCheckPartial(f *testing.F) {
 		if file == nil {
 			return
 		}
-		dsl.Check(file, nil)
+		check.File(file, nil)
 		seen := map[string]bool{}
 		for _, d := range pds {
 			seen[fmt.Sprintf("%v %s", d.Pos, d.Code)] = true

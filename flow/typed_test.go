@@ -99,7 +99,7 @@ func compileDiags(t *testing.T, src string) []string {
 	if err := diags.Err(); err != nil {
 		t.Fatalf("parse:\n%v", err)
 	}
-	// Compile checks the file first (dsl.Check), so ds holds every finding.
+	// Compile checks the file first (check.File), so ds holds every finding.
 	_, ds := Compile(f, Env{Actions: testRegistry(t, &counters{})})
 	var out []string
 	for _, d := range ds {

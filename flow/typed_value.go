@@ -12,7 +12,7 @@ import (
 )
 
 // Values that flow into a schema (a step's or a call's with, a return's
-// structured) are checked in two halves. dsl.Check checks what is known
+// structured) are checked in two halves. check.File checks what is known
 // before any expression is typed: keys, lengths, literals, and templates
 // mixing text and expressions, which are strings (with-value,
 // structured-value). typeValue checks the rest: each template that is one

@@ -25,7 +25,7 @@ func writeSuite(t *testing.T, files map[string]string) string {
 }
 
 // TestRejectsWhatLintRejects: flowserve test loads flows the way lint and
-// serve do, so a flow that parses and compiles but fails dsl.Check (a
+// serve do, so a flow that parses and compiles but fails check.File (a
 // password asked in a form) does not run its cases; a warning (no
 // description) is lint's business, not one of the errors.
 func TestRejectsWhatLintRejects(t *testing.T) {

@@ -1,7 +1,7 @@
 // Package project turns files into what a server serves: it is the one
 // way anything (the flowserve commands, `flowserve test`, the language
 // server, embedders) loads flows. [Load] runs discovery, dsl.Parse,
-// dsl.Check, dsl.CheckCalls and flow.Compile (flow.CheckPartial for a
+// check.File, check.Calls and flow.Compile (flow.CheckPartial for a
 // file Parse found errors in, so that its type errors are reported with
 // its structural ones), the check of names across files and the resource
 // declarations, in that order, so no path can serve or test a flow that
@@ -24,6 +24,7 @@ import (
 	"sync/atomic"
 
 	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/check"
 	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
@@ -119,15 +120,15 @@ func LoadFile(path string, opts Options) (*flow.Program, dsl.Diagnostics) {
 }
 
 // checkFlow runs the stages of a load that follow dsl.Parse and
-// dsl.Check on the flow file f: f's calls are checked against the flows
-// of table (dsl.CheckCalls) and f is compiled with env, whose callees are
+// check.File on the flow file f: f's calls are checked against the flows
+// of table (check.Calls) and f is compiled with env, whose callees are
 // table's (flow.Compile); when Parse found errors in f, the expressions
 // it could read are still type-checked (flow.CheckPartial), so that its
 // structural errors do not hide its type errors. parsed are Parse's
 // diagnostics of f. The diagnostics have their ends; the program is nil
 // when f or its calls have errors.
 func checkFlow(f *dsl.File, parsed dsl.Diagnostics, table dsl.FlowTable, env flow.Env) (*flow.Program, dsl.Diagnostics) {
-	calls := dsl.CheckCalls(f, table)
+	calls := check.Calls(f, table)
 	calls.SetEnds(f.Path, f.Source)
 	p, cds := compileFlow(f, parsed, env)
 	if calls.HasErrors() {
@@ -214,14 +215,14 @@ func parseText(path string, src []byte) (*dsl.File, dsl.Diagnostics) {
 	return f, parsed
 }
 
-// checkParsed checks the parsed flow file f (dsl.Check, which records its
+// checkParsed checks the parsed flow file f (check.File, which records its
 // findings in f) and returns the diagnostics, their ends set; none when f
 // is nil.
 func checkParsed(f *dsl.File, env flow.Env) dsl.Diagnostics {
 	if f == nil {
 		return nil
 	}
-	checks := dsl.Check(f, env.Actions)
+	checks := check.File(f, env.Actions)
 	checks.SetEnds(f.Path, f.Source)
 	return checks
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/flowserve/flowserve/check"
 	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
@@ -101,7 +102,7 @@ nodes:
 }
 
 // TestCompileChecks: the embedding path, dsl.Parse then flow.Compile,
-// cannot skip dsl.Check.
+// cannot skip check.File.
 func TestCompileChecks(t *testing.T) {
 	f, diags := dsl.Parse("secret.yaml", []byte(`description: Asks for a password in a form.
 nodes:
@@ -119,7 +120,7 @@ nodes:
 		t.Errorf("Compile without Check: program %v, diagnostics %v; want none, and sensitive-form", p, diags)
 	}
 	// Checked first, Compile does not report Check's findings again.
-	dsl.Check(f, nil)
+	check.File(f, nil)
 	p, diags = flow.Compile(f, flow.Env{})
 	if p != nil || len(diags) != 0 {
 		t.Errorf("Compile after Check: program %v, diagnostics %v; want none and no repeats", p, diags)

@@ -123,7 +123,7 @@ func (w *Workspace) Load() (*Set, dsl.Diagnostics) {
 // Diagnostics returns the diagnostics Load gives for the file at path (a
 // flow or a declaration file), working out no more than they need: every
 // flow is parsed, since names and calls cross files, but only the flow at
-// path is checked (dsl.Check), has its calls checked and is compiled, and
+// path is checked (check.File), has its calls checked and is compiled, and
 // no program is linked. An editor lints the document open in it with
 // Diagnostics.
 func (w *Workspace) Diagnostics(path string) dsl.Diagnostics {
@@ -227,7 +227,7 @@ type loaded struct {
 // loadFlows loads the flow files at paths, on as many goroutines as the
 // process may run at once: each file is parsed and checked on its own,
 // then, once every file is parsed, its calls are checked against the
-// flows they name (dsl.CheckCalls) and it is compiled with them as its
+// flows they name (check.Calls) and it is compiled with them as its
 // callees (only the flow at the path only, when it is not ""). The
 // results are in the order of paths, the flows pulled in for calls after
 // them; with Options.CheckOnly they hold no programs.

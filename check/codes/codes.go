@@ -90,7 +90,7 @@ const (
 	UnknownTarget = "unknown-target"
 )
 
-// The codes of the diagnostics dsl.Check reports. The package documentation
+// The codes of the diagnostics check.File reports. The package documentation
 // lists each with its meaning, and a test checks that the list and these
 // constants agree.
 const (

@@ -1,5 +1,5 @@
 // Package codes holds the code of every diagnostic a flow file can get,
-// from any stage: dsl.Parse, dsl.Check, flow.Compile, project.Load and
+// from any stage: dsl.Parse, check.File, flow.Compile, project.Load and
 // flowserve lint --against. Each code is a constant named after it
 // (BadAlias is bad-alias, BadURL is bad-url), and this documentation
 // lists each with what it means; tests check that the lists, the
@@ -39,8 +39,8 @@
 //	unknown-property     required names a property the form does not have (Check: or an input or output schema listing its properties)
 //	unknown-target       a next, then, else, unavailable, on_error or on_timeout names no node
 //
-// Check reports what needs more than the file's structure: the registered
-// actions, what MCP allows, and the control flow. Its codes:
+// check.File reports what needs more than the file's structure: the
+// registered actions, what MCP allows, and the control flow. Its codes:
 //
 //	approval-needs-task  an ask has to (someone other than the caller answers it, as an MCP task) in a flow that says task: never
 //	bad-content          a return content block (or a prompt message's content) lacks a field its type needs, has one it does not take, or has data that is not base64
