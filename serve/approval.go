@@ -283,16 +283,11 @@ func (b pages) Page(ctx context.Context, tk approvals.Ticket) (*approvals.Page, 
 	if err != nil {
 		return nil, err
 	}
-	var req struct {
-		Params struct {
-			Message string         `json:"message"`
-			Schema  map[string]any `json:"requestedSchema"`
-		} `json:"params"`
-	}
-	if err := json.Unmarshal(t.Approval.Request, &req); err != nil {
+	q, err := storedQuestion(t.Approval)
+	if err != nil {
 		return nil, fmt.Errorf("stored approval of task %s: %w", t.ID, err)
 	}
-	pg := &approvals.Page{Tool: t.Tool, Message: req.Params.Message, Schema: req.Params.Schema,
+	pg := &approvals.Page{Tool: t.Tool, Message: q.Message, Schema: q.Schema,
 		To: t.Approval.To, For: onBehalfOf(t), Expires: t.Approval.Expires}
 	if t.Identity != nil {
 		pg.Caller = t.Identity.Subject // with sign-in, they may not answer it
@@ -301,6 +296,23 @@ func (b pages) Page(ctx context.Context, tk approvals.Ticket) (*approvals.Page, 
 		pg.Title = p.Title()
 	}
 	return pg, nil
+}
+
+// pageQuestion is the question of a stored approval, as its page and
+// its notification show it.
+type pageQuestion struct {
+	Message string         `json:"message"`
+	Schema  map[string]any `json:"requestedSchema"`
+}
+
+// storedQuestion returns the question a stored approval asks (its
+// Request's params).
+func storedQuestion(a *tasks.Approval) (pageQuestion, error) {
+	var req struct {
+		Params pageQuestion `json:"params"`
+	}
+	err := json.Unmarshal(a.Request, &req)
+	return req.Params, err
 }
 
 // onBehalfOf names the caller of t for its approval page.

@@ -1,8 +1,6 @@
 package serve
 
 import (
-	"encoding/json"
-
 	"github.com/flowserve/flowserve/approvals"
 	"github.com/flowserve/flowserve/tasks"
 )
@@ -16,14 +14,11 @@ const (
 // notification is what a's webhook is posted for task t, with the link
 // to its page.
 func notification(t *tasks.Task, a *tasks.Approval, title, link string) approvals.Notification {
-	var req struct {
-		Params struct {
-			Message string `json:"message"`
-		} `json:"params"`
-	}
-	json.Unmarshal(a.Request, &req)
+	// A request that cannot be read (never one this server stored) gives
+	// a notification without its message: the link is what matters.
+	q, _ := storedQuestion(a)
 	return approvals.NewNotification(approvals.Notice{Tool: t.Tool, Title: title, Run: a.Run, Task: t.ID, Question: a.Node,
-		Message: req.Params.Message, To: a.To, Link: link, Expires: a.Expires})
+		Message: q.Message, To: a.To, Link: link, Expires: a.Expires})
 }
 
 // notify posts the notification of approval a of task t, with link, to
