@@ -3,8 +3,6 @@ package approve
 import (
 	"net/mail"
 	"strings"
-
-	"github.com/flowserve/flowserve/approvals"
 )
 
 // Who may answer, with sign-in (Options.SignIn): the person signed in
@@ -22,7 +20,7 @@ import (
 
 // refusal returns why a, signed in, may not answer p's question, for the
 // page, or "" when they may.
-func refusal(p *approvals.Page, a *Approver) string {
+func (p *Page) refusal(a *Approver) string {
 	switch {
 	case a == nil:
 		return "You are not signed in."

@@ -3,8 +3,6 @@ package approve
 import (
 	"strings"
 	"testing"
-
-	"github.com/flowserve/flowserve/approvals"
 )
 
 func TestRefusal(t *testing.T) {
@@ -35,7 +33,7 @@ func TestRefusal(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := refusal(&approvals.Page{To: tt.to, Caller: tt.caller}, tt.who)
+			got := (&Page{To: tt.to, Caller: tt.caller}).refusal(tt.who)
 			if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
 				t.Errorf("refusal = %q, want %q", got, tt.want)
 			}

@@ -61,7 +61,7 @@ func (c *checker) warnf(pos dsl.Pos, code, format string, args ...any) {
 // against the output schema and content block shapes, approvals in flows
 // that never run as a task, and the control flow (unreachable nodes, paths
 // that run past the last node, loops).
-// It does not type-check expressions; flow.Compile does. The codes are
+// It does not type-check expressions; Types does. The codes are
 // listed in the documentation of check/codes. The diagnostics are sorted.
 // File records them in f (see [Checked]), so it is not safe to call
 // concurrently on one File.
@@ -495,7 +495,7 @@ func (c *checker) checkBase64(v *dsl.Value, path string) {
 }
 
 // Checked returns the diagnostics File reported for f with reg (nil
-// means actions.Default()), and whether it has run. flow.Compile uses it
+// means actions.Default()), and whether it has run. Types uses it
 // to check a file nobody has checked, and to report nothing twice.
 func Checked(f *dsl.File, reg *actions.Registry) (dsl.Diagnostics, bool) {
 	if reg == nil {

@@ -454,7 +454,7 @@ func (pc *propChecker) checkBounds(loKey, hiKey string, counts bool) {
 // checkDefault checks a property's default against the property's own
 // schema through package schemas, as the engine checks an answer that
 // takes it: its type, choices, bounds and format. A template is checked
-// when it is compiled (flow.Compile types its expressions) and when it
+// when it is compiled (Types types its expressions) and when it
 // is rendered.
 func (pc *propChecker) checkDefault(d any) {
 	_, pos := pc.at("default")

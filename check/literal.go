@@ -18,7 +18,7 @@ import (
 type schemaCache map[string]*schemas.Schema
 
 // compile returns doc compiled, or nil when it does not compile (a
-// schema flow.Compile reports, or one with a $ref that only resolves in
+// schema Types reports, or one with a $ref that only resolves in
 // the document it came from).
 func (sc schemaCache) compile(doc map[string]any) *schemas.Schema {
 	key := jsonText(doc)

@@ -33,7 +33,7 @@ type valueIssue struct {
 // valueChecker checks a Value against a JSON Schema as far as it can be
 // known before the flow runs: the keys of mappings, the lengths of lists
 // and the literal scalars. A template that is one whole expression keeps
-// the expression's type, which flow.Compile checks against the same
+// the expression's type, which Types checks against the same
 // schema (type-error), so it is skipped here; a template mixing text and
 // expressions is a string. Every finding is worded by package schemas,
 // as the engine words it when the flow runs: "with.url is required by
@@ -95,7 +95,7 @@ func (vc *valueChecker) check(v *dsl.Value, schema any, path string, holder dsl.
 	}
 	lit, known := literalOf(v)
 	if v.Kind == dsl.ValueTemplate && !known && v.Template.Whole() != nil {
-		return // the expression's type: flow.Compile checks it
+		return // the expression's type: Types checks it
 	}
 	if t, has := s["type"]; has {
 		if vs := vc.sc.validate(map[string]any{"type": t}, skeleton(v, lit, known)); len(vs) > 0 {

@@ -11,7 +11,7 @@ import (
 	"github.com/flowserve/flowserve/check/codes"
 )
 
-// The input and output schemas are JSON Schema, which flow.Compile
+// The input and output schemas are JSON Schema, which Types
 // compiles (bad-schema for one that does not). A schema can compile and
 // still be wrong in ways no value can satisfy, or that say what the
 // author did not mean: a lower bound above its upper bound, a default
@@ -148,7 +148,7 @@ func (c *checker) checkSchemaBounds(s map[string]any, n *yaml.Node, at dsl.Pos, 
 		lo, okLo := numberOf(s[b.lo])
 		hi, okHi := numberOf(s[b.hi])
 		if !okLo || !okHi {
-			continue // absent, or of a type flow.Compile reports (bad-schema)
+			continue // absent, or of a type Types reports (bad-schema)
 		}
 		if lo < hi || lo == hi && !b.strict {
 			continue
@@ -188,7 +188,7 @@ func (c *checker) checkSchemaRequired(s map[string]any, n *yaml.Node, at dsl.Pos
 	for i, r := range req {
 		name, isStr := r.(string)
 		if !isStr {
-			continue // flow.Compile reports it (bad-schema)
+			continue // Types reports it (bad-schema)
 		}
 		_, pos := c.ix.Find(n, at, "required", i)
 		switch {

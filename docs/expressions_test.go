@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flowserve/flowserve/check"
 	"github.com/flowserve/flowserve/dsl"
-	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/lang"
 )
 
@@ -37,7 +37,7 @@ func TestExpressionExamples(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatalf("the example flow of expressions.md: %v", diags)
 	}
-	vars := flow.Scope(f, flow.Env{})
+	vars := check.Scope(f, check.Env{})
 	var values map[string]any
 	dec := json.NewDecoder(strings.NewReader(valuesSrc))
 	dec.UseNumber()

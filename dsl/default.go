@@ -19,7 +19,7 @@ import (
 // DefaultTemplate returns the template of prop's default, a property of
 // a form of f, when the default is a string holding {{ }}; nil when it
 // is not, or when the file has no tree to read it from. The syntax of
-// its expressions is not checked: flow.Compile compiles them, and
+// its expressions is not checked: check.Types compiles them, and
 // check.File reports a {{ without }} (form-default).
 func (f *File) DefaultTemplate(prop *Property) *Template {
 	t, _ := f.ReadDefaultTemplate(prop, nil)
@@ -44,7 +44,7 @@ func (f *File) ReadDefaultTemplate(prop *Property, ix *Tree) (*Template, Diagnos
 		return nil, nil
 	}
 	// A parser of its own, without a language: Parse does not read
-	// defaults as templates, and flow.Compile reports what does not
+	// defaults as templates, and check.Types reports what does not
 	// compile.
 	p := &parser{path: f.Path, src: f.Source, syntax: map[string][]lang.Error{}}
 	t := p.template(e.Value)

@@ -55,6 +55,6 @@
 // position for.
 //
 // Templates that are one whole expression ("{{ x }}") can have any type and
-// are left to the expression type checks of flow.Compile; a template that
+// are left to the expression type checks of check.Types; a template that
 // mixes text and expressions is a string.
 package dsl

@@ -20,11 +20,24 @@ var idPattern = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
 // name: lower-case letters, digits and _, not starting with a digit.
 func IsName(s string) bool { return idPattern.MatchString(s) }
 
-// reservedNames returns the names always in scope in expressions; ids and
-// set names cannot take them. vars and secrets hold the values a flow
-// declares under its vars and secrets keys; principal is the caller.
+// The names always in scope in expressions, besides a flow's ids and set
+// names, which cannot take them (reserved-name). vars and secrets hold
+// the values a flow declares under its vars and secrets keys (when it
+// declares any); principal is the caller.
+const (
+	VarInput     = "input"
+	VarRun       = "run"
+	VarClient    = "client"
+	VarPrincipal = "principal"
+	VarError     = "error"
+	VarVars      = "vars"
+	VarSecrets   = "secrets"
+)
+
+// reservedNames returns the names always in scope in expressions, in the
+// order of the scope (check.Scope).
 func reservedNames() []string {
-	return []string{"input", "run", "client", "principal", "error", "vars", "secrets"}
+	return []string{VarInput, VarRun, VarClient, VarPrincipal, VarError, VarVars, VarSecrets}
 }
 
 // parser holds the state of one Parse call.

@@ -16,7 +16,7 @@ import (
 // steps need under `secrets:`, each a mapping of names to
 // {description}. The values are the server's (its environment or files),
 // never the flow file's, which is served to clients and checked into git.
-// Expressions read them as vars.NAME and secrets.NAME; Compile types both
+// Expressions read them as vars.NAME and secrets.NAME; check.Types types both
 // as objects of the declared names, so an undeclared name is a type error
 // with a did-you-mean.
 //
@@ -257,7 +257,7 @@ func (u *uses) defaults(fm *Form) {
 // secrets exactly when it compiles with every name of the flow in scope
 // and stops compiling without secrets. (A string that spells "secrets",
 // or a comprehension variable of that name, is not a read.) Expressions
-// that do not compile at all are left to Compile.
+// that do not compile at all are left to check.Types.
 func (p *parser) checkSecrets(f *File) {
 	if len(f.Secrets) == 0 || p.lang == nil {
 		return
@@ -280,7 +280,7 @@ func (p *parser) checkSecrets(f *File) {
 	}
 	withSecrets, err := p.lang.NewEnv(all, lang.Options{})
 	if err != nil {
-		return // Compile reports an environment it cannot build
+		return // check.Types reports an environment it cannot build
 	}
 	withoutSecrets, err := p.lang.NewEnv(public, lang.Options{})
 	if err != nil {

@@ -7,22 +7,6 @@ import (
 	"github.com/flowserve/flowserve/dsl"
 )
 
-// typeWith reports each part of the with of a call or link that is one
-// whole expression whose type the callee's input schema does not allow
-// there (typeValue; check.Calls checks the literals and the text).
-// Nothing is reported when the callee is not found: CheckCalls reports
-// that.
-func (c *compiler) typeWith(call *dsl.Call, with *cvalue) {
-	if c.callees == nil {
-		return
-	}
-	callee := c.callees(call.Flow.Value)
-	if callee == nil || callee.Input == nil {
-		return
-	}
-	c.typeValue(call.With, with, valueTarget{schema: callee.Input.Value, root: "with", by: "flow " + callee.Name.Value})
-}
-
 // Link joins the call and link nodes of progs to the programs they run:
 // lookup returns the program of a flow by name (nil when there is none:
 // a run that reaches such a call fails, saying so). Programs are

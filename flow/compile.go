@@ -3,34 +3,20 @@ package flow
 import (
 	"crypto/sha256"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/flowserve/flowserve/actions"
 	"github.com/flowserve/flowserve/check"
 	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/dsl"
-	"github.com/flowserve/flowserve/lang"
 	"github.com/flowserve/flowserve/schemas"
 )
 
-// Env is what a flow is compiled against: the actions its steps may call
-// and the cost limit its expressions are checked under. The zero value is
-// usable. An Env holds nothing a run needs at run time; that belongs to the
-// [Engine].
-type Env struct {
-	// Actions resolves step actions; nil means actions.Default().
-	Actions *actions.Registry
-	// CostLimit bounds the cost of one expression evaluation; zero means
-	// lang.DefaultCostLimit.
-	CostLimit uint64
-	// Callees finds the flows that call and link nodes name, so that
-	// their with values are type-checked against the callee's input
-	// schema and their results typed by its output schema; nil finds
-	// none (their results are then of any type). It gives parsed files:
-	// the Programs a run calls are joined to the caller by Link.
-	Callees dsl.Callees
-}
+// Env is what a flow is compiled against: the actions its steps may
+// call, the cost limit its expressions are checked under and the flows
+// its calls name (see check.Env). An Env holds nothing a run needs at run
+// time; that belongs to the [Engine].
+type Env = check.Env
 
 // Program is a compiled flow: pure data, immutable and safe for concurrent
 // use. An [Engine] runs it; a Program owns no key, store or clock, so any
@@ -168,20 +154,16 @@ type cbind struct {
 	value *cvalue
 }
 
-// compiler collects diagnostics while compiling one file.
+// compiler builds the Program of one file from what check.Types worked
+// out of it.
 type compiler struct {
-	file    *dsl.File
-	env     lang.Env
-	diags   dsl.Diagnostics
-	flagged map[dsl.Pos]bool // forms Check found problems in
-	cfg     *dsl.CFG
+	file *dsl.File
+	info *check.Info
+	cfg  *dsl.CFG
 	// principal is set once an expression spells principal.
 	principal bool
 	callees   dsl.Callees // Env.Callees
-}
-
-func (c *compiler) errorf(pos dsl.Pos, code, format string, args ...any) {
-	c.diags = append(c.diags, dsl.Diagnostic{Pos: pos, Severity: dsl.Error, Code: code, Message: fmt.Sprintf(format, args...)})
+	untyped   *dsl.Expr   // the first expression check.Types did not compile
 }
 
 // Compile compiles a parsed flow, like cel-go's Compile: the result is a
@@ -189,79 +171,36 @@ func (c *compiler) errorf(pos dsl.Pos, code, format string, args ...any) {
 // check the flow has not yet had. Compile is pure: it reads f and env and
 // nothing else, and the same input always gives the same Program.
 //
-// check.File cannot be skipped: when f has not been checked with env's
-// registry, Compile checks it first and returns Check's diagnostics with
-// its own. Each finding is reported once, by the stage that owns it:
-// Compile reports expressions that do not compile or type-check, schemas
-// that do not compile and an unknown expression language; Check reports
-// structure, references and actions. project.Load is the usual caller.
+// The checks are package check's: Compile runs check.Types (which runs
+// check.File first when f has not been checked with env's registry) and
+// returns its diagnostics; it reports nothing of its own. It builds the
+// Program on what Types worked out (the scope, every expression compiled,
+// the schemas compiled), so nothing is compiled twice. project.Load is
+// the usual caller.
 func Compile(f *dsl.File, env Env) (*Program, dsl.Diagnostics) {
-	if f == nil {
-		return nil, dsl.Diagnostics{{Severity: dsl.Error, Code: codes.NoFlow, Message: "no flow to compile"}}
+	info, diags := check.Types(f, env)
+	if info == nil {
+		return nil, diags
 	}
-	if f.Partial() {
-		return nil, dsl.Diagnostics{{Pos: dsl.Pos{File: f.Path, Line: 1, Col: 1}, Severity: dsl.Error, Code: codes.PartialFile,
-			Message: "the flow has syntax errors (dsl.Parse reported them) and cannot be compiled"}}
+	p, untyped := build(f, info, env)
+	if untyped != nil {
+		return nil, append(diags, dsl.Diagnostic{Pos: untyped.Pos, Severity: dsl.Error, Code: codes.Compile,
+			Message: fmt.Sprintf("the expression %q was not type-checked: check.Types does not know its place", untyped.Src)})
 	}
+	return p, diags
+}
+
+// build builds the Program of f on what check.Types worked out of it.
+// untyped is the first expression Types did not compile (a place of the
+// file it does not walk, which is a bug): the Program is not to be run
+// then.
+func build(f *dsl.File, info *check.Info, env Env) (p *Program, untyped *dsl.Expr) {
 	reg := env.Actions
 	if reg == nil {
 		reg = actions.Default()
 	}
-	c := &compiler{file: f}
-	checks, checked := check.Checked(f, reg)
-	if !checked {
-		checks = check.File(f, reg)
-		c.diags = append(c.diags, checks...)
-	}
-	c.flagged = flaggedForms(f, checks)
-	flaggedSchemas(f, checks, c.flagged)
-	p, err := c.compile(reg, env)
-	if err != nil {
-		c.errorf(dsl.Pos{File: f.Path, Line: 1, Col: 1}, codes.Compile, "%v", err)
-		p = nil
-	}
-	c.diags.Sort()
-	if c.diags.HasErrors() || checks.HasErrors() {
-		p = nil
-	}
-	return p, c.diags
-}
-
-// compile compiles every part of the file, collecting diagnostics; err is
-// for failures that are not the flow's fault.
-func (c *compiler) compile(reg *actions.Registry, env Env) (*Program, error) {
-	f := c.file
-	l, ok := lang.Lookup(f.Expressions.Value)
-	if !ok {
-		c.errorf(f.Expressions.Pos, codes.UnknownLanguage, "unknown expression language %q", f.Expressions.Value)
-		return nil, nil
-	}
-	cost := env.CostLimit
-	if cost == 0 {
-		cost = lang.DefaultCostLimit
-	}
-	// Every expression is type-checked against the typed scope.
-	vars, diags := scope(f, reg, env.Callees)
-	c.diags = append(c.diags, diags...)
-	lenv, err := l.NewEnv(vars, lang.Options{CostLimit: cost})
-	if err != nil {
-		return nil, fmt.Errorf("compile %s: %w", f.Path, err)
-	}
-	c.env = lenv
-
-	p := &Program{file: f, names: len(vars)}
-	inputDoc := map[string]any{"type": "object"}
-	inputPos := dsl.Pos{File: f.Path, Line: 1, Col: 1}
-	if f.Input != nil {
-		inputDoc, inputPos = f.Input.Value, f.Input.Pos
-	}
-	p.input = c.schema(inputDoc, inputPos, "input")
-	if f.Output != nil {
-		p.output = c.schema(f.Output.Value, f.Output.Pos, "output")
-	}
-	// Successors come from the one CFG lint and graph use too.
-	c.cfg = dsl.BuildCFG(f)
-	c.callees = env.Callees
+	c := &compiler{file: f, info: info, cfg: info.CFG, callees: env.Callees}
+	p = &Program{file: f, names: len(info.Vars), input: info.Input, output: info.Output}
 	for i, n := range f.Nodes {
 		cn := c.node(n, i, reg)
 		p.nodes = append(p.nodes, cn)
@@ -269,96 +208,7 @@ func (c *compiler) compile(reg *actions.Registry, env Env) (*Program, error) {
 		p.calls = p.calls || n.Kind.IsCall()
 	}
 	p.principal = c.principal
-	return p, nil
-}
-
-// flaggedForms returns the positions of the forms in which Check found a
-// form-* problem: Check says what is wrong there, at the property, so
-// Compile does not report the same form again as a schema that does not
-// compile.
-func flaggedForms(f *dsl.File, checks dsl.Diagnostics) map[dsl.Pos]bool {
-	flagged := map[dsl.Pos]bool{}
-	before := func(a, b dsl.Pos) bool { return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col }
-	for i, n := range f.Nodes {
-		if n.Ask == nil || n.Ask.Form == nil {
-			continue
-		}
-		for _, d := range checks {
-			if !isFormCode(d.Code) || before(d.Pos, n.Pos) {
-				continue
-			}
-			if i+1 < len(f.Nodes) && !before(d.Pos, f.Nodes[i+1].Pos) {
-				continue
-			}
-			flagged[n.Ask.Form.Pos] = true
-		}
-	}
-	return flagged
-}
-
-// flaggedSchemas adds to flagged the positions of the input and output
-// schemas in which Check found an error of the schema's own (a repeated
-// or unknown required entry, bounds no value fits, a default that breaks
-// the schema): Check says what is wrong there, at the keyword, so Compile
-// does not report the whole schema again as one that does not compile.
-func flaggedSchemas(f *dsl.File, checks dsl.Diagnostics, flagged map[dsl.Pos]bool) {
-	var starts []dsl.Pos // where the file's top-level values begin
-	for _, p := range []dsl.Pos{f.Name.Pos, f.Title.Pos, f.Description.Pos, f.Expressions.Pos, f.Kind.Pos, f.Task.Pos} {
-		starts = append(starts, p)
-	}
-	for _, sc := range []*dsl.Schema{f.Input, f.Output} {
-		if sc != nil {
-			starts = append(starts, sc.Pos)
-		}
-	}
-	if f.Auth != nil {
-		starts = append(starts, f.Auth.Pos)
-	}
-	for _, v := range slices.Concat(f.Vars, f.Secrets) {
-		starts = append(starts, v.Pos)
-	}
-	if len(f.Nodes) > 0 {
-		starts = append(starts, f.Nodes[0].Pos)
-	}
-	before := func(a, b dsl.Pos) bool { return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col }
-	for _, sc := range []*dsl.Schema{f.Input, f.Output} {
-		if sc == nil {
-			continue
-		}
-		var end dsl.Pos
-		for _, p := range starts {
-			if p.IsValid() && before(sc.Pos, p) && (!end.IsValid() || before(p, end)) {
-				end = p
-			}
-		}
-		for _, d := range checks {
-			if d.Severity != dsl.Error || before(d.Pos, sc.Pos) || end.IsValid() && !before(d.Pos, end) {
-				continue
-			}
-			switch d.Code {
-			case codes.DuplicateKey, codes.BadValue, codes.UnknownProperty:
-				flagged[sc.Pos] = true
-			}
-		}
-	}
-}
-
-// isFormCode reports whether code is one of Check's findings in a form's
-// properties.
-func isFormCode(code string) bool {
-	switch code {
-	case codes.FormDefault, codes.FormEnum, codes.FormFormat, codes.FormKeyword, codes.FormKind, codes.FormValue:
-		return true
-	}
-	return false
-}
-
-func (c *compiler) schema(doc map[string]any, pos dsl.Pos, what string) *schemas.Schema {
-	s, err := schemas.Compile(doc)
-	if err != nil && !c.flagged[pos] {
-		c.errorf(pos, codes.BadSchema, "%s schema: %s", what, schemas.ErrorText(err))
-	}
-	return s
+	return p, c.untyped
 }
 
 // node compiles the node at index i of the file's node list, or a
@@ -401,9 +251,10 @@ func (c *compiler) node(n *dsl.Node, i int, reg *actions.Registry) *cnode {
 		if a.Form != nil {
 			// Templated defaults are rendered when the question is asked
 			// (see formDefaults); the fingerprint hashes them as written.
-			cn.formDoc = c.formDefaults(cn, a.Form)
+			form := c.info.Forms[a.Form]
+			c.formDefaults(cn, a.Form, form)
+			cn.formDoc, cn.form = form.Doc, form.Schema
 			cn.formJSON, _ = marshal(cn.formDoc)
-			cn.form = c.schema(cn.formDoc, a.Form.Pos, "form")
 		}
 		for _, r := range a.Validate {
 			cn.rules = append(cn.rules, crule{cond: c.cond(r.Rule), message: c.template(r.Message)})
@@ -417,13 +268,10 @@ func (c *compiler) node(n *dsl.Node, i int, reg *actions.Registry) *cnode {
 		}
 	case dsl.KindStep:
 		s := n.Step
-		// Check reports an unknown action (unknown-action); the Program is
-		// then not returned.
+		// check.File reports an unknown action (unknown-action); the
+		// Program is then not built.
 		cn.action, _ = reg.Lookup(s.Action.Value)
 		cn.with = c.value(s.With)
-		if cn.action != nil {
-			c.typeValue(s.With, cn.with, valueTarget{schema: cn.action.Input, root: "with", by: "action " + cn.action.Name})
-		}
 		cn.timeout = s.Timeout
 		cn.long = s.Long
 		if cn.timeout <= 0 {
@@ -447,9 +295,6 @@ func (c *compiler) node(n *dsl.Node, i int, reg *actions.Registry) *cnode {
 		r := n.Return
 		cn.text = c.template(r.Text)
 		cn.structured = c.value(r.Structured)
-		if f := c.file; f.Output != nil && !f.IsPrompt() {
-			c.typeValue(r.Structured, cn.structured, valueTarget{schema: f.Output.Value, root: "structured", by: "the output schema"})
-		}
 		for _, b := range r.Content {
 			cn.content = append(cn.content, c.value(b))
 		}
@@ -462,7 +307,6 @@ func (c *compiler) node(n *dsl.Node, i int, reg *actions.Registry) *cnode {
 		if c.callees != nil {
 			cn.resultDoc = dsl.CalleeResult(c.callees(cn.calleeName))
 		}
-		c.typeWith(n.Call, cn.with)
 	}
 	cn.fp = n.Fingerprint()
 	return cn

@@ -2,9 +2,11 @@
 // round at a time on an Engine.
 //
 // Compile(file, env) is pure, like cel-go's Compile: it returns a Program
-// and the diagnostics (it runs check.File first when nobody has). A Program
-// is immutable data, safe for concurrent use: every expression, template
-// and JSON Schema is compiled once. It owns no key, store or clock: those
+// and the diagnostics of package check (check.Types, which runs check.File
+// first when nobody has; flow reports nothing of its own). It builds the
+// Program on what check.Types worked out, so that every expression,
+// template and JSON Schema is compiled once. A Program is immutable data,
+// safe for concurrent use. It owns no key, store or clock: those
 // belong to the Engine (EngineOptions: the codec that seals states, the
 // reply store, the clock, the limits) that one server shares between all
 // its Programs and keeps across reloads. Most callers load flows with

@@ -16,17 +16,6 @@ type Identity struct {
 	Claims map[string]any
 }
 
-// varPrincipal is the name expressions see the caller under.
-const varPrincipal = "principal"
-
-// principalSchema is the schema of principal: {sub: string, scopes:
-// [string], claims: map of dyn}.
-var principalSchema = object(map[string]any{
-	"sub":    typed("string"),
-	"scopes": map[string]any{"type": "array", "items": typed("string")},
-	"claims": typed("object"),
-})
-
 // noPrincipal is the value of principal when there is no authenticated
 // caller (stdio, a token file): empty fields. It is shared by every such
 // round, and never modified.

@@ -121,19 +121,24 @@ func (v *cvalue) eval(vars map[string]any) (any, error) {
 	return nil, nil
 }
 
-func (c *compiler) expr(e *dsl.Expr, wantBool bool) *cexpr {
+// expr returns the program check.Types compiled e to. One it did not
+// compile (a place of the file Types does not walk) is kept in
+// c.untyped: Compile then gives no Program.
+func (c *compiler) expr(e *dsl.Expr) *cexpr {
 	if e == nil {
 		return nil
 	}
-	prg, errs := c.env.Compile(e.Src, wantBool)
 	c.principal = c.principal || strings.Contains(e.Src, varPrincipal)
-	for _, le := range errs {
-		c.diags = append(c.diags, dsl.ExprDiagnostic(e, le))
+	prg := c.info.Programs[e]
+	if prg == nil && c.untyped == nil {
+		c.untyped = e
 	}
 	return &cexpr{src: e, prg: prg}
 }
 
-func (c *compiler) cond(e *dsl.Expr) *cexpr { return c.expr(e, true) }
+// cond returns the program of a condition, which check.Types compiled
+// to a boolean.
+func (c *compiler) cond(e *dsl.Expr) *cexpr { return c.expr(e) }
 
 func (c *compiler) template(t *dsl.Template) *ctemplate {
 	if t == nil {
@@ -145,7 +150,7 @@ func (c *compiler) template(t *dsl.Template) *ctemplate {
 			ct.parts = append(ct.parts, cpart{text: p.Text})
 			continue
 		}
-		ct.parts = append(ct.parts, cpart{expr: c.expr(p.Expr, false)})
+		ct.parts = append(ct.parts, cpart{expr: c.expr(p.Expr)})
 	}
 	if len(ct.parts) == 0 {
 		ct.parts = []cpart{{text: ""}}

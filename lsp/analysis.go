@@ -5,8 +5,8 @@ import (
 	"sync"
 
 	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/check"
 	"github.com/flowserve/flowserve/dsl"
-	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/lang"
 )
 
@@ -94,7 +94,7 @@ func (s *snapshot) analysis() *analysis {
 	}
 	callees := a.calleeFiles()
 	if !a.scoped || !slices.Equal(callees, a.callees) {
-		a.scope = flow.Scope(a.good, flow.Env{Actions: s.reg, Callees: a.callee})
+		a.scope = check.Scope(a.good, check.Env{Actions: s.reg, Callees: a.callee})
 		a.callees, a.scoped = callees, true
 		a.env, a.envDone = nil, false
 	}

@@ -1,7 +1,7 @@
 // Package project turns files into what a server serves: it is the one
 // way anything (the flowserve commands, `flowserve test`, the language
 // server, embedders) loads flows. [Load] runs discovery, dsl.Parse,
-// check.File, check.Calls and flow.Compile (flow.CheckPartial for a
+// check.File, check.Calls and flow.Compile (check.Partial for a
 // file Parse found errors in, so that its type errors are reported with
 // its structural ones), the check of names across files and the resource
 // declarations, in that order, so no path can serve or test a flow that
@@ -123,7 +123,7 @@ func LoadFile(path string, opts Options) (*flow.Program, dsl.Diagnostics) {
 // check.File on the flow file f: f's calls are checked against the flows
 // of table (check.Calls) and f is compiled with env, whose callees are
 // table's (flow.Compile); when Parse found errors in f, the expressions
-// it could read are still type-checked (flow.CheckPartial), so that its
+// it could read are still type-checked (check.Partial), so that its
 // structural errors do not hide its type errors. parsed are Parse's
 // diagnostics of f. The diagnostics have their ends; the program is nil
 // when f or its calls have errors.
@@ -140,7 +140,7 @@ func checkFlow(f *dsl.File, parsed dsl.Diagnostics, table dsl.FlowTable, env flo
 // compileFlow compiles f with env (flow.Compile); when Parse found errors
 // in f (parsed are its diagnostics), which Compile refuses, it
 // type-checks the expressions Parse could read instead
-// (flow.CheckPartial) and gives no program. The diagnostics have their
+// (check.Partial) and gives no program. The diagnostics have their
 // ends.
 func compileFlow(f *dsl.File, parsed dsl.Diagnostics, env flow.Env) (*flow.Program, dsl.Diagnostics) {
 	var (
@@ -148,7 +148,7 @@ func compileFlow(f *dsl.File, parsed dsl.Diagnostics, env flow.Env) (*flow.Progr
 		cds dsl.Diagnostics
 	)
 	if f.Partial() {
-		cds = flow.CheckPartial(f, parsed, env)
+		cds = check.Partial(f, parsed, env)
 	} else {
 		p, cds = flow.Compile(f, env)
 	}

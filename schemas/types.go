@@ -1,5 +1,7 @@
 package schemas
 
+import "maps"
+
 // Types returns the JSON types a schema document allows by its "type"
 // keyword: the one type it names, or the strings of the list it gives;
 // nil when it has no "type" (any type).
@@ -17,4 +19,19 @@ func Types(doc map[string]any) []string {
 		return out
 	}
 	return nil
+}
+
+// WithProperty returns the object schema doc with the schema of its
+// property name replaced by schema, sharing with doc what it does not
+// change (doc itself is not modified).
+func WithProperty(doc map[string]any, name string, schema map[string]any) map[string]any {
+	out := maps.Clone(doc)
+	props, _ := doc["properties"].(map[string]any)
+	props = maps.Clone(props)
+	if props == nil {
+		props = map[string]any{}
+	}
+	props[name] = schema
+	out["properties"] = props
+	return out
 }

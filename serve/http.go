@@ -9,7 +9,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/flowserve/flowserve/approvals"
 	"github.com/flowserve/flowserve/oauth"
 )
 
@@ -125,7 +124,7 @@ const EndpointPath = "/mcp"
 
 // ApprovePath is where the approval pages are served: ApprovePath +
 // <token>.
-const ApprovePath = approvals.PathPrefix
+const ApprovePath = "/approve/"
 
 // requestBase is the server's URL as the client of r reached it.
 func requestBase(r *http.Request) string {

@@ -14,7 +14,7 @@ const (
 	// last, or two elses.
 	BadBranch = "bad-branch"
 	// BadExpression means an expression has a syntax error, or a
-	// condition is empty or wrapped in {{ }}; flow.Compile reports it too,
+	// condition is empty or wrapped in {{ }}; check.Types reports it too,
 	// for an expression that does not compile.
 	BadExpression = "bad-expression"
 	// BadGroup means an all node holds something other than ask,
@@ -79,7 +79,7 @@ const (
 	// UnknownKey means a key that no node kind or mapping accepts.
 	UnknownKey = "unknown-key"
 	// UnknownLanguage means expressions names a language that is not
-	// supported; flow.Compile reports it too.
+	// supported; check.Types reports it too.
 	UnknownLanguage = "unknown-language"
 	// UnknownProperty means required names a property the form does
 	// not have (Check: that an input or output schema whose properties
@@ -127,7 +127,7 @@ const (
 	FallsOffEnd = "falls-off-end"
 	// FormDefault means a form property's default breaks the
 	// property's own schema (its type, choices, bounds or format), or is a
-	// template with a {{ without }}; flow.Compile reports it too, for a
+	// template with a {{ without }}; check.Types reports it too, for a
 	// template whose expression has another type than the property.
 	FormDefault = "form-default"
 	// FormEnum means a choice property's enum, oneOf, enumNames or
@@ -229,7 +229,7 @@ const (
 	WithValue = "with-value"
 )
 
-// The codes of the diagnostics flow.Compile and project.Load add, named in
+// The codes of the diagnostics check.Types and project.Load add, named in
 // the package documentation; flowtest reports some of them too.
 const (
 	// BadSchema means an input, output or form schema does not
@@ -237,11 +237,11 @@ const (
 	BadSchema = "bad-schema"
 	// TypeError means an expression or value has the wrong type.
 	TypeError = "type-error"
-	// PartialFile means Compile was given a file Parse found errors
+	// PartialFile means check.Types was given a file Parse found errors
 	// in.
 	PartialFile = "partial-file"
 	// NoFlow means there is no flow: a test file's flow file is
-	// missing, or Compile was given none.
+	// missing, or check.Types was given none.
 	NoFlow = "no-flow"
 	// Compile means compiling failed for a reason that is not the
 	// flow's, such as an expression environment that could not be built.

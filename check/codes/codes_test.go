@@ -248,7 +248,7 @@ func sameCodes(t *testing.T, what string, consts, documented []string) {
 // TestCodesDocumented checks that the codes each package documents are
 // its constants and the other way round: dsl's Parse and Check lists are
 // the first two blocks of its codes.go, the third block is named in the
-// paragraph on flow.Compile and project.Load, and resources' list is its
+// paragraph on check.Types and project.Load, and resources' list is its
 // constants. flowtest lists no codes: every code its goldens show for a
 // test file must be one of its constants.
 func TestCodesDocumented(t *testing.T) {
@@ -267,16 +267,16 @@ func TestCodesDocumented(t *testing.T) {
 
 	// The other stages' codes are named in a paragraph, each followed by
 	// its meaning in parentheses.
-	j := strings.Index(text, "// flow.Compile adds")
+	j := strings.Index(text, "// check.Types adds")
 	if j < 0 {
-		t.Fatal("doc.go has no paragraph on flow.Compile's codes")
+		t.Fatal("doc.go has no paragraph on check.Types' codes")
 	}
 	para := text[j:]
 	para = para[:strings.Index(para, "\n//\n")]
 	para = strings.Join(strings.Fields(strings.ReplaceAll(para, "//", "")), " ")
 	for _, c := range blockCodes(cs, 2) {
 		if !regexp.MustCompile(`(^|[^a-z-])` + regexp.QuoteMeta(c) + ` \(`).MatchString(para) {
-			t.Errorf("doc.go does not say what %s means in the paragraph on flow.Compile", c)
+			t.Errorf("doc.go does not say what %s means in the paragraph on check.Types", c)
 		}
 	}
 	var all []string
@@ -285,7 +285,7 @@ func TestCodesDocumented(t *testing.T) {
 	}
 	for _, w := range regexp.MustCompile(`[a-z]+(?:-[a-z]+)+`).FindAllString(para, -1) {
 		if !slices.Contains(all, w) {
-			t.Errorf("doc.go names %s in the paragraph on flow.Compile, and it is not a constant", w)
+			t.Errorf("doc.go names %s in the paragraph on check.Types, and it is not a constant", w)
 		}
 	}
 

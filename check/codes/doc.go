@@ -1,5 +1,5 @@
 // Package codes holds the code of every diagnostic a flow file can get,
-// from any stage: dsl.Parse, check.File, flow.Compile, project.Load and
+// from any stage: dsl.Parse, check.File, check.Types, project.Load and
 // flowserve lint --against. Each code is a constant named after it
 // (BadAlias is bad-alias, BadURL is bad-url), and this documentation
 // lists each with what it means; tests check that the lists, the
@@ -51,7 +51,7 @@
 //	endless-loop         a loop that no node leads out of
 //	enum-compare         an expression compares a field whose schema lists its values (enum, const, oneOf of consts) with a literal not among them: == never true, != always (warning)
 //	falls-off-end        a path runs past the last node, which is not a return or fail (warning)
-//	form-default         a form property's default breaks the property's own schema (type, choices, bounds, format), or its template has a {{ without }} (flow.Compile: or an expression of another type)
+//	form-default         a form property's default breaks the property's own schema (type, choices, bounds, format), or its template has a {{ without }} (check.Types: or an expression of another type)
 //	form-enum            a choice property's enum, oneOf, enumNames or items are not one of the MCP enum shapes
 //	form-format          a string property's format is not email, uri, date or date-time
 //	form-keyword         a form property has a keyword MCP forms do not take (pattern, nesting, a misspelt keyword…)
@@ -82,7 +82,7 @@
 //	with-unknown         a step's with has a field the action's input schema does not allow
 //	with-value           a literal in a step's with has the wrong type, or breaks another rule of the input schema (enum, bounds, format…)
 //
-// flow.Compile adds bad-schema (an input, output or form schema that does
+// check.Types adds bad-schema (an input, output or form schema that does
 // not compile), bad-expression and type-error (the expression type
 // checks), form-default (a templated form default whose expression has
 // another type than its property), unknown-language, partial-file (it was

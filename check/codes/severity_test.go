@@ -100,7 +100,7 @@ var severities = map[string]map[string][]dsl.Severity{
 		"WithUnknown":        errs,
 		"WithValue":          errs,
 
-		// flow.Compile, project.Load, lint --against.
+		// check.Types, project.Load, lint --against.
 		"BadSchema":     errs,
 		"TypeError":     errs,
 		"PartialFile":   errs,

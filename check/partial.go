@@ -1,22 +1,21 @@
-package flow
+package check
 
 import (
 	"regexp"
 	"slices"
 
 	"github.com/flowserve/flowserve/actions"
-	"github.com/flowserve/flowserve/check"
 	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/lang"
 )
 
-// CheckPartial type-checks what can be type-checked of f, a file Parse
-// found errors in (f.Partial()), which Compile refuses: it returns the
-// diagnostics Compile would give for its expressions and schemas, so that
+// Partial type-checks what can be type-checked of f, a file Parse found
+// errors in (f.Partial()), which Types refuses: it returns the
+// diagnostics Types would give for its expressions and schemas, so that
 // a structural error (an unknown key, a misplaced one) does not hide the
 // type errors of the rest of the file. parsed are Parse's diagnostics of
-// f. For a file that is not partial it returns Compile's diagnostics.
+// f. For a file that is not partial it returns Types' diagnostics.
 //
 // What Parse could not read is left out: a node of no kind has no
 // expressions to check. Nothing is reported twice or because of an error
@@ -26,25 +25,22 @@ import (
 // id of a node of no kind, or of an ask whose form Parse did not read in
 // full, has any type (dyn) for the expressions that read it, so that a
 // misspelt key in a node does not make its readers wrong too. Like
-// Compile, CheckPartial runs check.File first when f has not been checked
-// with env's registry, and returns its diagnostics too.
-func CheckPartial(f *dsl.File, parsed dsl.Diagnostics, env Env) dsl.Diagnostics {
+// Types, Partial runs File first when f has not been checked with env's
+// registry, and returns its diagnostics too.
+func Partial(f *dsl.File, parsed dsl.Diagnostics, env Env) dsl.Diagnostics {
 	if f == nil || !f.Partial() {
-		_, ds := Compile(f, env)
+		_, ds := Types(f, env)
 		return ds
 	}
-	reg := env.Actions
-	if reg == nil {
-		reg = actions.Default()
-	}
-	c := &compiler{file: f}
-	checks, checked := check.Checked(f, reg)
+	reg := env.registry()
+	c := &typer{f: f, callees: env.Callees}
+	checks, checked := Checked(f, reg)
 	if !checked {
-		checks = check.File(f, reg)
+		checks = File(f, reg)
 		c.diags = append(c.diags, checks...)
 	}
 	errs := errorsOf(parsed)
-	// Check's findings are f's own (CheckedWith): the slices are new.
+	// File's findings are f's own (Checked): the slices are new.
 	c.flagged = flaggedForms(f, slices.Concat(checks, asCode(errs, codes.FormKind)))
 	flaggedSchemas(f, slices.Concat(checks, asCode(errs, codes.BadValue)), c.flagged)
 	c.typecheck(reg, env, errs)
@@ -65,41 +61,30 @@ func CheckPartial(f *dsl.File, parsed dsl.Diagnostics, env Env) dsl.Diagnostics 
 	return out.Compact()
 }
 
-// typecheck compiles the expressions and schemas of c's partial file, as
-// compile does a complete one, for their diagnostics only: the ids of
-// the nodes Parse found errors in (errs) have any type (see
-// brokenNodes), and a set name Parse found wrong is not typed again.
-func (c *compiler) typecheck(reg *actions.Registry, env Env, errs dsl.Diagnostics) {
-	f := c.file
+// typecheck types the expressions and schemas of c's partial file, as
+// types does a complete one, for their diagnostics only: the ids of the
+// nodes Parse found errors in (errs) have any type (see brokenNodes),
+// and a set name Parse found wrong is not typed again.
+func (c *typer) typecheck(reg *actions.Registry, env Env, errs dsl.Diagnostics) {
+	f := c.f
 	broken := brokenNodes(f, errs)
-	l, ok := lang.Lookup(f.Expressions.Value)
+	l, ok := c.language()
 	if !ok {
-		c.errorf(f.Expressions.Pos, codes.UnknownLanguage, "unknown expression language %q", f.Expressions.Value)
 		return
-	}
-	cost := env.CostLimit
-	if cost == 0 {
-		cost = lang.DefaultCostLimit
 	}
 	vars, diags := scope(f, reg, env.Callees)
 	c.diags = append(c.diags, withoutBadNames(f, diags, errs)...)
 	vars = loosened(vars, broken)
-	lenv, err := l.NewEnv(vars, lang.Options{CostLimit: cost})
-	if err != nil {
-		return // not the flow's fault; Compile says so once the file parses
+	if err := c.begin(l, vars, env); err != nil {
+		return // not the flow's fault; Types says so once the file parses
 	}
-	c.env = lenv
 	if f.Input != nil {
 		c.schema(f.Input.Value, f.Input.Pos, "input")
 	}
 	if f.Output != nil {
 		c.schema(f.Output.Value, f.Output.Pos, "output")
 	}
-	c.cfg = dsl.BuildCFG(f)
-	c.callees = env.Callees
-	for i, n := range f.Nodes {
-		c.node(n, i, reg)
-	}
+	c.nodes(reg)
 }
 
 // loosened returns vars with the ids of broken as variables of any type:
@@ -133,8 +118,8 @@ var identPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // reservedVars are the variables of every flow's scope, which no node
 // id can stand for.
-var reservedVars = map[string]bool{varInput: true, varRun: true, varClient: true, varPrincipal: true,
-	varError: true, varVars: true, varSecrets: true}
+var reservedVars = map[string]bool{dsl.VarInput: true, dsl.VarRun: true, dsl.VarClient: true, dsl.VarPrincipal: true,
+	dsl.VarError: true, dsl.VarVars: true, dsl.VarSecrets: true}
 
 // brokenNodes returns the nodes of f (questions of all nodes included)
 // whose ids Parse's errors (errs) may have left wrongly typed: a node of

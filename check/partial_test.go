@@ -1,4 +1,4 @@
-package flow
+package check
 
 import (
 	"fmt"
@@ -10,12 +10,11 @@ import (
 
 	"golang.org/x/tools/txtar"
 
-	"github.com/flowserve/flowserve/check"
 	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/dsl"
 )
 
-// partialLines returns what CheckPartial reports for src, one diagnostic
+// partialLines returns what Partial reports for src, one diagnostic
 // a line as "line:col code", and Parse's diagnostics of src alike.
 func partialLines(t *testing.T, src string) (got, parsed []string) {
 	t.Helper()
@@ -23,7 +22,7 @@ func partialLines(t *testing.T, src string) (got, parsed []string) {
 	if f == nil {
 		t.Fatalf("no file: %v", pds)
 	}
-	for _, d := range CheckPartial(f, pds, Env{}) {
+	for _, d := range Partial(f, pds, Env{}) {
 		got = append(got, fmt.Sprintf("%d:%d %s", d.Pos.Line, d.Pos.Col, d.Code))
 	}
 	for _, d := range pds {
@@ -32,15 +31,15 @@ func partialLines(t *testing.T, src string) (got, parsed []string) {
 	return got, parsed
 }
 
-// TestCheckPartial type-checks files Parse found errors in: the type
+// TestPartial type-checks files Parse found errors in: the type
 // errors of what Parse read are reported, and nothing that only repeats
 // or follows from Parse's errors.
-func TestCheckPartial(t *testing.T) {
+func TestPartial(t *testing.T) {
 	const head = "description: Partial.\ninput: {type: object, properties: {n: {type: integer}, s: {type: string}}}\nnodes:\n"
 	tests := []struct {
 		name  string
 		nodes string
-		want  []string // CheckPartial's, besides Parse's
+		want  []string // Partial's, besides Parse's
 	}{
 		{"a misplaced key hides no type error",
 			"  - id: u\n    step: uuid.new\n    unavailable: u\n  - return: \"{{ input.n + 's' }} {{ u.nope }}\"\n",
@@ -103,25 +102,25 @@ func TestCheckPartial(t *testing.T) {
 	}
 }
 
-// TestCheckPartialComplete gives CheckPartial files Parse found no
-// errors in: it reports what Compile does.
-func TestCheckPartialComplete(t *testing.T) {
+// TestPartialComplete gives Partial files Parse found no
+// errors in: it reports what Types does.
+func TestPartialComplete(t *testing.T) {
 	for _, src := range []string{
 		"description: Fine.\nnodes:\n  - return: \"{{ 1 + 1 }}\"\n",
 		"description: Wrong.\nnodes:\n  - return: \"{{ 1 + 's' }}\"\n",
 	} {
 		f, pds := dsl.Parse("flow.yaml", []byte(src))
-		_, want := Compile(f, Env{})
-		if got := CheckPartial(f, pds, Env{}); fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Errorf("%q: CheckPartial %v, Compile %v", src, got, want)
+		_, want := Types(f, Env{})
+		if got := Partial(f, pds, Env{}); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%q: Partial %v, Types %v", src, got, want)
 		}
 	}
 }
 
-// TestCheckPartialGoldens runs CheckPartial on every Parse golden, most
+// TestPartialGoldens runs Partial on every Parse golden, most
 // of which have errors: it must not panic on a partial file, nor report a
 // finding of Parse's code at Parse's position again.
-func TestCheckPartialGoldens(t *testing.T) {
+func TestPartialGoldens(t *testing.T) {
 	files, _ := filepath.Glob("../dsl/testdata/parse/*.txtar")
 	lint, _ := filepath.Glob("../testdata/lint/*.txtar")
 	if len(files) < 10 || len(lint) < 10 {
@@ -144,7 +143,7 @@ func TestCheckPartialGoldens(t *testing.T) {
 			for _, d := range pds {
 				seen[fmt.Sprintf("%v %s", d.Pos, d.Code)] = true
 			}
-			for _, d := range CheckPartial(f, pds, Env{}) {
+			for _, d := range Partial(f, pds, Env{}) {
 				if seen[fmt.Sprintf("%v %s", d.Pos, d.Code)] {
 					t.Errorf("%s: %s: %v reported by Parse and again", file, af.Name, d)
 				}
@@ -153,10 +152,10 @@ func TestCheckPartialGoldens(t *testing.T) {
 	}
 }
 
-// FuzzCheckPartial parses, checks and type-checks arbitrary flow files,
+// FuzzPartial parses, checks and type-checks arbitrary flow files,
 // complete or partial, as lint does: none may panic, and no finding of
 // Parse's is reported again.
-func FuzzCheckPartial(f *testing.F) {
+func FuzzPartial(f *testing.F) {
 	for _, pattern := range []string{"../dsl/testdata/parse/*.txtar", "../testdata/lint/*.txtar"} {
 		files, _ := filepath.Glob(pattern)
 		for _, file := range files {
@@ -176,12 +175,12 @@ func FuzzCheckPartial(f *testing.F) {
 		if file == nil {
 			return
 		}
-		check.File(file, nil)
+		File(file, nil)
 		seen := map[string]bool{}
 		for _, d := range pds {
 			seen[fmt.Sprintf("%v %s", d.Pos, d.Code)] = true
 		}
-		for _, d := range CheckPartial(file, pds, Env{}) {
+		for _, d := range Partial(file, pds, Env{}) {
 			if seen[fmt.Sprintf("%v %s", d.Pos, d.Code)] {
 				t.Errorf("%v reported by Parse and again", d)
 			}

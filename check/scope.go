@@ -1,4 +1,4 @@
-package flow
+package check
 
 import (
 	"fmt"
@@ -8,17 +8,6 @@ import (
 	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/lang"
-)
-
-// The names every flow's expressions can use, besides its ask ids, step
-// ids and set names.
-const (
-	varInput   = "input"
-	varRun     = "run"
-	varClient  = "client"
-	varError   = "error"
-	varVars    = "vars"
-	varSecrets = "secrets"
 )
 
 // The schemas of the variables every flow has.
@@ -64,11 +53,12 @@ func object(props map[string]any) map[string]any {
 }
 
 // Scope returns every variable an expression of f may use, each with a
-// JSON Schema of its values, in this order: input, run, client, principal, error,
-// vars and secrets when the flow declares any, then each ask, step and
-// call id and set name in file order (a name bound again keeps its first place). Compile type-checks every expression of f
-// against these variables (so lint reports what they do not allow), and the
-// engine binds the same names at run time; tools such as an editor's
+// JSON Schema of its values, in this order: input, run, client,
+// principal, error, vars and secrets when the flow declares any, then
+// each ask, step and call id and set name in file order (a name bound
+// again keeps its first place). Types type-checks every expression of f
+// against these variables (so lint reports what they do not allow), and
+// the engine binds the same names at run time; tools such as an editor's
 // completion can call Scope for the same list.
 //
 //   - input: the input schema ({type: object} when the flow has none);
@@ -100,7 +90,7 @@ func object(props map[string]any) map[string]any {
 //     has no such variable.
 //
 // A set name bound again to a value of another type is an error, which
-// Compile reports; Scope types the name by its first binding regardless.
+// Types reports; Scope types the name by its first binding regardless.
 func Scope(f *dsl.File, env Env) []lang.Var {
 	vars, _ := scope(f, env.Actions, env.Callees)
 	return vars
@@ -117,17 +107,17 @@ func scope(f *dsl.File, reg *actions.Registry, callees dsl.Callees) ([]lang.Var,
 		inputSchema = f.Input.Value
 	}
 	vars := []lang.Var{
-		{Name: varInput, Schema: inputSchema},
-		{Name: varRun, Schema: runSchema},
-		{Name: varClient, Schema: clientSchema},
-		{Name: varPrincipal, Schema: principalSchema},
-		{Name: varError, Schema: errorSchema},
+		{Name: dsl.VarInput, Schema: inputSchema},
+		{Name: dsl.VarRun, Schema: runSchema},
+		{Name: dsl.VarClient, Schema: clientSchema},
+		{Name: dsl.VarPrincipal, Schema: principalSchema},
+		{Name: dsl.VarError, Schema: errorSchema},
 	}
 	if s := settingsSchema(f.Vars); s != nil {
-		vars = append(vars, lang.Var{Name: varVars, Schema: s})
+		vars = append(vars, lang.Var{Name: dsl.VarVars, Schema: s})
 	}
 	if s := settingsSchema(f.Secrets); s != nil {
-		vars = append(vars, lang.Var{Name: varSecrets, Schema: s})
+		vars = append(vars, lang.Var{Name: dsl.VarSecrets, Schema: s})
 	}
 	index := map[string]int{}
 	for i, v := range vars {
@@ -182,7 +172,7 @@ func scope(f *dsl.File, reg *actions.Registry, callees dsl.Callees) ([]lang.Var,
 	}
 	l, ok := lang.Lookup(f.Expressions.Value)
 	if !ok {
-		return vars, nil // every set name stays dyn; Compile reports the language
+		return vars, nil // every set name stays dyn; Types reports the language
 	}
 
 	// Type the set names in file order. The environment is rebuilt only
@@ -201,7 +191,7 @@ func scope(f *dsl.File, reg *actions.Registry, callees dsl.Callees) ([]lang.Var,
 		}
 		prg, errs := env.Compile(e.Src, false)
 		if len(errs) > 0 {
-			return nil // Compile reports the errors
+			return nil // Types reports the errors
 		}
 		return prg.Schema()
 	}
@@ -334,27 +324,10 @@ func valuePos(b *dsl.Binding) dsl.Pos {
 	return b.Value.Pos
 }
 
-// askValue is the value an ask id has in expressions.
-func askValue(action Action, content map[string]any) map[string]any {
-	if content == nil {
-		content = map[string]any{}
-	}
-	return map[string]any{
-		"action":   action.value(),
-		"accepted": action == Accept,
-		"content":  content,
-	}
-}
-
-// clientValue is the value of `client` in expressions.
-func clientValue(c Client) map[string]any {
-	return map[string]any{
-		"name":     c.Name,
-		"version":  c.Version,
-		"protocol": c.Protocol,
-		"form":     c.Form,
-		"url":      c.URL,
-		"sampling": c.Sampling,
-		"roots":    c.Roots,
-	}
-}
+// principalSchema is the schema of principal: {sub: string, scopes:
+// [string], claims: map of dyn}.
+var principalSchema = object(map[string]any{
+	"sub":    typed("string"),
+	"scopes": map[string]any{"type": "array", "items": typed("string")},
+	"claims": typed("object"),
+})

@@ -1,4 +1,4 @@
-package flow
+package check
 
 import (
 	"slices"
@@ -29,49 +29,52 @@ type valueTarget struct {
 	by     string // the schema's owner: "action time.sleep", "flow confirm", "the output schema"
 }
 
-// typeValue reports each part of v (compiled as cv) that is one whole
-// expression whose static type the schema at its place does not allow.
-func (c *compiler) typeValue(v *dsl.Value, cv *cvalue, to valueTarget) {
+// typeValue reports each part of v that is one whole expression whose
+// static type the schema at its place does not allow.
+func (t *typer) typeValue(v *dsl.Value, to valueTarget) {
 	if to.schema == nil {
 		return
 	}
-	start := len(c.diags)
-	c.typeValueAt(v, cv, to.schema, nil, to)
+	start := len(t.diags)
+	t.typeValueAt(v, to.schema, nil, to)
 	// An expression that breaks two parts of the schema (its properties
 	// and an allOf's) is reported once, for the first.
 	seen := map[dsl.Pos]bool{}
-	kept := c.diags[:start]
-	for _, d := range c.diags[start:] {
+	kept := t.diags[:start]
+	for _, d := range t.diags[start:] {
 		if !seen[d.Pos] {
 			seen[d.Pos] = true
 			kept = append(kept, d)
 		}
 	}
-	c.diags = kept
+	t.diags = kept
 }
 
 // typeValueAt is typeValue for the part v of the value at path (keys and
 // list indexes below the root), whose schema is want.
-func (c *compiler) typeValueAt(v *dsl.Value, cv *cvalue, want map[string]any, path []string, to valueTarget) {
-	if v == nil || cv == nil || want == nil {
+func (t *typer) typeValueAt(v *dsl.Value, want map[string]any, path []string, to valueTarget) {
+	if v == nil || want == nil {
 		return
 	}
 	if v.Kind != dsl.ValueTemplate { // misfit looks into allOf itself
 		for _, sub := range listOfAny(want["allOf"]) {
 			if m, ok := sub.(map[string]any); ok {
-				c.typeValueAt(v, cv, m, path, to)
+				t.typeValueAt(v, m, path, to)
 			}
 		}
 	}
 	switch v.Kind {
 	case dsl.ValueTemplate:
-		w := v.Template.Whole()
-		if w == nil || cv.tmpl == nil || cv.tmpl.whole == nil || cv.tmpl.whole.prg == nil {
+		var w *dsl.Expr
+		if v.Template != nil {
+			w = v.Template.Whole()
+		}
+		if w == nil || t.info.Programs[w] == nil {
 			return // text, or an expression that does not compile (reported)
 		}
-		got := cv.tmpl.whole.prg.Schema()
+		got := t.info.Programs[w].Schema()
 		if below, ws, gs, bad := misfit(want, got); bad {
-			c.errorf(w.Pos, codes.TypeError, "%s: %s takes %s there, not %s",
+			t.errorf(w.Pos, codes.TypeError, "%s: %s takes %s there, not %s",
 				valueLabel(to.root, append(slices.Clip(path), below...)), to.by, typesName(ws), lang.TypeName(gs))
 		}
 	case dsl.ValueMap:
@@ -82,8 +85,8 @@ func (c *compiler) typeValueAt(v *dsl.Value, cv *cvalue, want map[string]any, pa
 			if _, declared := props[key]; !declared {
 				sub = extra
 			}
-			if i < len(cv.vals) {
-				c.typeValueAt(v.Map[i], cv.vals[i], sub, append(slices.Clip(path), "."+key), to)
+			if i < len(v.Map) {
+				t.typeValueAt(v.Map[i], sub, append(slices.Clip(path), "."+key), to)
 			}
 		}
 	case dsl.ValueList:
@@ -92,9 +95,7 @@ func (c *compiler) typeValueAt(v *dsl.Value, cv *cvalue, want map[string]any, pa
 		}
 		items, _ := want["items"].(map[string]any)
 		for i, e := range v.List {
-			if i < len(cv.vals) {
-				c.typeValueAt(e, cv.vals[i], items, append(slices.Clip(path), "["+strconv.Itoa(i)+"]"), to)
-			}
+			t.typeValueAt(e, items, append(slices.Clip(path), "["+strconv.Itoa(i)+"]"), to)
 		}
 	}
 }
@@ -243,4 +244,20 @@ func sortedNames(m map[string]any) []string {
 func listOfAny(x any) []any {
 	l, _ := x.([]any)
 	return l
+}
+
+// typeWith reports each part of the with of a call or link that is one
+// whole expression whose type the callee's input schema does not allow
+// there (typeValue; Calls checks the literals and the text).
+// Nothing is reported when the callee is not found: Calls reports
+// that.
+func (t *typer) typeWith(call *dsl.Call) {
+	if t.callees == nil {
+		return
+	}
+	callee := t.callees(call.Flow.Value)
+	if callee == nil || callee.Input == nil {
+		return
+	}
+	t.typeValue(call.With, valueTarget{schema: callee.Input.Value, root: "with", by: "flow " + callee.Name.Value})
 }

@@ -1,4 +1,4 @@
-package flow
+package check
 
 import (
 	"reflect"
@@ -25,7 +25,7 @@ func typedValueDiags(t *testing.T, srcs ...string) []string {
 		}
 		files = append(files, f)
 	}
-	_, ds := Compile(files[0], Env{Callees: dsl.NewFlowTable(files).Callees()})
+	_, ds := Types(files[0], Env{Callees: dsl.NewFlowTable(files).Callees()})
 	var out []string
 	for _, d := range ds {
 		out = append(out, d.String())
