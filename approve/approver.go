@@ -3,6 +3,8 @@ package approve
 import (
 	"net/mail"
 	"strings"
+
+	"github.com/flowserve/flowserve/approvals"
 )
 
 // Who may answer, with sign-in (Options.SignIn): the person signed in
@@ -20,7 +22,7 @@ import (
 
 // refusal returns why a, signed in, may not answer p's question, for the
 // page, or "" when they may.
-func (p *Page) refusal(a *Approver) string {
+func refusal(p *approvals.Page, a *Approver) string {
 	switch {
 	case a == nil:
 		return "You are not signed in."

@@ -3,6 +3,8 @@ package approve
 import (
 	"strings"
 	"testing"
+
+	"github.com/flowserve/flowserve/approvals"
 )
 
 func TestRefusal(t *testing.T) {
@@ -33,7 +35,7 @@ func TestRefusal(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := (&Page{To: tt.to, Caller: tt.caller}).refusal(tt.who)
+			got := refusal(&approvals.Page{To: tt.to, Caller: tt.caller}, tt.who)
 			if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
 				t.Errorf("refusal = %q, want %q", got, tt.want)
 			}

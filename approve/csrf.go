@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"net/http"
+
+	"github.com/flowserve/flowserve/approvals"
 )
 
 // csrfCookie is the name of the cookie the forms' CSRF fields are bound to.
@@ -36,7 +38,7 @@ func ensureCSRFCookie(w http.ResponseWriter, r *http.Request) string {
 	http.SetCookie(w, &http.Cookie{
 		Name:     csrfCookie,
 		Value:    v,
-		Path:     "/approve/",
+		Path:     approvals.PathPrefix,
 		HttpOnly: true,
 		Secure:   r.TLS != nil,
 		SameSite: http.SameSiteStrictMode,
@@ -46,8 +48,8 @@ func ensureCSRFCookie(w http.ResponseWriter, r *http.Request) string {
 
 // csrfField returns the value of the CSRF field of the form of token for
 // the cookie value cookie.
-func (s *Sealer) csrfField(cookie, token string) string {
-	m := hmac.New(sha256.New, s.csrf)
+func (k *keys) csrfField(cookie, token string) string {
+	m := hmac.New(sha256.New, k.csrf)
 	m.Write([]byte(cookie))
 	m.Write([]byte{0})
 	m.Write([]byte(token))
@@ -56,11 +58,11 @@ func (s *Sealer) csrfField(cookie, token string) string {
 
 // csrfOK reports whether the request's CSRF field matches its cookie for
 // token.
-func (s *Sealer) csrfOK(r *http.Request, token string) bool {
+func (k *keys) csrfOK(r *http.Request, token string) bool {
 	cookie := csrfCookieValue(r)
 	field := r.PostForm.Get("csrf")
 	if cookie == "" || field == "" {
 		return false
 	}
-	return subtle.ConstantTimeCompare([]byte(field), []byte(s.csrfField(cookie, token))) == 1
+	return subtle.ConstantTimeCompare([]byte(field), []byte(k.csrfField(cookie, token))) == 1
 }

@@ -1,7 +1,6 @@
 package approve
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -9,42 +8,9 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/flowserve/flowserve/approvals"
 )
-
-// Page is what the approval page shows.
-type Page struct {
-	Tool    string         // the tool's name
-	Title   string         // the tool's title, "" when none
-	Message string         // the question as the flow rendered it
-	Schema  map[string]any // the form: a JSON Schema object {type: object, properties, required} of MCP elicitation primitives
-	To      string         // who is asked
-	For     string         // on whose behalf the tool was called (the caller, e.g. a client name or user), "" when unknown
-	Expires time.Time      // until when the link works
-	// Caller is the subject, at the issuer, of the OAuth caller whose run
-	// asks, or "" when unknown: with sign-in, they may not answer it.
-	Caller string
-}
-
-// Answer is what the person submitted.
-type Answer struct {
-	Action  string         // "accept" or "decline"
-	Content map[string]any // the form's values typed by the schema (accept only)
-	By      string         // the name the person typed on the page, or the subject of the one who signed in
-	At      time.Time      // when (Options.Now)
-	// Approver is who signed in (Options.SignIn), or nil.
-	Approver *Approver
-}
-
-// Backend is where the handler's pages come from and its answers go.
-type Backend interface {
-	// Page returns the page of t's question; ErrAnswered or ErrGone when
-	// it is no longer open.
-	Page(ctx context.Context, t Ticket) (*Page, error)
-	// Submit hands over an answer: reason != "" means it was not accepted
-	// (shown with the form again, the person's values kept); ErrAnswered
-	// or ErrGone as for Page (someone answered meanwhile).
-	Submit(ctx context.Context, t Ticket, a Answer) (reason string, err error)
-}
 
 // Options configures a handler.
 type Options struct {
@@ -58,14 +24,8 @@ type Options struct {
 	PublicURL string
 }
 
-// prefix is the path the handler serves.
-const prefix = "/approve/"
-
 // maxBody is the largest form the handler reads, in bytes.
 const maxBody = 64 << 10
-
-// Path returns the path of a token's page: "/approve/" + token.
-func Path(token string) string { return prefix + token }
 
 // The notices the handler answers with instead of the form.
 var (
@@ -82,8 +42,9 @@ var (
 
 // handler serves the approval pages.
 type handler struct {
-	b         Backend
-	s         *Sealer
+	b         approvals.Backend
+	s         *approvals.Sealer
+	k         *keys
 	now       func() time.Time
 	log       *slog.Logger
 	cop       *http.CrossOriginProtection
@@ -92,11 +53,12 @@ type handler struct {
 }
 
 // NewHandler serves GET and POST /approve/{token} (register it on a mux at
-// "/approve/"): GET shows the question's form, POST takes its answer.
-// With Options.SignIn it also serves SignInPath, and shows a form only to
-// someone signed in for that link.
-func NewHandler(b Backend, s *Sealer, opts Options) http.Handler {
-	h := &handler{b: b, s: s, now: opts.Now, log: opts.Log, cop: http.NewCrossOriginProtection(),
+// approvals.PathPrefix): GET shows the form of the question of a link s
+// sealed, from b, POST hands its answer to b. With Options.SignIn it also
+// serves SignInPath, and shows a form only to someone signed in for that
+// link.
+func NewHandler(b approvals.Backend, s *approvals.Sealer, opts Options) http.Handler {
+	h := &handler{b: b, s: s, k: newKeys(s), now: opts.Now, log: opts.Log, cop: http.NewCrossOriginProtection(),
 		signIn: opts.SignIn, publicURL: opts.PublicURL}
 	if h.now == nil {
 		h.now = time.Now
@@ -119,7 +81,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.signedIn(w, r)
 		return
 	}
-	token, ok := strings.CutPrefix(r.URL.Path, prefix)
+	token, ok := strings.CutPrefix(r.URL.Path, approvals.PathPrefix)
 	if !ok || token == "" || strings.Contains(token, "/") {
 		h.write(w, http.StatusNotFound, noticeBadLink)
 		return
@@ -154,7 +116,7 @@ func (h *handler) get(w http.ResponseWriter, r *http.Request, token string) {
 	cookie := ensureCSRFCookie(w, r)
 	f := newForm(p, defaults(p.Schema), nil, nil)
 	f.signedIn(who)
-	f.CSRF = h.s.csrfField(cookie, token)
+	f.CSRF = h.k.csrfField(cookie, token)
 	h.write(w, http.StatusOK, view{Heading: f.Tool, Form: f})
 }
 
@@ -178,25 +140,26 @@ func (h *handler) post(w http.ResponseWriter, r *http.Request, token string) {
 		}
 		return
 	}
-	if !h.s.csrfOK(r, token) {
+	if !h.k.csrfOK(r, token) {
 		h.log.Info("approval form refused", "task", t.Task, "key", t.Key, "reason", "csrf check failed")
 		h.write(w, http.StatusForbidden, noticeForbidden)
 		return
 	}
 	form := r.PostForm
-	a := Answer{By: strings.TrimSpace(form.Get(nameField)), At: h.now()}
+	a := approvals.Answer{By: strings.TrimSpace(form.Get(nameField)), At: h.now()}
 	var nameErr string
+	var who *Approver // who signed in, with sign-in
 	if h.signIn != nil {
-		if a.Approver = h.approver(r, token); a.Approver == nil {
+		if who = h.approver(r, token); who == nil {
 			h.log.Info("approval form refused", "task", t.Task, "key", t.Key, "reason", "not signed in")
 			h.write(w, http.StatusForbidden, noticeSignedOut)
 			return
 		}
-		if h.refuse(w, p, a.Approver) {
-			h.log.Info("approval form refused", "task", t.Task, "key", t.Key, "sub", a.Approver.Subject, "reason", "not an approver of this question")
+		if h.refuse(w, p, who) {
+			h.log.Info("approval form refused", "task", t.Task, "key", t.Key, "sub", who.Subject, "reason", "not an approver of this question")
 			return
 		}
-		a.By = a.Approver.Subject
+		a.By = who.Subject
 	} else {
 		nameErr = nameProblem(a.By)
 	}
@@ -208,20 +171,20 @@ func (h *handler) post(w http.ResponseWriter, r *http.Request, token string) {
 		a.Action = "accept"
 		a.Content, problems = ParseForm(p.Schema, form)
 	default:
-		h.reshow(w, r, token, p, a.Approver, []string{"Choose Submit or Decline"}, nil, nameErr)
+		h.reshow(w, r, token, p, who, []string{"Choose Submit or Decline"}, nil, nameErr)
 		return
 	}
 	if len(problems) > 0 || nameErr != "" {
-		h.reshow(w, r, token, p, a.Approver, nil, problems, nameErr)
+		h.reshow(w, r, token, p, who, nil, problems, nameErr)
 		return
 	}
-	h.submit(w, r, t, token, p, a)
+	h.submit(w, r, t, token, p, a, who)
 }
 
 // refuse writes the page telling who, signed in, that they may not
-// answer p's question (see Page.refusal), and reports whether it did.
-func (h *handler) refuse(w http.ResponseWriter, p *Page, who *Approver) bool {
-	why := p.refusal(who)
+// answer p's question (see refusal), and reports whether it did.
+func (h *handler) refuse(w http.ResponseWriter, p *approvals.Page, who *Approver) bool {
+	why := refusal(p, who)
 	if why == "" {
 		return false
 	}
@@ -244,19 +207,20 @@ func nameProblem(name string) string {
 	return ""
 }
 
-// submit hands a over to the backend and shows the outcome.
-func (h *handler) submit(w http.ResponseWriter, r *http.Request, t Ticket, token string, p *Page, a Answer) {
+// submit hands a, given by who when signed in (else nil), over to the
+// backend and shows the outcome.
+func (h *handler) submit(w http.ResponseWriter, r *http.Request, t approvals.Ticket, token string, p *approvals.Page, a approvals.Answer, who *Approver) {
 	reason, err := h.b.Submit(r.Context(), t, a)
 	h.log.Info("approval answer", "task", t.Task, "key", t.Key, "action", a.Action, "by", a.By, "outcome", outcome(reason, err))
 	switch {
 	case err != nil:
 		h.failed(w, t, err)
 	case reason != "":
-		h.reshow(w, r, token, p, a.Approver, []string{reason}, nil, "")
+		h.reshow(w, r, token, p, who, []string{reason}, nil, "")
 	default:
 		by := a.By
-		if a.Approver != nil {
-			by = a.Approver.display()
+		if who != nil {
+			by = who.display()
 		}
 		th := &thanksView{Tool: p.Tool, Message: p.Message, To: p.To, By: by,
 			Declined: a.Action == "decline", At: newInstant(a.At), Answers: answerLines(p.Schema, a.Content)}
@@ -270,9 +234,9 @@ func (h *handler) submit(w http.ResponseWriter, r *http.Request, t Ticket, token
 // outcome returns what became of a submitted answer, for the log.
 func outcome(reason string, err error) string {
 	switch {
-	case errors.Is(err, ErrAnswered):
+	case errors.Is(err, approvals.ErrAnswered):
 		return "answered already"
-	case errors.Is(err, ErrGone):
+	case errors.Is(err, approvals.ErrGone):
 		return "no longer open"
 	case err != nil:
 		return "failed"
@@ -285,35 +249,35 @@ func outcome(reason string, err error) string {
 // reshow shows the form again with the person's values and what was
 // wrong with them: reasons about the whole answer, the fields' problems
 // and the name's.
-func (h *handler) reshow(w http.ResponseWriter, r *http.Request, token string, p *Page, who *Approver, reasons []string, problems []FieldProblem, nameErr string) {
+func (h *handler) reshow(w http.ResponseWriter, r *http.Request, token string, p *approvals.Page, who *Approver, reasons []string, problems []FieldProblem, nameErr string) {
 	f := newForm(p, r.PostForm, reasons, problems)
 	f.signedIn(who)
 	f.setNameError(nameErr)
-	f.CSRF = h.s.csrfField(csrfCookieValue(r), token)
+	f.CSRF = h.k.csrfField(csrfCookieValue(r), token)
 	h.write(w, http.StatusUnprocessableEntity, view{Heading: "There is a problem: " + f.Tool, Form: f})
 }
 
 // open returns the ticket of token and the page of its question, or
 // writes the page saying why there is none and returns false. A page
 // without an expiry shows the link's; a nil page is ErrGone.
-func (h *handler) open(w http.ResponseWriter, r *http.Request, token string) (Ticket, *Page, bool) {
+func (h *handler) open(w http.ResponseWriter, r *http.Request, token string) (approvals.Ticket, *approvals.Page, bool) {
 	t, err := h.s.Open(token)
 	if err != nil {
 		h.write(w, http.StatusNotFound, noticeBadLink)
-		return Ticket{}, nil, false
+		return approvals.Ticket{}, nil, false
 	}
 	if !h.now().Before(t.Expires) {
 		h.write(w, http.StatusGone, view{Heading: "This link has expired",
 			Lines: []string{"It was valid until " + newInstant(t.Expires).Text + "."}})
-		return Ticket{}, nil, false
+		return approvals.Ticket{}, nil, false
 	}
 	p, err := h.b.Page(r.Context(), t)
 	if err == nil && p == nil {
-		err = ErrGone
+		err = approvals.ErrGone
 	}
 	if err != nil {
 		h.failed(w, t, err)
-		return Ticket{}, nil, false
+		return approvals.Ticket{}, nil, false
 	}
 	if p.Expires.IsZero() {
 		cp := *p
@@ -324,11 +288,11 @@ func (h *handler) open(w http.ResponseWriter, r *http.Request, token string) (Ti
 }
 
 // failed writes the page of a backend's error.
-func (h *handler) failed(w http.ResponseWriter, t Ticket, err error) {
+func (h *handler) failed(w http.ResponseWriter, t approvals.Ticket, err error) {
 	switch {
-	case errors.Is(err, ErrAnswered):
+	case errors.Is(err, approvals.ErrAnswered):
 		h.write(w, http.StatusGone, noticeAnswered)
-	case errors.Is(err, ErrGone):
+	case errors.Is(err, approvals.ErrGone):
 		h.write(w, http.StatusGone, noticeGone)
 	default:
 		h.log.Error("approval page failed", "task", t.Task, "key", t.Key, "err", err)

@@ -18,6 +18,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/flowserve/flowserve/approvals"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/page.golden.html")
@@ -31,22 +33,22 @@ var testCookie = encoding.EncodeToString(bytes.Repeat([]byte{7}, 32))
 // fakeBackend is a Backend of one question.
 type fakeBackend struct {
 	mu        sync.Mutex
-	page      *Page
+	page      *approvals.Page
 	pageErr   error
 	reason    string
 	submitErr error
-	answers   []Answer
-	tickets   []Ticket
+	answers   []approvals.Answer
+	tickets   []approvals.Ticket
 }
 
-func (b *fakeBackend) Page(_ context.Context, t Ticket) (*Page, error) {
+func (b *fakeBackend) Page(_ context.Context, t approvals.Ticket) (*approvals.Page, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.tickets = append(b.tickets, t)
 	return b.page, b.pageErr
 }
 
-func (b *fakeBackend) Submit(_ context.Context, t Ticket, a Answer) (string, error) {
+func (b *fakeBackend) Submit(_ context.Context, t approvals.Ticket, a approvals.Answer) (string, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.tickets = append(b.tickets, t)
@@ -55,32 +57,67 @@ func (b *fakeBackend) Submit(_ context.Context, t Ticket, a Answer) (string, err
 }
 
 // testPage returns the page of the tests' question.
-func testPage() *Page {
-	return &Page{
+func testPage() *approvals.Page {
+	return &approvals.Page{
 		Tool: "refund", Title: "Refund a customer", Message: "Refund 30 EUR to ACME?\nThey were charged twice.",
 		Schema: everyKind(), To: "finance@example.com", For: "alice (claude-desktop)", Expires: testTicket.Expires,
 	}
+}
+
+// testSecret is the secret of the tests' sealers.
+var testSecret = []byte("0123456789abcdef0123456789abcdef")
+
+// testTicket is the ticket of the tests' links.
+var testTicket = approvals.Ticket{
+	Task:    "0123456789abcdef0123456789abcdef",
+	Key:     "approval-3",
+	Expires: time.Date(2026, 12, 2, 14, 5, 0, 0, time.UTC),
+}
+
+// testToken is testTicket sealed with testSecret and the nonce 0, 1, …,
+// 23: a link that is the same in every run, as the page's golden needs
+// (approvals' TestTokenKnownAnswer pins it).
+const testToken = "AQABAgMEBQYHCAkKCwwNDg8QERITFBUWF3TQGJmJLwVKWTEJQi5f9DOOC-yu6DsWK3wKq9pslBWTsom7KmyEun6Ax_6ImYCiwkZCtw"
+
+// newTestSealer returns a sealer of secret.
+func newTestSealer(t testing.TB, secret []byte) *approvals.Sealer {
+	t.Helper()
+	s, err := approvals.NewSealer(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // fixture is a handler with a fake backend and the token of testTicket.
 type fixture struct {
 	h     http.Handler
 	b     *fakeBackend
-	s     *Sealer
+	s     *approvals.Sealer
+	k     *keys // the handler's
 	token string
 	logs  *bytes.Buffer
 }
 
+// newFixture returns a handler of testPage at testToken; opts' Now and
+// Log are set.
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	s := newTestSealer(t, testSecret, true)
-	token, err := s.Seal(testTicket)
-	if err != nil {
-		t.Fatal(err)
+	return newFixtureWith(t, Options{})
+}
+
+// newFixtureWith is newFixture with opts.
+func newFixtureWith(t *testing.T, opts Options) *fixture {
+	t.Helper()
+	s := newTestSealer(t, testSecret)
+	if tk, err := s.Open(testToken); err != nil || tk != testTicket {
+		t.Fatalf("Open(testToken) = %+v, %v; want %+v", tk, err, testTicket)
 	}
-	f := &fixture{b: &fakeBackend{page: testPage()}, s: s, token: token, logs: &bytes.Buffer{}}
-	log := slog.New(slog.NewTextHandler(f.logs, nil))
-	f.h = NewHandler(f.b, s, Options{Now: func() time.Time { return testNow }, Log: log})
+	f := &fixture{b: &fakeBackend{page: testPage()}, s: s, token: testToken, logs: &bytes.Buffer{}}
+	opts.Now = func() time.Time { return testNow }
+	opts.Log = slog.New(slog.NewTextHandler(f.logs, nil))
+	f.h = NewHandler(f.b, s, opts)
+	f.k = f.h.(*handler).k
 	return f
 }
 
@@ -157,7 +194,7 @@ func checkBody(t *testing.T, body string, want, bad []string) {
 
 func TestGetForm(t *testing.T) {
 	f := newFixture(t)
-	w := f.get(Path(f.token), "")
+	w := f.get(approvals.Path(f.token), "")
 	checkHeaders(t, w)
 	if w.Code != http.StatusOK {
 		t.Fatalf("status %d, want 200", w.Code)
@@ -239,7 +276,7 @@ func TestGetCookie(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t)
-			r := httptest.NewRequest(http.MethodGet, Path(f.token), nil)
+			r := httptest.NewRequest(http.MethodGet, approvals.Path(f.token), nil)
 			if tt.tls {
 				r.TLS = &tls.ConnectionState{}
 			}
@@ -253,7 +290,7 @@ func TestGetCookie(t *testing.T) {
 				if len(cookies) != 0 {
 					t.Errorf("set cookies %v, want none", cookies)
 				}
-				checkBody(t, w.Body.String(), []string{`name="csrf" value="` + f.s.csrfField(testCookie, f.token) + `"`}, nil)
+				checkBody(t, w.Body.String(), []string{`name="csrf" value="` + f.k.csrfField(testCookie, f.token) + `"`}, nil)
 				return
 			}
 			if len(cookies) != 1 {
@@ -266,14 +303,14 @@ func TestGetCookie(t *testing.T) {
 			if b, err := encoding.DecodeString(c.Value); err != nil || len(b) != 32 {
 				t.Errorf("cookie value %q is not 32 bytes of base64url", c.Value)
 			}
-			checkBody(t, w.Body.String(), []string{`name="csrf" value="` + f.s.csrfField(c.Value, f.token) + `"`}, nil)
+			checkBody(t, w.Body.String(), []string{`name="csrf" value="` + f.k.csrfField(c.Value, f.token) + `"`}, nil)
 		})
 	}
 }
 
 func TestPageGolden(t *testing.T) {
 	f := newFixture(t)
-	w := f.get(Path(f.token), testCookie)
+	w := f.get(approvals.Path(f.token), testCookie)
 	if w.Code != http.StatusOK {
 		t.Fatalf("status %d", w.Code)
 	}
@@ -295,29 +332,29 @@ func TestPageGolden(t *testing.T) {
 func TestGetFormVariants(t *testing.T) {
 	tests := []struct {
 		name string
-		page func(*Page)
+		page func(*approvals.Page)
 		want []string
 		bad  []string
 	}{
 		{
-			name: "no title", page: func(p *Page) { p.Title = "" },
+			name: "no title", page: func(p *approvals.Page) { p.Title = "" },
 			want: []string{"<title>refund</title>", "<h1>refund</h1>"},
 		},
 		{
-			name: "no caller", page: func(p *Page) { p.For = "" },
+			name: "no caller", page: func(p *approvals.Page) { p.For = "" },
 			want: []string{"A question for <strong>finance@example.com</strong>."}, bad: []string{"on behalf"},
 		},
 		{
-			name: "no expiry", page: func(p *Page) { p.Expires = time.Time{} },
+			name: "no expiry", page: func(p *approvals.Page) { p.Expires = time.Time{} },
 			want: []string{"This link works until <time datetime=\"2026-12-02T14:05:00Z\">2 Dec 2026 14:05 UTC</time>"},
 		},
 		{
-			name: "escaped", page: func(p *Page) { p.Message = `<b>"hi"</b>`; p.To = "<x>" },
+			name: "escaped", page: func(p *approvals.Page) { p.Message = `<b>"hi"</b>`; p.To = "<x>" },
 			want: []string{"&lt;b&gt;&#34;hi&#34;&lt;/b&gt;", "<strong>&lt;x&gt;</strong>"}, bad: []string{"<b>"},
 		},
 		{
 			name: "names that are not ids",
-			page: func(p *Page) {
+			page: func(p *approvals.Page) {
 				p.Schema = map[string]any{"type": "object", "properties": map[string]any{
 					"my field": map[string]any{"type": "string"},
 					"x-y":      map[string]any{"type": "boolean", "title": "X or Y"},
@@ -328,14 +365,14 @@ func TestGetFormVariants(t *testing.T) {
 		},
 		{
 			name: "a property named like the name field",
-			page: func(p *Page) {
+			page: func(p *approvals.Page) {
 				p.Schema = map[string]any{"properties": map[string]any{"answered_by": map[string]any{"type": "string"}}}
 			},
 			want: []string{`<input type="text" id="f-answered_by" name="f.answered_by" value="">`,
 				`<input type="text" id="answered_by" name="answered_by" value=""`},
 		},
 		{
-			name: "no schema", page: func(p *Page) { p.Schema = nil },
+			name: "no schema", page: func(p *approvals.Page) { p.Schema = nil },
 			want: []string{`<input type="hidden" name="csrf"`, `id="answered_by"`},
 		},
 	}
@@ -343,7 +380,7 @@ func TestGetFormVariants(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t)
 			tt.page(f.b.page)
-			w := f.get(Path(f.token), testCookie)
+			w := f.get(approvals.Path(f.token), testCookie)
 			if w.Code != http.StatusOK {
 				t.Fatalf("status %d", w.Code)
 			}
@@ -356,7 +393,7 @@ func TestGetFormVariants(t *testing.T) {
 // Content-Security-Policy allows, byte for byte.
 func TestStyleHash(t *testing.T) {
 	f := newFixture(t)
-	body := f.get(Path(f.token), testCookie).Body.String()
+	body := f.get(approvals.Path(f.token), testCookie).Body.String()
 	m := regexp.MustCompile(`(?s)<style>(.*?)</style>`).FindStringSubmatch(body)
 	if m == nil {
 		t.Fatal("the page has no style")

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/flowserve/flowserve/approvals"
 )
 
 var (
@@ -197,7 +199,7 @@ const maxName = 200
 
 // newForm returns the form of p with the values vals (the form's own
 // names) and problems: reasons about the whole answer, then the fields'.
-func newForm(p *Page, vals url.Values, reasons []string, problems []FieldProblem) *formView {
+func newForm(p *approvals.Page, vals url.Values, reasons []string, problems []FieldProblem) *formView {
 	f := &formView{Tool: p.Tool, Message: p.Message, To: p.To, For: p.For, Expires: newInstant(p.Expires)}
 	if p.Title != "" {
 		f.Tool = p.Title

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/flowserve/flowserve/approvals"
 )
 
 func TestNotices(t *testing.T) {
@@ -22,14 +24,14 @@ func TestNotices(t *testing.T) {
 		status  int
 		want    string
 	}{
-		{name: "bad token", path: Path("garbage"), status: http.StatusNotFound, want: "This link is not valid"},
+		{name: "bad token", path: approvals.Path("garbage"), status: http.StatusNotFound, want: "This link is not valid"},
 		{name: "no token", path: "/approve/", status: http.StatusNotFound, want: "This link is not valid"},
 		{name: "after the token", path: "/approve/TOKEN/more", status: http.StatusNotFound, want: "This link is not valid"},
 		{name: "other path", path: "/other/TOKEN", status: http.StatusNotFound, want: "This link is not valid"},
 		{name: "expired", expired: true, status: http.StatusGone, want: "This link has expired</h1>\n<p>It was valid until 1 Dec 2026 14:05 UTC.</p>"},
-		{name: "answered", pageErr: ErrAnswered, status: http.StatusGone, want: "This question has already been answered"},
-		{name: "gone", pageErr: ErrGone, status: http.StatusGone, want: "This request is no longer open"},
-		{name: "wrapped gone", pageErr: errors.Join(errors.New("task ended"), ErrGone), status: http.StatusGone, want: "This request is no longer open"},
+		{name: "answered", pageErr: approvals.ErrAnswered, status: http.StatusGone, want: "This question has already been answered"},
+		{name: "gone", pageErr: approvals.ErrGone, status: http.StatusGone, want: "This request is no longer open"},
+		{name: "wrapped gone", pageErr: errors.Join(errors.New("task ended"), approvals.ErrGone), status: http.StatusGone, want: "This request is no longer open"},
 		{name: "failing backend", pageErr: errors.New("store is down: secret detail"), status: http.StatusInternalServerError, want: "Something went wrong"},
 	}
 	for _, tt := range tests {
@@ -44,7 +46,7 @@ func TestNotices(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				path := Path(token)
+				path := approvals.Path(token)
 				if tt.path != "" {
 					path = strings.ReplaceAll(tt.path, "TOKEN", token)
 				}
@@ -72,7 +74,7 @@ func TestMethodNotAllowed(t *testing.T) {
 	for _, method := range []string{http.MethodPut, http.MethodDelete, http.MethodHead, "PATCH"} {
 		f := newFixture(t)
 		w := httptest.NewRecorder()
-		f.h.ServeHTTP(w, httptest.NewRequest(method, Path(f.token), nil))
+		f.h.ServeHTTP(w, httptest.NewRequest(method, approvals.Path(f.token), nil))
 		checkHeaders(t, w)
 		if w.Code != http.StatusMethodNotAllowed || w.Header().Get("Allow") != "GET, POST" {
 			t.Errorf("%s: status %d, Allow %q; want 405, GET, POST", method, w.Code, w.Header().Get("Allow"))
@@ -83,7 +85,7 @@ func TestMethodNotAllowed(t *testing.T) {
 // validForm returns a well-formed answer to the fixture's form.
 func validForm(f *fixture, action string) url.Values {
 	return url.Values{
-		"csrf": {f.s.csrfField(testCookie, f.token)}, "action": {action}, "answered_by": {"  Bob Smith "},
+		"csrf": {f.k.csrfField(testCookie, f.token)}, "action": {action}, "answered_by": {"  Bob Smith "},
 		"f.approve": {"true"}, "f.amount": {"30"}, "f.count": {"2"}, "f.note": {"private note 123"},
 		"f.size": {"l"}, "f.priority": {"p6"}, "f.tags": {"a", "c"}, "f.when": {"2026-12-03T09:30"}, "f.email": {""},
 	}
@@ -106,7 +108,7 @@ type postCase struct {
 	status    int
 	want      []string
 	bad       []string
-	answer    *Answer // nil: no answer submitted
+	answer    *approvals.Answer // nil: no answer submitted
 }
 
 // postCases returns the cases of TestPost: validForm with a change.
@@ -116,14 +118,14 @@ func postCases() []postCase {
 			name: "accepted", status: http.StatusOK,
 			want:   []string{"Thank you — your answer was recorded", "You answered", "<dt>Approve the refund</dt><dd>Yes</dd>", "<dd>private note 123</dd>", "answered by <strong>Bob Smith</strong> on <time datetime=\"2026-12-01T14:05:00Z\">1 Dec 2026 14:05 UTC</time>"},
 			bad:    []string{"<form"},
-			answer: &Answer{Action: "accept", Content: typedContent, By: "Bob Smith", At: testNow},
+			answer: &approvals.Answer{Action: "accept", Content: typedContent, By: "Bob Smith", At: testNow},
 		},
 		{
 			name: "declined", status: http.StatusOK,
 			change: func(v url.Values) { v["f.amount"] = []string{"not checked"}; v.Set("action", "decline") },
 			want:   []string{"Thank you — your answer was recorded", "You declined"},
 			bad:    []string{"<form"},
-			answer: &Answer{Action: "decline", By: "Bob Smith", At: testNow},
+			answer: &approvals.Answer{Action: "decline", By: "Bob Smith", At: testNow},
 		},
 		{name: "no csrf field", change: func(v url.Values) { v.Del("csrf") }, status: http.StatusForbidden, want: []string{"This form has expired or was not sent from this page; open the link again"}, bad: []string{"<form"}},
 		{name: "wrong csrf field", change: func(v url.Values) { v.Set("csrf", testCookie) }, status: http.StatusForbidden, want: []string{"open the link again"}, bad: []string{"<form"}},
@@ -133,7 +135,7 @@ func postCases() []postCase {
 		{name: "other origin", headers: []string{"Origin", "https://evil.example"}, status: http.StatusForbidden, want: []string{"open the link again"}, bad: []string{"<form"}},
 		{
 			name: "same origin", headers: []string{"Sec-Fetch-Site", "same-origin"}, status: http.StatusOK,
-			want: []string{"Thank you"}, answer: &Answer{Action: "accept", Content: typedContent, By: "Bob Smith", At: testNow},
+			want: []string{"Thank you"}, answer: &approvals.Answer{Action: "accept", Content: typedContent, By: "Bob Smith", At: testNow},
 		},
 		{
 			name: "no name", change: func(v url.Values) { v.Set("answered_by", "   ") }, status: http.StatusUnprocessableEntity,
@@ -165,22 +167,22 @@ func postCases() []postCase {
 		{
 			name: "backend reason", reason: "Amount must be at most 25 (the refund limit)", status: http.StatusUnprocessableEntity,
 			want:   []string{`<li>Amount must be at most 25 (the refund limit)</li>`, `>private note 123</textarea>`, `value="Bob Smith"`},
-			answer: &Answer{Action: "accept", Content: typedContent, By: "Bob Smith", At: testNow},
+			answer: &approvals.Answer{Action: "accept", Content: typedContent, By: "Bob Smith", At: testNow},
 		},
 		{
-			name: "answered meanwhile", submitErr: ErrAnswered, status: http.StatusGone,
+			name: "answered meanwhile", submitErr: approvals.ErrAnswered, status: http.StatusGone,
 			want: []string{"This question has already been answered"}, bad: []string{"<form"},
-			answer: &Answer{Action: "accept", Content: typedContent, By: "Bob Smith", At: testNow},
+			answer: &approvals.Answer{Action: "accept", Content: typedContent, By: "Bob Smith", At: testNow},
 		},
 		{
-			name: "gone meanwhile", submitErr: ErrGone, status: http.StatusGone,
+			name: "gone meanwhile", submitErr: approvals.ErrGone, status: http.StatusGone,
 			want: []string{"This request is no longer open"}, bad: []string{"<form"},
-			answer: &Answer{Action: "accept", Content: typedContent, By: "Bob Smith", At: testNow},
+			answer: &approvals.Answer{Action: "accept", Content: typedContent, By: "Bob Smith", At: testNow},
 		},
 		{
 			name: "failing submit", submitErr: errors.New("disk full"), status: http.StatusInternalServerError,
 			want: []string{"Something went wrong"}, bad: []string{"<form", "disk full"},
-			answer: &Answer{Action: "accept", Content: typedContent, By: "Bob Smith", At: testNow},
+			answer: &approvals.Answer{Action: "accept", Content: typedContent, By: "Bob Smith", At: testNow},
 		},
 	}
 }
@@ -201,7 +203,7 @@ func TestPost(t *testing.T) {
 			} else if tt.cookie != "" {
 				cookie = tt.cookie
 			}
-			w := f.post(Path(f.token), cookie, form, tt.headers...)
+			w := f.post(approvals.Path(f.token), cookie, form, tt.headers...)
 			checkHeaders(t, w)
 			if w.Code != tt.status {
 				t.Errorf("status %d, want %d", w.Code, tt.status)
@@ -213,7 +215,7 @@ func TestPost(t *testing.T) {
 }
 
 // checkAnswer checks that the backend got want, or no answer when nil.
-func checkAnswer(t *testing.T, f *fixture, want *Answer) {
+func checkAnswer(t *testing.T, f *fixture, want *approvals.Answer) {
 	t.Helper()
 	if want == nil {
 		if len(f.b.answers) != 0 {
@@ -243,7 +245,7 @@ func TestPostTooLarge(t *testing.T) {
 	f := newFixture(t)
 	form := validForm(f, "accept")
 	form.Set("f.note", strings.Repeat("x", maxBody))
-	w := f.post(Path(f.token), testCookie, form)
+	w := f.post(approvals.Path(f.token), testCookie, form)
 	checkHeaders(t, w)
 	if w.Code != http.StatusRequestEntityTooLarge {
 		t.Errorf("status %d, want 413", w.Code)
@@ -255,7 +257,7 @@ func TestPostTooLarge(t *testing.T) {
 // of the GET go with the POST.
 func TestRoundTrip(t *testing.T) {
 	f := newFixture(t)
-	w := f.get(Path(f.token), "")
+	w := f.get(approvals.Path(f.token), "")
 	cookies := w.Result().Cookies()
 	if len(cookies) != 1 {
 		t.Fatalf("cookies %v", cookies)
@@ -270,24 +272,24 @@ func TestRoundTrip(t *testing.T) {
 	field = field[:strings.IndexByte(field, '"')]
 	form := validForm(f, "accept")
 	form.Set("csrf", field)
-	w = f.post(Path(f.token), cookies[0].Value, form, "Sec-Fetch-Site", "same-origin")
+	w = f.post(approvals.Path(f.token), cookies[0].Value, form, "Sec-Fetch-Site", "same-origin")
 	if w.Code != http.StatusOK {
 		t.Fatalf("status %d: %s", w.Code, w.Body)
 	}
-	checkAnswer(t, f, &Answer{Action: "accept", Content: typedContent, By: "Bob Smith", At: testNow})
+	checkAnswer(t, f, &approvals.Answer{Action: "accept", Content: typedContent, By: "Bob Smith", At: testNow})
 
 	// The field is bound to the token: another link's form is refused.
-	other, err := f.s.Seal(Ticket{Task: testTicket.Task, Key: "approval-4", Expires: testTicket.Expires})
+	other, err := f.s.Seal(approvals.Ticket{Task: testTicket.Task, Key: "approval-4", Expires: testTicket.Expires})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w = f.post(Path(other), cookies[0].Value, form); w.Code != http.StatusForbidden {
+	if w = f.post(approvals.Path(other), cookies[0].Value, form); w.Code != http.StatusForbidden {
 		t.Errorf("another link's field: status %d, want 403", w.Code)
 	}
 }
 
 func TestPath(t *testing.T) {
-	if got := Path("abc"); got != "/approve/abc" {
+	if got := approvals.Path("abc"); got != "/approve/abc" {
 		t.Errorf("Path = %q", got)
 	}
 	if _, err := time.Parse(time.RFC3339, newInstant(testNow).ISO); err != nil {

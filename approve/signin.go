@@ -18,12 +18,14 @@ import (
 	"github.com/coreos/go-oidc/v3/oidc"
 	"golang.org/x/crypto/chacha20poly1305"
 	"golang.org/x/oauth2"
+
+	"github.com/flowserve/flowserve/approvals"
 )
 
 // SignInPath is where the issuer sends people back after they signed in:
 // register it as the redirect URI of the client (the server's public URL
 // followed by SignInPath).
-const SignInPath = prefix + "signed-in"
+const SignInPath = approvals.PathPrefix + "signed-in"
 
 // The cookies of sign-in: one binds the sign-in to the browser that began
 // it, the other holds who signed in, for one link.
@@ -154,13 +156,13 @@ func (h *handler) begin(w http.ResponseWriter, r *http.Request, token string) {
 	browser := randomText()
 	st := signInState{Token: token, Verifier: oauth2.GenerateVerifier(), Nonce: randomText(),
 		Browser: digestText(browser), Expires: h.now().Add(signInTime).Unix()}
-	state, err := h.s.sealJSON(st)
+	state, err := h.k.sealJSON(st)
 	if err != nil {
 		h.log.Error("approval sign-in failed", "err", err)
 		h.write(w, http.StatusInternalServerError, noticeFailed)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: signInCookie, Value: browser, Path: prefix, HttpOnly: true,
+	http.SetCookie(w, &http.Cookie{Name: signInCookie, Value: browser, Path: approvals.PathPrefix, HttpOnly: true,
 		Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode, MaxAge: int(signInTime / time.Second)})
 	cfg := h.signIn.oauth
 	cfg.RedirectURL = h.base(r) + SignInPath
@@ -180,7 +182,7 @@ func (h *handler) signedIn(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", "GET")
 		h.write(w, http.StatusMethodNotAllowed, noticeMethod)
 		return
-	case h.s.openJSON(q.Get("state"), &st) != nil || !h.now().Before(time.Unix(st.Expires, 0)):
+	case h.k.openJSON(q.Get("state"), &st) != nil || !h.now().Before(time.Unix(st.Expires, 0)):
 		h.write(w, http.StatusBadRequest, noticeSignInFailed)
 		return
 	case cerr != nil || subtle.ConstantTimeCompare([]byte(digestText(cookie.Value)), []byte(st.Browser)) != 1:
@@ -201,16 +203,16 @@ func (h *handler) signedIn(w http.ResponseWriter, r *http.Request) {
 		h.write(w, http.StatusForbidden, noticeSignInFailed)
 		return
 	}
-	value, err := h.s.sealJSON(approverSeal{Approver: *a, Link: sha256.Sum256([]byte(st.Token)), Expires: h.now().Add(approverTime).Unix()})
+	value, err := h.k.sealJSON(approverSeal{Approver: *a, Link: sha256.Sum256([]byte(st.Token)), Expires: h.now().Add(approverTime).Unix()})
 	if err != nil {
 		h.write(w, http.StatusInternalServerError, noticeFailed)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: signInCookie, Value: "", Path: prefix, MaxAge: -1})
-	http.SetCookie(w, &http.Cookie{Name: approverCookie, Value: value, Path: prefix, HttpOnly: true,
+	http.SetCookie(w, &http.Cookie{Name: signInCookie, Value: "", Path: approvals.PathPrefix, MaxAge: -1})
+	http.SetCookie(w, &http.Cookie{Name: approverCookie, Value: value, Path: approvals.PathPrefix, HttpOnly: true,
 		Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode, MaxAge: int(approverTime / time.Second)})
 	h.log.Info("approver signed in", "sub", a.Subject)
-	http.Redirect(w, r, Path(st.Token), http.StatusSeeOther)
+	http.Redirect(w, r, approvals.Path(st.Token), http.StatusSeeOther)
 }
 
 // issuerRefused answers a sign-in the issuer refused with an OAuth error:
@@ -296,7 +298,7 @@ func (h *handler) approver(r *http.Request, token string) *Approver {
 		return nil
 	}
 	var a approverSeal
-	if h.s.openJSON(c.Value, &a) != nil || !h.now().Before(time.Unix(a.Expires, 0)) ||
+	if h.k.openJSON(c.Value, &a) != nil || !h.now().Before(time.Unix(a.Expires, 0)) ||
 		a.Link != sha256.Sum256([]byte(token)) || a.Subject == "" {
 		return nil
 	}
@@ -326,27 +328,27 @@ var (
 )
 
 // sealJSON seals v, as JSON, with the sign-in key.
-func (s *Sealer) sealJSON(v any) (string, error) {
+func (k *keys) sealJSON(v any) (string, error) {
 	plain, err := json.Marshal(v)
 	if err != nil {
 		return "", err
 	}
-	out := make([]byte, chacha20poly1305.NonceSizeX, chacha20poly1305.NonceSizeX+len(plain)+s.signIn.Overhead())
-	if _, err := io.ReadFull(s.rand, out); err != nil {
+	out := make([]byte, chacha20poly1305.NonceSizeX, chacha20poly1305.NonceSizeX+len(plain)+k.signIn.Overhead())
+	if _, err := io.ReadFull(k.rand, out); err != nil {
 		return "", fmt.Errorf("approve: making a nonce: %w", err)
 	}
-	return encoding.EncodeToString(s.signIn.Seal(out, out, plain, nil)), nil
+	return encoding.EncodeToString(k.signIn.Seal(out, out, plain, nil)), nil
 }
 
 // openJSON opens what sealJSON sealed into v.
-func (s *Sealer) openJSON(sealed string, v any) error {
+func (k *keys) openJSON(sealed string, v any) error {
 	raw, err := encoding.DecodeString(sealed)
-	if err != nil || len(raw) < chacha20poly1305.NonceSizeX+s.signIn.Overhead() || len(raw) > 8<<10 {
-		return ErrBadToken
+	if err != nil || len(raw) < chacha20poly1305.NonceSizeX+k.signIn.Overhead() || len(raw) > 8<<10 {
+		return approvals.ErrBadToken
 	}
-	plain, err := s.signIn.Open(nil, raw[:chacha20poly1305.NonceSizeX], raw[chacha20poly1305.NonceSizeX:], nil)
+	plain, err := k.signIn.Open(nil, raw[:chacha20poly1305.NonceSizeX], raw[chacha20poly1305.NonceSizeX:], nil)
 	if err != nil || json.Unmarshal(plain, v) != nil {
-		return ErrBadToken
+		return approvals.ErrBadToken
 	}
 	return nil
 }

@@ -1,17 +1,15 @@
 package approve
 
 import (
-	"bytes"
 	"context"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/flowserve/flowserve/approvals"
 	"github.com/flowserve/flowserve/internal/oauthtest"
 )
 
@@ -32,22 +30,14 @@ func newSignInFixture(t *testing.T, as *oauthtest.Server, client *http.Client) (
 	if err != nil {
 		return nil, err
 	}
-	s := newTestSealer(t, testSecret, true)
-	token, err := s.Seal(testTicket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &fixture{b: &fakeBackend{page: testPage()}, s: s, token: token, logs: &bytes.Buffer{}}
-	f.h = NewHandler(f.b, s, Options{Now: func() time.Time { return testNow }, Log: slog.New(slog.NewTextHandler(f.logs, nil)),
-		SignIn: si, PublicURL: signInBase})
-	return f, nil
+	return newFixtureWith(t, Options{SignIn: si, PublicURL: signInBase}), nil
 }
 
 // signIn opens the link signed out, signs in at as and comes back: it
 // returns the answer to the way back.
 func (f *fixture) signIn(t *testing.T, as *oauthtest.Server) *httptest.ResponseRecorder {
 	t.Helper()
-	w := f.get(Path(f.token), "")
+	w := f.get(approvals.Path(f.token), "")
 	authURL := w.Header().Get("Location")
 	if w.Code != http.StatusSeeOther || !strings.HasPrefix(authURL, as.Issuer()) || !strings.Contains(authURL, "code_challenge_method=S256") {
 		t.Fatalf("GET the link signed out: %d to %q, want a redirect to the issuer with PKCE S256", w.Code, authURL)
@@ -116,7 +106,7 @@ func TestSignInPKCE(t *testing.T) {
 				}
 				return
 			}
-			if w.Code != http.StatusSeeOther || w.Header().Get("Location") != Path(f.token) {
+			if w.Code != http.StatusSeeOther || w.Header().Get("Location") != approvals.Path(f.token) {
 				t.Fatalf("back from the issuer: %d to %q\n%s\nlogs:\n%s", w.Code, w.Header().Get("Location"), w.Body, f.logs)
 			}
 			if !strings.Contains(f.logs.String(), "sub=user-ana") {
@@ -169,7 +159,7 @@ func TestSignInIssuerErrors(t *testing.T) {
 			}
 			var w *httptest.ResponseRecorder
 			if tt.query != nil {
-				begin := f.get(Path(f.token), "")
+				begin := f.get(approvals.Path(f.token), "")
 				authURL, err := url.Parse(begin.Header().Get("Location"))
 				if err != nil {
 					t.Fatal(err)

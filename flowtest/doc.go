@@ -108,11 +108,12 @@
 //
 // Each approval asked with a webhook (notify: {webhook: …} that renders
 // to a URL) gets the notification the server would post to it, built by
-// approve.NewNotification: tool and its title in text, the run's id
+// approvals.NewNotification: tool and its title in text, the run's id
 // (random, so not expected), task "", question (the ask's id), message,
 // to, link https://flowserve.test/approve/<ask id>-<n> for the nth
-// asking of that ask, and expires, Clock plus the ask's timeout (a day
-// without one). An answer asked again is no new approval and posts no
+// asking of that ask, and expires by the servers' rule
+// (approvals.Expires): Clock plus the ask's timeout or, without one, the
+// run's lifetime, a day (a server's default task lifetime). An answer asked again is no new approval and posts no
 // notification. expect.notifications lists them in order, each a
 // mapping of fields to the strings they equal, and text_contains, a text
 // or list of texts the text contains; the number of notifications must

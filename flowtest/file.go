@@ -138,7 +138,7 @@ type Expect struct {
 }
 
 // NotificationsExp is expect.notifications: the notifications the
-// approvals' webhooks would receive (approve.Notification), in order.
+// approvals' webhooks would receive (approvals.Notification), in order.
 type NotificationsExp struct {
 	Pos  dsl.Pos
 	List []NotificationExp

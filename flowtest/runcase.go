@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/flowserve/flowserve/approve"
+	"github.com/flowserve/flowserve/approvals"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/flow/drive"
@@ -37,7 +37,7 @@ type outcome struct {
 	// pages asked again), and notifications are those of the ones with a
 	// webhook, in order.
 	approvals     int
-	notifications []approve.Notification
+	notifications []approvals.Notification
 	// fl is the flow the case ran and the flows it calls.
 	fl *flows
 }
@@ -271,11 +271,9 @@ func (r *caseRun) Approve(ctx context.Context, ap *flow.Approval, journal drive.
 		if !ok {
 			return "", errStopped
 		}
-		ans := &flow.ApprovalAnswer{Node: ap.Node, At: Clock}
-		if a.Timeout {
-			ans.TimedOut = true
-		} else {
-			ans.Response, ans.By = a.Raw, cmp.Or(a.By, DefaultBy)
+		ans := approvals.Timeout(ap.Node, Clock)
+		if !a.Timeout {
+			ans = &flow.ApprovalAnswer{Node: ap.Node, Response: a.Raw, By: cmp.Or(a.By, DefaultBy), At: Clock}
 		}
 		state, again, err := journal(ctx, ans)
 		if err != nil || again == nil {
@@ -333,23 +331,19 @@ func (r *caseRun) checkUsed() {
 	}
 }
 
-// approvalWait is how long an approval without a timeout waits in the
-// notifications of tests (its expires): a day.
-const approvalWait = 24 * time.Hour
-
 // testNotification is the notification the server would post to the
 // webhook of ap, the nth asking of its question in the case: built as the
-// server builds it (approve.NewNotification), with a placeholder link
-// https://flowserve.test/approve/<ask id>-<n>, expires Clock plus the
-// ask's timeout (a day without one), no task and the run's id.
-func testNotification(p *flow.Program, ap *flow.Approval, n int) approve.Notification {
-	wait := ap.Timeout
-	if wait <= 0 {
-		wait = approvalWait
-	}
-	return approve.NewNotification(approve.Notice{Tool: p.Name(), Title: p.Title(), Run: ap.Run,
+// server builds it (approvals.NewNotification), with a placeholder link
+// https://flowserve.test/approve/<key> (the asking's key, approvals.Key,
+// in place of a token), expires when the server's would
+// (approvals.Expires: Clock plus the ask's timeout, or, without one, the
+// run's lifetime, a server's default approvals.DefaultLifetime), no task
+// and the run's id.
+func testNotification(p *flow.Program, ap *flow.Approval, n int) approvals.Notification {
+	return approvals.NewNotification(approvals.Notice{Tool: p.Name(), Title: p.Title(), Run: ap.Run,
 		Question: ap.Node, Message: ap.Question.Asked(), To: ap.To,
-		Link: fmt.Sprintf("%s/approve/%s-%d", testBase, ap.Node, n), Expires: Clock.Add(wait)})
+		Link:    testBase + approvals.Path(approvals.Key(ap.Node, n)),
+		Expires: approvals.Expires(Clock, ap.Timeout, approvals.DefaultLifetime)})
 }
 
 // testBase is the server's URL in the links of tests' notifications.

@@ -2,7 +2,6 @@ package runui
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/flowserve/flowserve/approve"
+	"github.com/flowserve/flowserve/approvals"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/flow/drive"
@@ -24,7 +23,11 @@ import (
 // (flow.Request.Approval) journals it before the run goes on. A server
 // serves the question on a page of its own; `flowserve run` does too
 // (Page), or asks it in the terminal like any question (the Answerer,
-// when Config.Approver is nil), with a prompt for who answers.
+// when Config.Approver is nil), with a prompt for who answers. Its key,
+// link, expiry and notification are a server's (package approvals): a
+// run here lives as a server's task does by default
+// (approvals.DefaultLifetime), so an approval without a timeout waits
+// that long.
 
 // ActionTimeout is the action of an approval nobody answered before its
 // timeout: the flow goes to the ask's on_timeout node. Only approvals
@@ -55,20 +58,21 @@ type Approval struct {
 	// set); its Message is the one the flow renders, without the reason a
 	// previous answer was not accepted.
 	Question *Question
-	// Expires is until when the approval waits: now plus its timeout, or
-	// DefaultApprovalWait without one (the approval page's link then
-	// expires, though the run keeps waiting).
+	// Expires is until when the approval waits, and its page's link
+	// works (approvals.Expires): now plus its timeout, or, without one,
+	// the run's lifetime, after which the run cannot go on.
 	Expires time.Time
 }
 
-// DefaultApprovalWait is how long the link of an approval without a
-// timeout works.
-const DefaultApprovalWait = 24 * time.Hour
+// lifetime is how long a run lives after its last change, as a server's
+// task does by default: an approval without a timeout waits that long.
+// Tests shorten it.
+var lifetime = approvals.DefaultLifetime
 
 // Notification returns the notification a server would post to the
 // approval's webhook, with link as the page's URL.
-func (a *Approval) Notification(link string) approve.Notification {
-	return approve.NewNotification(approve.Notice{Tool: a.Tool, Title: a.Title, Run: a.Run, Question: a.Node,
+func (a *Approval) Notification(link string) approvals.Notification {
+	return approvals.NewNotification(approvals.Notice{Tool: a.Tool, Title: a.Title, Run: a.Run, Question: a.Node,
 		Message: a.Question.Message, To: a.To, Link: link, Expires: a.Expires})
 }
 
@@ -121,27 +125,19 @@ func (t askApprover) Approve(ctx context.Context, ap *Approval, answer AnswerFun
 // q into the engine's; an answer without a name is by q's default name,
 // which it sets in a.
 func approvalAnswer(q *Question, a *Answer) (*flow.ApprovalAnswer, error) {
-	ans := &flow.ApprovalAnswer{Node: q.ID, At: time.Now()}
 	switch a.Action {
 	case ActionTimeout:
 		if q.Approval.Timeout <= 0 {
 			return nil, fmt.Errorf("the approval %q has no timeout, so it cannot time out: answer accept or decline", q.ID)
 		}
-		ans.TimedOut = true
-		return ans, nil
+		return approvals.Timeout(q.ID, time.Now()), nil
 	case ActionCancel:
 		return nil, fmt.Errorf("the approval %q cannot be cancelled (its page has no cancel): answer accept or decline, or timeout", q.ID)
 	}
 	if a.By == "" {
 		a.By = q.Approval.By
 	}
-	ans.By = a.By
-	raw, err := json.Marshal(a)
-	if err != nil {
-		return nil, fmt.Errorf("encode the answer to %q: %w", q.ID, err)
-	}
-	ans.Response = raw
-	return ans, nil
+	return approvals.Answer{Action: a.Action, Content: a.Content, By: a.By, At: time.Now()}.Engine(q.ID)
 }
 
 // Approve is the drive.Approver of a run at the terminal: it says that
@@ -149,7 +145,7 @@ func approvalAnswer(q *Question, a *Answer) (*flow.ApprovalAnswer, error) {
 // Approver get its answer (runApproval).
 func (t *terminal) Approve(ctx context.Context, fa *flow.Approval, journal drive.JournalFunc) (string, error) {
 	// A client with tasks gets a task that waits for the answer.
-	ap := newApproval(t.p, fa, t.name, time.Now())
+	ap := newApproval(t.p, fa, t.name, time.Now(), lifetime)
 	if !t.inTask {
 		t.tr.status("working", "the call goes on as a task (an approval)")
 	}
@@ -194,44 +190,39 @@ func runApproval(ctx context.Context, journal drive.JournalFunc, ap *Approval, a
 	return next, nil
 }
 
-// newApproval describes the approval the engine ended a round with.
-func newApproval(p *flow.Program, fa *flow.Approval, name string, now time.Time) *Approval {
+// newApproval describes the approval the engine ended a round with, asked
+// now in a run whose lifetime is life.
+func newApproval(p *flow.Program, fa *flow.Approval, name string, now time.Time, life time.Duration) *Approval {
 	q := question(p, fa.Node, fa.Question, nil)
 	q.Message, q.Rejected = fa.Question.Asked(), ""
 	q.Approval = &ApprovalInfo{To: fa.To, Timeout: fa.Timeout, By: name}
-	wait := fa.Timeout
-	if wait <= 0 {
-		wait = DefaultApprovalWait
-	}
-	return &Approval{Approval: fa, Tool: p.Name(), Title: p.Title(), Question: q, Expires: now.Add(wait)}
+	return &Approval{Approval: fa, Tool: p.Name(), Title: p.Title(), Question: q,
+		Expires: approvals.Expires(now, fa.Timeout, life)}
 }
 
 // approvalStateTTL is how long the states of a run of p must stay valid:
-// long enough for its approvals to wait (their timeout, or a month for
-// one without), or 0, the codec's default, when it has none.
+// as long as the run may wait for its approvals (approvals.Lifetime: the
+// run's lifetime, or a timeout plus that lifetime), or 0, the codec's
+// default, when it has none.
 func approvalStateTTL(p *flow.Program) time.Duration {
-	return approvalTTL(p, map[*flow.Program]bool{})
+	return approvalTTL(p, lifetime, map[*flow.Program]bool{})
 }
 
-// approvalTTL is approvalStateTTL over p and the flows it calls.
-func approvalTTL(p *flow.Program, seen map[*flow.Program]bool) time.Duration {
+// approvalTTL is approvalStateTTL over p and the flows it calls, in a run
+// whose lifetime is life.
+func approvalTTL(p *flow.Program, life time.Duration, seen map[*flow.Program]bool) time.Duration {
 	if seen[p] {
 		return 0
 	}
 	seen[p] = true
 	var ttl time.Duration
 	for _, n := range p.File().Nodes {
-		if n.Kind != dsl.KindAsk || !n.Ask.Approval() {
-			continue
+		if n.Kind == dsl.KindAsk && n.Ask.Approval() {
+			ttl = max(ttl, approvals.Lifetime(life, n.Ask.Timeout, life))
 		}
-		wait := n.Ask.Timeout
-		if wait <= 0 {
-			wait = 30 * 24 * time.Hour
-		}
-		ttl = max(ttl, wait+time.Hour)
 	}
 	for _, c := range p.Callees() {
-		ttl = max(ttl, approvalTTL(c, seen))
+		ttl = max(ttl, approvalTTL(c, life, seen))
 	}
 	return ttl
 }

@@ -439,3 +439,84 @@ func TestRunApprovalPageLoop(t *testing.T) {
 		t.Fatalf("run: %v %v\n%s", r.res, r.err, out.String())
 	}
 }
+
+// noTimeoutSrc is approvalSrc without a timeout.
+func noTimeoutSrc() string {
+	src := strings.Replace(strings.Replace(approvalSrc("0s"), "    timeout: 0s\n", "", 1), "    on_timeout: expired\n", "", 1)
+	return strings.Replace(src, "  - id: expired\n    return: \"expired ({{ approval.action }})\"\n", "", 1)
+}
+
+// TestRunApprovalPageLifetime: an approval without a timeout waits, and
+// its link works, as long as the run lives (approvals.Expires), as on a
+// server; then the run ends, saying so, and the link has expired. (Until
+// #29 the link expired after a day while the run waited on for ever.)
+func TestRunApprovalPageLifetime(t *testing.T) {
+	runui.SetLifetime(t, time.Second)
+	out, done := runPage(t, t.Context(), noTimeoutSrc())
+	link := waitLink(t, out, 1)
+	if status, _, csrf := newBrowser(t).get(link); status != http.StatusOK || csrf == "" {
+		t.Fatalf("the link while the run lives: %d", status)
+	}
+	r := wait(t, done, out)
+	if r.err == nil || !strings.Contains(r.err.Error(), `nobody answered "approval" by`) || !strings.Contains(r.err.Error(), "lifetime is over") {
+		t.Fatalf("error %v, want one saying nobody answered in the run's lifetime\n%s", r.err, out.String())
+	}
+	if status, body, _ := newBrowser(t).get(link); status != http.StatusGone || !strings.Contains(body, "expired") {
+		t.Errorf("the link after the run's lifetime: %d\n%s", status, body)
+	}
+}
+
+// TestRunApprovalExpires: the link and the notification of an approval
+// expire by the one rule: the timeout, or the run's lifetime, a server's
+// default task lifetime (a day), without one.
+func TestRunApprovalExpires(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		wait      time.Duration
+	}{
+		{"a timeout", approvalSrc("2h"), 2 * time.Hour},
+		{"no timeout", noTimeoutSrc(), 24 * time.Hour},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			before := time.Now().UTC().Truncate(time.Minute)
+			out, done := runPage(t, ctx, tc.src)
+			waitLink(t, out, 1)
+			m := regexp.MustCompile(`"expires": "([^"]+)"`).FindStringSubmatch(out.String())
+			if m == nil {
+				t.Fatalf("no notification:\n%s", out.String())
+			}
+			got, err := time.Parse(time.RFC3339, m[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := before.Add(tc.wait); got.Before(want) || got.After(want.Add(2*time.Minute)) {
+				t.Errorf("expires %v, want about %v", got, want)
+			}
+			cancel()
+			wait(t, done, out)
+		})
+	}
+}
+
+// TestRunApprovalStateTTL: the states of a run outlive the waits of its
+// approvals (approvals.Lifetime): a run's lifetime without a timeout
+// (until #29, a month), the timeout plus a run's lifetime with one (until
+// #29, the timeout plus an hour).
+func TestRunApprovalStateTTL(t *testing.T) {
+	const day = 24 * time.Hour
+	tests := []struct {
+		name, src string
+		want      time.Duration
+	}{
+		{"no approval", "name: plain\ndescription: d\nnodes:\n  - id: done\n    return: ok\n", 0},
+		{"no timeout", noTimeoutSrc(), day},
+		{"a short timeout", approvalSrc("1h"), day + time.Hour},
+		{"a long timeout", approvalSrc("48h"), 3 * day},
+	}
+	for _, tc := range tests {
+		if got := runui.StateTTL(compile(t, tc.src)); got != tc.want {
+			t.Errorf("%s: state TTL %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

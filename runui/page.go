@@ -12,16 +12,18 @@ import (
 	"sync"
 	"time"
 
+	"github.com/flowserve/flowserve/approvals"
 	"github.com/flowserve/flowserve/approve"
-	"github.com/flowserve/flowserve/flow"
 )
 
 // Page answers approvals on an approval page, as a server does: at the
 // first approval of the run it starts an HTTP server (on PageOptions.Addr)
 // serving approve.NewHandler at /approve/, prints the link of the
 // approval the run waits for, and waits until the page is answered, the
-// approval times out, or the context ends. It posts no webhook: for an
-// approval with one it prints the notification it would post.
+// approval expires (approvals.Expires: it times out, or, without a
+// timeout, the run's lifetime ends and the run with it), or the context
+// ends. It posts no webhook: for an approval with one it prints the
+// notification it would post.
 type Page struct {
 	opts PageOptions
 
@@ -29,7 +31,7 @@ type Page struct {
 	startErr  error
 	ln        net.Listener
 	srv       *http.Server
-	sealer    *approve.Sealer
+	sealer    *approvals.Sealer
 	base      string // http://host:port
 
 	mu      sync.Mutex
@@ -53,8 +55,8 @@ var _ Approver = (*Page)(nil)
 // waiting is the approval a Page waits for the answer to.
 type waiting struct {
 	ap     *Approval
-	ticket approve.Ticket
-	page   *approve.Page
+	ticket approvals.Ticket
+	page   *approvals.Page
 	answer AnswerFunc
 	out    io.Writer
 	done   chan error // receives the outcome once: nil when an answer was accepted
@@ -77,7 +79,7 @@ func (pg *Page) start() error {
 	pg.startOnce.Do(func() {
 		secret := make([]byte, 32)
 		rand.Read(secret) // never fails (crypto/rand)
-		s, err := approve.NewSealer(secret)
+		s, err := approvals.NewSealer(secret)
 		if err != nil {
 			pg.startErr = err
 			return
@@ -92,7 +94,7 @@ func (pg *Page) start() error {
 		pg.base = "http://" + ln.Addr().String()
 		pg.mu.Unlock()
 		mux := http.NewServeMux()
-		mux.Handle("/approve/", approve.NewHandler(pageBackend{pg}, s, approve.Options{Log: pg.opts.Log}))
+		mux.Handle(approvals.PathPrefix, approve.NewHandler(pageBackend{pg}, s, approve.Options{Log: pg.opts.Log}))
 		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 		pg.mu.Lock()
 		pg.srv = srv
@@ -135,19 +137,14 @@ func (pg *Page) Approve(ctx context.Context, ap *Approval, answer AnswerFunc, ou
 	}
 	pg.mu.Lock()
 	pg.asked[ap.Node]++
-	key := fmt.Sprintf("%s-%d", ap.Node, pg.asked[ap.Node])
-	pg.mu.Unlock()
-	t := approve.Ticket{Task: ap.Run, Key: key, Expires: ap.Expires}
-	pg.mu.Lock()
-	token, err := pg.sealer.Seal(t)
-	base := pg.base
+	t := approvals.Ticket{Task: ap.Run, Key: approvals.Key(ap.Node, pg.asked[ap.Node]), Expires: ap.Expires}
+	link, err := pg.sealer.Link(pg.base, t)
 	pg.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("seal the approval link: %w", err)
 	}
-	link := base + approve.Path(token)
 	w := &waiting{ap: ap, ticket: t, answer: answer, out: out, done: make(chan error, 1),
-		page: &approve.Page{Tool: ap.Tool, Title: ap.Title, Message: ap.Question.Message, Schema: ap.Question.Schema,
+		page: &approvals.Page{Tool: ap.Tool, Title: ap.Title, Message: ap.Question.Message, Schema: ap.Question.Schema,
 			To: ap.To, For: ap.Question.Approval.By + " (through flowserve run)", Expires: ap.Expires}}
 	pg.mu.Lock()
 	pg.cur = w
@@ -169,20 +166,24 @@ func (pg *Page) Approve(ctx context.Context, ap *Approval, answer AnswerFunc, ou
 		fmt.Fprintf(out, "  flowserve run does not post webhooks: the ask's webhook (%s) would get\n  %s\n", hostOf(ap.Webhook), indent(string(b), "  "))
 	}
 
-	var timeout <-chan time.Time
-	if ap.Timeout > 0 {
-		tm := time.NewTimer(time.Until(ap.Expires))
-		defer tm.Stop()
-		timeout = tm.C
-	}
+	expiry := time.NewTimer(time.Until(ap.Expires))
+	defer expiry.Stop()
 	select {
 	case err := <-w.done:
 		return err
 	case <-ctx.Done():
 		pg.withdraw(w)
 		return ctx.Err()
-	case <-timeout:
+	case <-expiry.C:
 	}
+	return pg.expire(ctx, w)
+}
+
+// expire settles the approval w once it expired: it times out, or,
+// without a timeout, the run ends, its lifetime over, as a server's task
+// would.
+func (pg *Page) expire(ctx context.Context, w *waiting) error {
+	ap := w.ap
 	pg.mu.Lock()
 	if pg.cur != w {
 		// Answered as the timer fired.
@@ -190,9 +191,14 @@ func (pg *Page) Approve(ctx context.Context, ap *Approval, answer AnswerFunc, ou
 		return <-w.done
 	}
 	pg.cur = nil
-	pg.settled[key] = true
+	if ap.Timeout <= 0 {
+		pg.mu.Unlock()
+		return fmt.Errorf("nobody answered %q by %s: an approval without a timeout waits as long as its run can go on, and this run's lifetime is over", ap.Node, untilText(ap.Expires))
+	}
+	pg.settled[w.ticket.Key] = true
 	pg.mu.Unlock()
-	reason, err := answer(ctx, &flow.ApprovalAnswer{Node: ap.Node, TimedOut: true, At: time.Now()})
+	out := w.out
+	reason, err := w.answer(ctx, approvals.Timeout(ap.Node, time.Now()))
 	if err == nil && reason != "" {
 		err = fmt.Errorf("the timeout of %q was not accepted: %s", ap.Node, reason)
 	}
@@ -218,7 +224,7 @@ type pageBackend struct{ pg *Page }
 
 // lookup returns the approval a ticket is for, with the page's lock
 // held, or the error for a question no longer open (the lock released).
-func (b pageBackend) lookup(t approve.Ticket) (*waiting, error) {
+func (b pageBackend) lookup(t approvals.Ticket) (*waiting, error) {
 	pg := b.pg
 	pg.mu.Lock()
 	w := pg.cur
@@ -228,13 +234,13 @@ func (b pageBackend) lookup(t approve.Ticket) (*waiting, error) {
 	settled := pg.settled[t.Key]
 	pg.mu.Unlock()
 	if settled {
-		return nil, approve.ErrAnswered
+		return nil, approvals.ErrAnswered
 	}
-	return nil, approve.ErrGone
+	return nil, approvals.ErrGone
 }
 
 // Page returns the page of the approval the run waits for.
-func (b pageBackend) Page(_ context.Context, t approve.Ticket) (*approve.Page, error) {
+func (b pageBackend) Page(_ context.Context, t approvals.Ticket) (*approvals.Page, error) {
 	w, err := b.lookup(t)
 	if err != nil {
 		return nil, err
@@ -246,7 +252,7 @@ func (b pageBackend) Page(_ context.Context, t approve.Ticket) (*approve.Page, e
 // Submit runs the round that journals the page's answer. The page's lock
 // is held throughout, so that one answer (or the timeout) settles the
 // approval.
-func (b pageBackend) Submit(ctx context.Context, t approve.Ticket, a approve.Answer) (string, error) {
+func (b pageBackend) Submit(ctx context.Context, t approvals.Ticket, a approvals.Answer) (string, error) {
 	w, err := b.lookup(t)
 	if err != nil {
 		return "", err
@@ -256,11 +262,11 @@ func (b pageBackend) Submit(ctx context.Context, t approve.Ticket, a approve.Ans
 	if a.Action == ActionAccept {
 		ans.Content = a.Content
 	}
-	raw, err := json.Marshal(ans)
+	engine, err := a.Engine(w.ap.Node)
 	if err != nil {
 		return "", err
 	}
-	reason, err := w.answer(ctx, &flow.ApprovalAnswer{Node: w.ap.Node, Response: raw, By: a.By, At: a.At})
+	reason, err := w.answer(ctx, engine)
 	switch {
 	case err != nil:
 		// The run cannot go on: it ends with the error.

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strings"
 
+	"github.com/flowserve/flowserve/approvals"
 	"github.com/flowserve/flowserve/approve"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/tasks"
@@ -18,11 +18,13 @@ import (
 // the caller. The round that reaches it ends with flow.Result.Approval;
 // the call becomes a task that waits (status working) with the question
 // in Task.Approval, served at a signed, single-use link (/approve/<token>,
-// package approve) and announced to the ask's webhook. An answer from the
-// page is journaled by a round of its own (flow.Request.Approval) and the
-// task goes on on a worker; nobody answering before the ask's timeout
-// makes a worker journal the timeout (store.DispatchAt). A caller without
-// tasks waits for the answer inside its call (approvalwait.go).
+// package approve, sealed by package approvals, which also has the
+// asking's key, its expiry and its notification) and announced to the
+// ask's webhook (webhook.go). An answer from the page is journaled by a
+// round of its own (flow.Request.Approval) and the task goes on on a
+// worker; nobody answering before the ask's timeout makes a worker
+// journal the timeout (store.DispatchAt). A caller without tasks waits
+// for the answer inside its call (approvalwait.go).
 
 // origin is where a call came from: what the task it becomes keeps for
 // the pages and logs of its approvals.
@@ -63,14 +65,12 @@ func (s *Server) baseOf(ctx context.Context) string {
 	return b
 }
 
-// approvalKey is the key of t's next approval: its question id and the
-// task's count of rounds that ended asking, so that a link answers one
-// asking of one question.
-func approvalKey(node string, asked int) string { return fmt.Sprintf("%s-%d", node, asked) }
-
 // awaitApproval makes t wait for the answer to ap and sets how long it
-// waits: ap's timeout, or for as long as the task lives (which a timeout
-// longer than the task's lifetime extends). The run store keeps no link
+// waits, by the approvals' expiry policy: ap's timeout, or for as long as
+// the task lives (approvals.Expires), the task being kept long enough to
+// go on after the timeout (approvals.Lifetime). The asking's key is the
+// ask's id and the task's count of rounds that ended asking, so that a
+// link answers one asking of one question. The run store keeps no link
 // (approvalLink mints one when needed) and the webhook URL only sealed:
 // both are credentials.
 func (s *Server) awaitApproval(t *tasks.Task, ap *flow.Approval) error {
@@ -86,16 +86,13 @@ func (s *Server) awaitApproval(t *tasks.Task, ap *flow.Approval) error {
 	if err != nil {
 		return fmt.Errorf("seal the approval's webhook: %w", err)
 	}
-	a := &tasks.Approval{Key: approvalKey(ap.Node, t.Asked), Node: ap.Node, Run: ap.Run, Request: req, To: ap.To, Webhook: webhook,
-		Asked: now, Expires: now.Add(t.TTL)}
+	t.TTL = approvals.Lifetime(t.TTL, ap.Timeout, s.opts.TaskTTL)
+	a := &tasks.Approval{Key: approvals.Key(ap.Node, t.Asked), Node: ap.Node, Run: ap.Run, Request: req, To: ap.To, Webhook: webhook,
+		Asked: now, Expires: approvals.Expires(now, ap.Timeout, t.TTL)}
 	if ap.Timeout > 0 {
-		a.Deadline = now.Add(ap.Timeout)
-		a.Expires = a.Deadline
-		if t.TTL < ap.Timeout+s.opts.TaskTTL {
-			t.TTL = ap.Timeout + s.opts.TaskTTL
-		}
+		a.Deadline = a.Expires
 	}
-	if _, err := s.sealer.Seal(approve.Ticket{Task: t.ID, Key: a.Key, Expires: a.Expires}); err != nil {
+	if _, err := s.sealer.Seal(ticket(t.ID, a)); err != nil {
 		return fmt.Errorf("seal the approval link: %w", err) // a key too long for a link
 	}
 	t.Approval = a
@@ -103,20 +100,24 @@ func (s *Server) awaitApproval(t *tasks.Task, ap *flow.Approval) error {
 	return nil
 }
 
+// ticket is the ticket of the links of approval a of task id.
+func ticket(id string, a *tasks.Approval) approvals.Ticket {
+	return approvals.Ticket{Task: id, Key: a.Key, Expires: a.Expires}
+}
+
 // approvalLink mints a link to the page of the approval t waits for: a
 // fresh token for the same ticket each time, all of them working until
 // the approval's expiry. "" when t waits for none, or sealing fails.
 func (s *Server) approvalLink(t *tasks.Task) string {
-	a := t.Approval
-	if a == nil {
+	if t.Approval == nil {
 		return ""
 	}
-	token, err := s.sealer.Seal(approve.Ticket{Task: t.ID, Key: a.Key, Expires: a.Expires})
+	link, err := s.sealer.Link(t.Base, ticket(t.ID, t.Approval))
 	if err != nil {
-		s.log.Error("cannot mint an approval link", "task", t.ID, "ask", a.Node, "err", err)
+		s.log.Error("cannot mint an approval link", "task", t.ID, "ask", t.Approval.Node, "err", err)
 		return ""
 	}
-	return t.Base + approve.Path(token)
+	return link
 }
 
 // statusMessage is the statusMessage of t: the one stored, followed,
@@ -129,25 +130,12 @@ func (s *Server) statusMessage(t *tasks.Task) string {
 	return t.Message + s.linkFor(t)
 }
 
-// redactLink returns an approval link with all but the first characters
-// of its token cut, for logs: enough to tell links apart, too little to
-// answer with.
-func redactLink(link string) string {
-	i := strings.LastIndex(link, approve.Path(""))
-	if i < 0 {
-		return "[redacted]"
-	}
-	token := link[i+len(approve.Path("")):]
-	return link[:i] + approve.Path(token[:min(len(token), 6)]) + "…[redacted]"
-}
-
 // linkFor returns how a message to the caller names where the approval
 // t waits for is answered: " at <link>" when the ask has no other
 // channel (the caller passes it on), else "" (the link went only to the
-// webhook: a link in the caller's hands would let them answer their own
-// request).
+// webhook: see approvals.ToCaller).
 func (s *Server) linkFor(t *tasks.Task) string {
-	if t.Approval.Webhook != "" {
+	if !approvals.ToCaller(t.Approval.Webhook) {
 		return ""
 	}
 	return " at " + s.approvalLink(t)
@@ -167,13 +155,13 @@ func (s *Server) approvalWaiting(ctx context.Context, t *tasks.Task) {
 	s.metrics.Approvals.WithLabelValues(t.Tool, "asked").Inc()
 	// The link is a credential: the log shows only its start, and where
 	// it went (the webhook, or the caller, who is to pass it on).
-	sentTo := "caller"
-	if a.Webhook != "" {
-		sentTo = "webhook"
+	sentTo := "webhook"
+	if approvals.ToCaller(a.Webhook) {
+		sentTo = "caller"
 	}
 	link := s.approvalLink(t)
 	s.log.Info("approval waiting", "task", t.ID, "tool", t.Tool, "ask", a.Node, "to", a.To, "expires", a.Expires,
-		"link", redactLink(link), "sent_to", sentTo)
+		"link", approvals.Redact(link), "sent_to", sentTo)
 	if a.Webhook != "" {
 		s.notify(t, a, link)
 	}
@@ -263,48 +251,43 @@ func (s *Server) approvalRound(ctx context.Context, p *flow.Program, t *tasks.Ta
 	return next, "", err
 }
 
-// pages serves the approval pages from the run store: the approve
-// package's Backend.
+// pages serves the approval pages from the run store: their
+// approvals.Backend.
 type pages struct{ s *Server }
 
 // lookup returns the task a ticket is for, waiting for its approval.
-func (b pages) lookup(ctx context.Context, tk approve.Ticket) (*tasks.Task, error) {
+func (b pages) lookup(ctx context.Context, tk approvals.Ticket) (*tasks.Task, error) {
 	t, err := b.s.tasks.Get(ctx, tk.Task)
 	switch {
 	case errors.Is(err, tasks.ErrNotFound):
-		return nil, approve.ErrGone
+		return nil, approvals.ErrGone
 	case err != nil:
 		return nil, err
 	case slices.Contains(t.Answered, tk.Key):
-		return nil, approve.ErrAnswered
+		return nil, approvals.ErrAnswered
 	case t.Status.Terminal():
-		return nil, approve.ErrGone
+		return nil, approvals.ErrGone
 	case !waitsFor(t, tk.Key):
-		return nil, approve.ErrAnswered
+		return nil, approvals.ErrAnswered
 	}
 	if _, ok := b.s.runProgram(ctx, t.Tool, t.Version); !ok {
 		// The tool was removed (a reload): its run cannot go on.
-		return nil, approve.ErrGone
+		return nil, approvals.ErrGone
 	}
 	return t, nil
 }
 
 // Page returns the page of the question a ticket is for.
-func (b pages) Page(ctx context.Context, tk approve.Ticket) (*approve.Page, error) {
+func (b pages) Page(ctx context.Context, tk approvals.Ticket) (*approvals.Page, error) {
 	t, err := b.lookup(ctx, tk)
 	if err != nil {
 		return nil, err
 	}
-	var req struct {
-		Params struct {
-			Message string         `json:"message"`
-			Schema  map[string]any `json:"requestedSchema"`
-		} `json:"params"`
-	}
-	if err := json.Unmarshal(t.Approval.Request, &req); err != nil {
+	q, err := storedQuestion(t.Approval)
+	if err != nil {
 		return nil, fmt.Errorf("stored approval of task %s: %w", t.ID, err)
 	}
-	pg := &approve.Page{Tool: t.Tool, Message: req.Params.Message, Schema: req.Params.Schema,
+	pg := &approvals.Page{Tool: t.Tool, Message: q.Message, Schema: q.Schema,
 		To: t.Approval.To, For: onBehalfOf(t), Expires: t.Approval.Expires}
 	if t.Identity != nil {
 		pg.Caller = t.Identity.Subject // with sign-in, they may not answer it
@@ -313,6 +296,23 @@ func (b pages) Page(ctx context.Context, tk approve.Ticket) (*approve.Page, erro
 		pg.Title = p.Title()
 	}
 	return pg, nil
+}
+
+// pageQuestion is the question of a stored approval, as its page and
+// its notification show it.
+type pageQuestion struct {
+	Message string         `json:"message"`
+	Schema  map[string]any `json:"requestedSchema"`
+}
+
+// storedQuestion returns the question a stored approval asks (its
+// Request's params).
+func storedQuestion(a *tasks.Approval) (pageQuestion, error) {
+	var req struct {
+		Params pageQuestion `json:"params"`
+	}
+	err := json.Unmarshal(a.Request, &req)
+	return req.Params, err
 }
 
 // onBehalfOf names the caller of t for its approval page.
@@ -327,22 +327,18 @@ func onBehalfOf(t *tasks.Task) string {
 }
 
 // Submit takes an answer from the page.
-func (b pages) Submit(ctx context.Context, tk approve.Ticket, a approve.Answer) (string, error) {
+func (b pages) Submit(ctx context.Context, tk approvals.Ticket, a approvals.Answer) (string, error) {
 	t, err := b.lookup(ctx, tk)
 	if err != nil {
 		return "", err
 	}
-	resp := map[string]any{"action": a.Action}
-	if a.Action == "accept" {
-		resp["content"] = a.Content
-	}
-	raw, err := json.Marshal(resp)
+	ans, err := a.Engine(t.Approval.Node)
 	if err != nil {
 		return "", err
 	}
-	reason, err := b.s.answerApproval(ctx, t, &flow.ApprovalAnswer{Node: t.Approval.Node, Response: raw, By: a.By, At: a.At})
+	reason, err := b.s.answerApproval(ctx, t, ans)
 	if errors.Is(err, errNotWaiting) {
-		return "", approve.ErrAnswered
+		return "", approvals.ErrAnswered
 	}
 	return reason, err
 }
@@ -351,7 +347,7 @@ func (b pages) Submit(ctx context.Context, tk approve.Ticket, a approve.Answer) 
 // in time, under claim c, and returns the task to go on with.
 func (s *Server) timeoutApproval(ctx context.Context, c *tasks.Claim, t *tasks.Task, p *flow.Program) (*tasks.Task, error) {
 	key := t.Approval.Key
-	ans := &flow.ApprovalAnswer{Node: t.Approval.Node, TimedOut: true, At: s.engine.Now()}
+	ans := approvals.Timeout(t.Approval.Node, s.engine.Now())
 	next, _, err := s.approvalRound(ctx, p, t, ans)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flowserve/flowserve/approvals"
 	"github.com/flowserve/flowserve/approve"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/internal/oauthtest"
@@ -65,7 +66,7 @@ func TestApprovalSignIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != approve.Path(link[strings.LastIndex(link, "/")+1:]) {
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != approvals.Path(link[strings.LastIndex(link, "/")+1:]) {
 		t.Fatalf("back from the issuer: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
 	status, page := b.get(link)

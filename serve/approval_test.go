@@ -19,7 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/flowserve/flowserve/actions"
-	"github.com/flowserve/flowserve/approve"
+	"github.com/flowserve/flowserve/approvals"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/flow/state"
 	"github.com/flowserve/flowserve/replies/redis/redistest"
@@ -270,14 +270,14 @@ func TestApprovalTimeout(t *testing.T) {
 type hook struct {
 	mu    sync.Mutex
 	fails int
-	posts []approve.Notification
-	got   chan approve.Notification
+	posts []approvals.Notification
+	got   chan approvals.Notification
 }
 
 func newHook(t testing.TB, fails int) (*hook, string) {
-	h := &hook{fails: fails, got: make(chan approve.Notification, 16)}
+	h := &hook{fails: fails, got: make(chan approvals.Notification, 16)}
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var n approve.Notification
+		var n approvals.Notification
 		json.NewDecoder(r.Body).Decode(&n)
 		h.mu.Lock()
 		h.posts = append(h.posts, n)
@@ -319,7 +319,7 @@ func TestApprovalWebhook(t *testing.T) {
 	h, hookURL := newHook(t, 2)
 	_, u := approvalServer(t, "1h", serve.Options{})
 	task := taskCall(t, ctx, u, "refund", map[string]any{"amount": 9, "manager": "ana", "hook": hookURL})
-	var n approve.Notification
+	var n approvals.Notification
 	select {
 	case n = <-h.got:
 	case <-time.After(10 * time.Second):
@@ -593,10 +593,10 @@ func TestApprovalGoSDKClient(t *testing.T) {
 
 // capturedHooks is a webhook HTTP client that posts nowhere: it hands each
 // notification to the test and answers 204.
-type capturedHooks chan approve.Notification
+type capturedHooks chan approvals.Notification
 
 func (c capturedHooks) RoundTrip(r *http.Request) (*http.Response, error) {
-	var n approve.Notification
+	var n approvals.Notification
 	json.NewDecoder(r.Body).Decode(&n)
 	r.Body.Close()
 	c <- n
@@ -705,5 +705,58 @@ nodes:
 	}
 	if done := waitTask(t, ctx, u, task.TaskID, terminal); done.Result.text() != "approved 2 times, last by Bea" {
 		t.Fatalf("task: %+v", done)
+	}
+}
+
+// TestApprovalExpiresByTheOneRule: an approval's link and notification
+// expire by approvals.Expires: its timeout, or, without one, the task's
+// lifetime (--task-ttl), the default of which is the one flowserve run
+// and flowserve test give their runs.
+func TestApprovalExpiresByTheOneRule(t *testing.T) {
+	if serve.DefaultTaskTTL != approvals.DefaultLifetime {
+		t.Errorf("serve.DefaultTaskTTL %v, approvals.DefaultLifetime %v: runs here and in flowserve run and test must live as long", serve.DefaultTaskTTL, approvals.DefaultLifetime)
+	}
+	noTimeout := strings.Replace(strings.Replace(refundFlow, "    timeout: TIMEOUT\n", "", 1), "    on_timeout: expired\n", "", 1)
+	noTimeout = strings.Replace(noTimeout, "  - id: expired\n    return: \"nobody answered in time\"\n", "", 1)
+	tests := []struct {
+		name, src string
+		ttl, want time.Duration
+	}{
+		{"a timeout", strings.Replace(refundFlow, "TIMEOUT", "2h", 1), 3 * time.Hour, 2 * time.Hour},
+		{"a timeout past the task's lifetime", strings.Replace(refundFlow, "TIMEOUT", "30h", 1), 3 * time.Hour, 30 * time.Hour},
+		{"no timeout: the task's lifetime", noTimeout, 5 * time.Hour, 5 * time.Hour},
+		{"no timeout, the default lifetime", noTimeout, 0, approvals.DefaultLifetime},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := testCtx(t)
+			h, hookURL := newHook(t, 0)
+			p := compileSource(t, "refund.yaml", []byte(tt.src), flow.Env{Actions: actions.Default()})
+			srv := serverWith(t, []*flow.Program{p}, serve.Options{TaskTTL: tt.ttl, PollInterval: 50 * time.Millisecond})
+			t.Cleanup(func() {
+				ctx, cancel := context.WithCancel(context.Background())
+				cancel()
+				srv.Close(ctx)
+			})
+			u := startHTTP(t, srv)
+			before := time.Now().UTC().Truncate(time.Second)
+			task := taskCall(t, ctx, u, "refund", map[string]any{"amount": 4, "manager": "ana", "hook": hookURL})
+			var n approvals.Notification
+			select {
+			case n = <-h.got:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the webhook got no notification")
+			}
+			got, err := time.Parse(time.RFC3339, n.Expires)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := before.Add(tt.want); got.Before(want) || got.After(want.Add(time.Minute)) {
+				t.Errorf("expires %v, want about %v", got, want)
+			}
+			if w := getTask(t, ctx, u, task.TaskID); !strings.Contains(w.StatusMessage, "(until "+got.Format("2006-01-02T15:04:05")) {
+				t.Errorf("status message %q does not say until %v", w.StatusMessage, got)
+			}
+		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/flowserve/flowserve/approvals"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/tasks"
 )
@@ -82,7 +83,7 @@ func (s *Server) waitInline(ctx context.Context, p *flow.Program, fr *flow.Reque
 func (s *Server) waitOverMessage(p *flow.Program, t *tasks.Task) string {
 	a := t.Approval
 	until := a.Expires.UTC().Format(time.RFC1123)
-	if a.Webhook != "" {
+	if !approvals.ToCaller(a.Webhook) {
 		return fmt.Sprintf("The %s tool is waiting for %s to answer %q; the link was sent to them and works until %s. This call cannot wait longer. The run goes on when it is answered.",
 			p.Name(), a.To, a.Node, until)
 	}
@@ -153,7 +154,7 @@ const inlineDone = `{"content":[{"type":"text","text":"The approval was answered
 // approval t waits for in time, and returns the state to go on from.
 func (s *Server) timeoutInline(ctx context.Context, p *flow.Program, t *tasks.Task) (string, bool, error) {
 	a := t.Approval
-	ans := &flow.ApprovalAnswer{Node: a.Node, TimedOut: true, At: s.engine.Now()}
+	ans := approvals.Timeout(a.Node, s.engine.Now())
 	next, _, err := s.approvalRound(ctx, p, t, ans)
 	if err != nil {
 		return "", false, err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/flowserve/flowserve/approvals"
 	"github.com/flowserve/flowserve/oauth"
 )
 
@@ -124,7 +125,7 @@ const EndpointPath = "/mcp"
 
 // ApprovePath is where the approval pages are served: ApprovePath +
 // <token>.
-const ApprovePath = "/approve/"
+const ApprovePath = approvals.PathPrefix
 
 // requestBase is the server's URL as the client of r reached it.
 func requestBase(r *http.Request) string {

@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/flowserve/flowserve/actions"
+	"github.com/flowserve/flowserve/approvals"
 	"github.com/flowserve/flowserve/approve"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
@@ -197,7 +198,7 @@ type Server struct {
 	work  taskWork
 	// sealer seals the links of approval pages; pagesServed is set once
 	// an HTTP handler serves them.
-	sealer      *approve.Sealer
+	sealer      *approvals.Sealer
 	pagesServed atomic.Bool
 	// versions is the version set runs are pinned with, or nil;
 	// versionCounters caches the rounds counter of each version.
@@ -262,7 +263,7 @@ func New(progs []*flow.Program, opts Options) (*Server, error) {
 	if s.tasks == nil {
 		s.tasks = tasks.NewMemory(opts.Engine.Now)
 	}
-	sealer, err := approve.NewSealer(opts.Engine.Codec().Derive("approval links"))
+	sealer, err := approvals.NewSealer(opts.Engine.Codec().Derive("approval links"))
 	if err != nil {
 		return nil, err
 	}

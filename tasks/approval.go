@@ -20,7 +20,7 @@ type Approval struct {
 	// the form the page shows.
 	Request json.RawMessage `json:"request"`
 	// To is who is asked; Webhook the URL notified, sealed by the server
-	// (approve.Sealer.SealAtRest: it often holds a secret), "" for none.
+	// (approvals.Sealer.SealAtRest: it often holds a secret), "" for none.
 	To      string `json:"to"`
 	Webhook string `json:"webhook,omitempty"`
 	// Link is not written any more: a link is a credential, so servers

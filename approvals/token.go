@@ -1,6 +1,7 @@
-package approve
+package approvals
 
 import (
+	"bytes"
 	"crypto/cipher"
 	"crypto/hkdf"
 	"crypto/rand"
@@ -16,23 +17,17 @@ import (
 	"golang.org/x/crypto/chacha20poly1305"
 )
 
-// Ticket is what a link's token carries.
+// Ticket is what a link's token carries: which asking of which question
+// it answers, and until when.
 type Ticket struct {
-	Task    string    // the task id (32 hex digits)
-	Key     string    // the question's key in the task, unique over the task's life, e.g. "approval-3"
-	Expires time.Time // the link stops working at this instant (kept to the second)
+	Task    string    // the task id (32 hex digits), or the run's outside a server
+	Key     string    // the asking's key (Key), unique over the run's life, e.g. "approval-3"
+	Expires time.Time // the link stops working at this instant (Expires; kept to the second)
 }
 
-// Errors the handler tells apart. A Backend returns ErrAnswered and
-// ErrGone; Open returns ErrBadToken.
-var (
-	// ErrBadToken means the token is not a link this server made.
-	ErrBadToken = errors.New("approve: not a valid approval link")
-	// ErrAnswered means the question was answered already.
-	ErrAnswered = errors.New("approve: the question was answered already")
-	// ErrGone means the request no longer exists or has ended.
-	ErrGone = errors.New("approve: the request is no longer open")
-)
+// ErrBadToken is Open's error for a token that is not a link this server
+// made.
+var ErrBadToken = errors.New("approvals: not a valid approval link")
 
 // The token format, version 1: base64url without padding of
 //
@@ -50,8 +45,6 @@ const (
 	maxKey       = 200 // the longest key a token carries, in bytes
 	hexTask      = 0   // the task byte of a task id carried as 16 bytes
 	linkInfo     = "flowserve approval link v1"
-	csrfInfo     = "flowserve approval form v1"
-	signInInfo   = "flowserve approval sign-in v1"
 	atRestInfo   = "flowserve approval at rest v1"
 	minSecret    = 16
 	// maxToken is the longest token in bytes before its base64: a task id
@@ -63,12 +56,13 @@ const (
 // token has one spelling only.
 var encoding = base64.RawURLEncoding.Strict()
 
-// Sealer seals tickets into link tokens and opens them.
+// Sealer seals tickets into link tokens and opens them, and seals what
+// a run store keeps of an approval (SealAtRest). The page (package
+// approve) derives its own keys from the same secret (Derive).
 type Sealer struct {
+	secret []byte
 	aead   cipher.AEAD
-	signIn cipher.AEAD // seals the sign-in state and the approver cookie
 	atRest cipher.AEAD // seals what a run store keeps of an approval (SealAtRest)
-	csrf   []byte      // the key of the forms' CSRF fields
 	rand   io.Reader   // the nonces' source; crypto/rand unless a test sets it
 }
 
@@ -76,37 +70,28 @@ type Sealer struct {
 // HKDF-SHA256. The secret must be at least 16 bytes long.
 func NewSealer(secret []byte) (*Sealer, error) {
 	if len(secret) < minSecret {
-		return nil, fmt.Errorf("approve: the link secret must be at least %d bytes long, not %d", minSecret, len(secret))
+		return nil, fmt.Errorf("approvals: the link secret must be at least %d bytes long, not %d", minSecret, len(secret))
 	}
-	key, err := hkdf.Key(sha256.New, secret, nil, linkInfo, chacha20poly1305.KeySize)
-	if err != nil {
-		return nil, fmt.Errorf("approve: deriving the link key: %w", err)
+	s := &Sealer{secret: bytes.Clone(secret), rand: rand.Reader}
+	var err error
+	if s.aead, err = chacha20poly1305.NewX(s.Derive(linkInfo)); err != nil {
+		return nil, fmt.Errorf("approvals: the link key: %w", err)
 	}
-	csrf, err := hkdf.Key(sha256.New, secret, nil, csrfInfo, sha256.Size)
-	if err != nil {
-		return nil, fmt.Errorf("approve: deriving the form key: %w", err)
+	if s.atRest, err = chacha20poly1305.NewX(s.Derive(atRestInfo)); err != nil {
+		return nil, fmt.Errorf("approvals: the at-rest key: %w", err)
 	}
-	aead, err := chacha20poly1305.NewX(key)
-	if err != nil {
-		return nil, fmt.Errorf("approve: %w", err)
-	}
-	signInKey, err := hkdf.Key(sha256.New, secret, nil, signInInfo, chacha20poly1305.KeySize)
-	if err != nil {
-		return nil, fmt.Errorf("approve: deriving the sign-in key: %w", err)
-	}
-	signIn, err := chacha20poly1305.NewX(signInKey)
-	if err != nil {
-		return nil, fmt.Errorf("approve: %w", err)
-	}
-	restKey, err := hkdf.Key(sha256.New, secret, nil, atRestInfo, chacha20poly1305.KeySize)
-	if err != nil {
-		return nil, fmt.Errorf("approve: deriving the at-rest key: %w", err)
-	}
-	atRest, err := chacha20poly1305.NewX(restKey)
-	if err != nil {
-		return nil, fmt.Errorf("approve: %w", err)
-	}
-	return &Sealer{aead: aead, signIn: signIn, atRest: atRest, csrf: csrf, rand: rand.Reader}, nil
+	return s, nil
+}
+
+// Derive returns the 32-byte key of purpose (HKDF-SHA256 of the secret,
+// with purpose as its info): the approval page's own keys, for its forms'
+// CSRF fields and its sign-in, come from the secret that seals its links.
+// Each purpose must be a string of its own, such as "flowserve approval
+// form v1".
+func (s *Sealer) Derive(purpose string) []byte {
+	// hkdf.Key fails only for keys longer than 255 hashes.
+	key, _ := hkdf.Key(sha256.New, s.secret, nil, purpose, 32)
+	return key
 }
 
 // Seal returns the token of t: a string of URL-safe characters, 88 long
@@ -116,11 +101,11 @@ func NewSealer(secret []byte) (*Sealer, error) {
 func (s *Sealer) Seal(t Ticket) (string, error) {
 	switch {
 	case t.Task == "" || len(t.Task) > maxTask:
-		return "", fmt.Errorf("approve: a ticket's task id must be 1 to %d bytes long, not %d", maxTask, len(t.Task))
+		return "", fmt.Errorf("approvals: a ticket's task id must be 1 to %d bytes long, not %d", maxTask, len(t.Task))
 	case t.Key == "" || len(t.Key) > maxKey:
-		return "", fmt.Errorf("approve: a ticket's key must be 1 to %d bytes long, not %d", maxKey, len(t.Key))
+		return "", fmt.Errorf("approvals: a ticket's key must be 1 to %d bytes long, not %d", maxKey, len(t.Key))
 	case t.Expires.IsZero():
-		return "", errors.New("approve: a ticket needs an expiry")
+		return "", errors.New("approvals: a ticket needs an expiry")
 	}
 	plain := make([]byte, 8, 8+1+maxTask+len(t.Key))
 	binary.BigEndian.PutUint64(plain, uint64(t.Expires.Unix()))
@@ -136,7 +121,7 @@ func (s *Sealer) Seal(t Ticket) (string, error) {
 	out := make([]byte, 1+chacha20poly1305.NonceSizeX, 1+chacha20poly1305.NonceSizeX+len(plain)+s.aead.Overhead())
 	out[0] = tokenVersion
 	if _, err := io.ReadFull(s.rand, out[1:]); err != nil {
-		return "", fmt.Errorf("approve: making a nonce: %w", err)
+		return "", fmt.Errorf("approvals: making a nonce: %w", err)
 	}
 	out = s.aead.Seal(out, out[1:], plain, out[:1])
 	return encoding.EncodeToString(out), nil

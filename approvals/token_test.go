@@ -1,4 +1,4 @@
-package approve
+package approvals
 
 import (
 	"crypto/hkdf"

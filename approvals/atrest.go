@@ -1,4 +1,4 @@
-package approve
+package approvals
 
 import (
 	"errors"
@@ -23,7 +23,7 @@ func (s *Sealer) SealAtRest(plain string) (string, error) {
 	}
 	out := make([]byte, chacha20poly1305.NonceSizeX, chacha20poly1305.NonceSizeX+len(plain)+s.atRest.Overhead())
 	if _, err := io.ReadFull(s.rand, out); err != nil {
-		return "", fmt.Errorf("approve: making a nonce: %w", err)
+		return "", fmt.Errorf("approvals: making a nonce: %w", err)
 	}
 	out = s.atRest.Seal(out, out, []byte(plain), []byte(atRestPrefix))
 	return atRestPrefix + encoding.EncodeToString(out), nil
@@ -32,7 +32,7 @@ func (s *Sealer) SealAtRest(plain string) (string, error) {
 // ErrNotSealedHere means a value sealed at rest cannot be opened: it was
 // sealed with another key (the state key ring's sealing key changed) or
 // was damaged.
-var ErrNotSealedHere = errors.New("approve: the value was sealed with another key, or damaged")
+var ErrNotSealedHere = errors.New("approvals: the value was sealed with another key, or damaged")
 
 // OpenAtRest returns what SealAtRest sealed. A value without its prefix
 // is returned as it is: one a server stored in clear before values were
