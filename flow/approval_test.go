@@ -97,7 +97,7 @@ func TestApprovalRound(t *testing.T) {
 	if err != nil || r4.Complete == nil {
 		t.Fatalf("after the answer: %+v, %v", r4, err)
 	}
-	if got := r4.Complete.Content[0]["text"]; got != "approved by Ana at 2026-12-02T10:00:00Z" {
+	if got := blockText(r4.Complete.Content[0]); got != "approved by Ana at 2026-12-02T10:00:00Z" {
 		t.Errorf("result %q", got)
 	}
 
@@ -107,7 +107,7 @@ func TestApprovalRound(t *testing.T) {
 		t.Fatalf("decline: %+v, %v", rd, err)
 	}
 	r5, err := p.Run(ctx, &Request{Arguments: args, Client: client, State: rd.Detached.State})
-	if err != nil || r5.Complete == nil || r5.Complete.Content[0]["text"] != "refused: decline" {
+	if err != nil || r5.Complete == nil || blockText(r5.Complete.Content[0]) != "refused: decline" {
 		t.Fatalf("after the decline: %+v, %v", r5, err)
 	}
 }
@@ -129,7 +129,7 @@ func TestApprovalTimeout(t *testing.T) {
 		t.Fatalf("timeout: %+v, %v", r3, err)
 	}
 	r4, err := p.Run(ctx, &Request{Arguments: args, State: r3.Detached.State, StateTTL: 48 * time.Hour})
-	if err != nil || r4.Complete == nil || r4.Complete.Content[0]["text"] != "expired timeout ''" {
+	if err != nil || r4.Complete == nil || blockText(r4.Complete.Content[0]) != "expired timeout ''" {
 		t.Fatalf("after the timeout: %+v, %v", r4, err)
 	}
 

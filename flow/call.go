@@ -9,6 +9,7 @@ import (
 	"github.com/flowserve/flowserve/actions"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow/state"
+	"github.com/flowserve/flowserve/internal/content"
 )
 
 // DefaultCallDepth is how deep calls may nest when Limits.CallDepth does
@@ -234,10 +235,8 @@ func (r *runner) calleeArgs(cn *cnode, callee *Program) (map[string]any, error) 
 func calleeResult(callee *Program, tr *ToolResult) (value any, failed string) {
 	var text []string
 	for _, b := range tr.Content {
-		if b["type"] == "text" {
-			if s, ok := b["text"].(string); ok {
-				text = append(text, s)
-			}
+		if s, ok := content.Text(b); ok {
+			text = append(text, s)
 		}
 	}
 	if tr.IsError {

@@ -145,7 +145,7 @@ func TestCallDepthLimit(t *testing.T) {
 		case err != nil:
 			got = err.Error()
 		case res.Complete != nil:
-			got = res.Complete.Content[0]["text"].(string)
+			got = blockText(res.Complete.Content[0]).(string)
 		}
 		if !strings.Contains(got, tc.want) {
 			t.Errorf("depth %d: got %q, want %q", tc.depth, got, tc.want)
@@ -224,7 +224,7 @@ nodes:
 					out = k
 				}
 			default:
-				out = res.Complete.Content[0]["text"].(string)
+				out = blockText(res.Complete.Content[0]).(string)
 			}
 			if !strings.Contains(out, tc.want) {
 				t.Errorf("got %q, want %q", out, tc.want)

@@ -52,7 +52,7 @@ func TestDetachBeforeLongStep(t *testing.T) {
 	var checkpoints []string
 	r3, err := p.Run(ctx, &Request{State: r2.Detached.State, StateTTL: 24 * time.Hour,
 		Checkpoint: func(s string) error { checkpoints = append(checkpoints, s); return nil }})
-	if err != nil || r3.Complete == nil || r3.Complete.Content[0]["text"] != "Ada 1 1" {
+	if err != nil || r3.Complete == nil || blockText(r3.Complete.Content[0]) != "Ada 1 1" {
 		t.Fatalf("task round: %+v, %v", r3, err)
 	}
 	if len(checkpoints) != 2 {
@@ -61,7 +61,7 @@ func TestDetachBeforeLongStep(t *testing.T) {
 	// A round run again from the first checkpoint replays that step and
 	// runs only the one after it.
 	r4, err := p.Run(ctx, &Request{State: checkpoints[0], StateTTL: 24 * time.Hour})
-	if err != nil || r4.Complete == nil || r4.Complete.Content[0]["text"] != "Ada 1 2" {
+	if err != nil || r4.Complete == nil || blockText(r4.Complete.Content[0]) != "Ada 1 2" {
 		t.Fatalf("from the checkpoint: %+v, %v", r4, err)
 	}
 	if r4.Round != r3.Round {

@@ -75,7 +75,7 @@ nodes:
 				t.Errorf("err = %q, want it to start with %q", err, tc.errPrefix)
 			}
 			res := p.FailureResult(err)
-			text, _ := res.Content[0]["text"].(string)
+			text, _ := blockText(res.Content[0]).(string)
 			if !res.IsError || text != tc.text {
 				t.Errorf("result text %q (isError %v), want %q", text, res.IsError, tc.text)
 			}
@@ -94,7 +94,7 @@ nodes:
 func TestFailureResultOtherErrors(t *testing.T) {
 	p := compile(t, "/srv/flows/t.yaml", "name: t\ndescription: T.\nnodes:\n  - return: x\n", testOptions{})
 	res := p.FailureResult(errors.New("the store is down"))
-	if text := res.Content[0]["text"]; text != "the t tool failed: the store is down" {
+	if text := blockText(res.Content[0]); text != "the t tool failed: the store is down" {
 		t.Errorf("text %q", text)
 	}
 }

@@ -141,7 +141,7 @@ func FuzzInputResponses(f *testing.F) {
 			t.Fatalf("answer %q: want exactly one of a complete result and questions: %+v", raw, res)
 		}
 		if res.Complete != nil {
-			text, _ := res.Complete.Content[0]["text"].(string)
+			text, _ := blockText(res.Complete.Content[0]).(string)
 			if !used || action == Accept || text != "declined: "+string(action) {
 				t.Fatalf("answer %q to %q: complete %q", raw, key, text)
 			}

@@ -44,7 +44,7 @@ func TestPrincipalInExpressions(t *testing.T) {
 			if err != nil || res.Complete == nil {
 				t.Fatalf("Run: %v, %+v", err, res)
 			}
-			if got := res.Complete.Content[0]["text"]; got != tt.want {
+			if got := blockText(res.Complete.Content[0]); got != tt.want {
 				t.Errorf("text %q, want %q", got, tt.want)
 			}
 		})
@@ -92,7 +92,7 @@ func TestGuardedReadOfASkippedAsk(t *testing.T) {
 			if err != nil || res.Complete == nil {
 				t.Fatalf("Run: %v %+v", err, res)
 			}
-			if got := res.Complete.Content[0]["text"]; got != "skipped" {
+			if got := blockText(res.Complete.Content[0]); got != "skipped" {
 				t.Errorf("text %q, want skipped", got)
 			}
 		})

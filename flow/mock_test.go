@@ -133,7 +133,7 @@ func TestMock(t *testing.T) {
 			case res.Complete == nil:
 				t.Fatal("no result after 5 rounds")
 			default:
-				if got := res.Complete.Content[0]["text"]; got != tc.want || res.Complete.IsError != tc.isError {
+				if got := blockText(res.Complete.Content[0]); got != tc.want || res.Complete.IsError != tc.isError {
 					t.Errorf("result %q (isError %v), want %q (isError %v)", got, res.Complete.IsError, tc.want, tc.isError)
 				}
 			}

@@ -6,7 +6,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/internal/content"
 )
 
 // PromptResult is a finished prompt flow: what prompts/get returns.
@@ -20,8 +23,8 @@ type PromptResult struct {
 
 // PromptMessage is one message of a prompt.
 type PromptMessage struct {
-	Role    string         // "user" or "assistant"
-	Content map[string]any // one MCP content block, as a JSON-like map
+	Role    string      // "user" or "assistant"
+	Content mcp.Content // one MCP content block, as go-sdk's type for it
 }
 
 // Argument is one argument of a prompt flow: a property of its input
@@ -130,14 +133,18 @@ func (r *runner) promptResult(cn *cnode) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		pr.Messages = append(pr.Messages, PromptMessage{Role: "user", Content: map[string]any{"type": "text", "text": msg}})
+		pr.Messages = append(pr.Messages, PromptMessage{Role: "user", Content: &mcp.TextContent{Text: msg}})
 	}
 	for i, m := range cn.messages {
 		block, err := m.block(r.vars)
 		if err != nil {
 			return nil, fmt.Errorf("message %d: %w", i+1, err)
 		}
-		pr.Messages = append(pr.Messages, PromptMessage{Role: m.role, Content: block})
+		c, err := content.FromValue(block)
+		if err != nil {
+			return nil, fmt.Errorf("message %d: %w", i+1, err)
+		}
+		pr.Messages = append(pr.Messages, PromptMessage{Role: m.role, Content: c})
 	}
 	return &Result{Prompt: pr}, nil
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/flowserve/flowserve/replies"
 )
 
@@ -61,11 +63,11 @@ func TestPromptRun(t *testing.T) {
 			name: "messages",
 			args: `{"lang": "go", "code": "x := 1"}`,
 			want: &PromptResult{Description: "Review of go code", Messages: []PromptMessage{
-				{Role: "user", Content: map[string]any{"type": "text", "text": "Please review this go code."}},
-				{Role: "assistant", Content: map[string]any{"type": "text", "text": "Send it over."}},
-				{Role: "user", Content: map[string]any{"type": "resource", "resource": map[string]any{
-					"uri": "file:///snippet.go", "mimeType": "text/plain", "text": "x := 1"}}},
-				{Role: "user", Content: map[string]any{"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}},
+				{Role: "user", Content: &mcp.TextContent{Text: "Please review this go code."}},
+				{Role: "assistant", Content: &mcp.TextContent{Text: "Send it over."}},
+				{Role: "user", Content: &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{
+					URI: "file:///snippet.go", MIMEType: "text/plain", Text: "x := 1"}}},
+				{Role: "user", Content: &mcp.ImageContent{Data: []byte("\x89PNG\r\n\x1a\n"), MIMEType: "image/png"}},
 			}},
 		},
 		{name: "fail", args: `{"lang": "rust", "code": "fail"}`, failText: "cannot review fail"},
@@ -96,7 +98,7 @@ func TestPromptRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tc.failText != "" {
-				if res.Prompt != nil || res.Complete == nil || !res.Complete.IsError || res.Complete.Content[0]["text"] != tc.failText {
+				if res.Prompt != nil || res.Complete == nil || !res.Complete.IsError || blockText(res.Complete.Content[0]) != tc.failText {
 					t.Fatalf("result %+v, want the error result %q", res, tc.failText)
 				}
 				return
@@ -161,7 +163,7 @@ nodes:
 		Client:    Client{Form: true},
 		Responses: map[string]json.RawMessage{"user_context": json.RawMessage(`{"action":"accept","content":{"context":"test context"}}`)},
 	}
-	want := &PromptResult{Messages: []PromptMessage{{Role: "user", Content: map[string]any{"type": "text", "text": "Context: test context (call 1)"}}}}
+	want := &PromptResult{Messages: []PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "Context: test context (call 1)"}}}}
 	for i, replayed := range []bool{false, true} {
 		res, err := p.Run(ctx, final)
 		if err != nil {

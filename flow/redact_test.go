@@ -227,7 +227,7 @@ func runTwice(t *testing.T, p *testProgram, args, message string) ([]state.Entry
 	if res.Complete == nil || res.Complete.IsError {
 		t.Fatalf("round 2: %+v", res)
 	}
-	return st.Journal, res.Complete.Content[0]["text"].(string)
+	return st.Journal, blockText(res.Complete.Content[0]).(string)
 }
 
 func TestStepOutputRedacted(t *testing.T) {
@@ -307,7 +307,7 @@ nodes:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if text := res.Complete.Content[0]["text"].(string); text != "looked: got "+Redacted+" twice: "+Redacted {
+	if text := blockText(res.Complete.Content[0]).(string); text != "looked: got "+Redacted+" twice: "+Redacted {
 		t.Errorf("the result reads %q", text)
 	}
 }

@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/flowserve/flowserve/internal/content"
 	"github.com/flowserve/flowserve/internal/jsonx"
 )
 
@@ -56,14 +59,17 @@ func replyKeyOf(stateToken string, responses map[string]json.RawMessage) [32]byt
 }
 
 // storedReply is the encoding of a final result in a ReplyStore: a tool
-// result, or a prompt's messages when Prompt is set.
+// result, or a prompt's messages when Prompt is set. Content blocks are
+// stored as content.Append writes them, members in key order: the JSON
+// of the maps they were before they had types, so that replies stored
+// then decode the same.
 type storedReply struct {
-	Round      int              `json:"round"`
-	Content    []map[string]any `json:"content"`
-	Structured any              `json:"structured,omitempty"`
-	IsError    bool             `json:"isError,omitempty"`
-	Failure    *storedFailure   `json:"failure,omitempty"`
-	Prompt     *storedPrompt    `json:"prompt,omitempty"`
+	Round      int            `json:"round"`
+	Content    []any          `json:"content"`
+	Structured any            `json:"structured,omitempty"`
+	IsError    bool           `json:"isError,omitempty"`
+	Failure    *storedFailure `json:"failure,omitempty"`
+	Prompt     *storedPrompt  `json:"prompt,omitempty"`
 }
 
 // storedFailure is the encoding of a Failure in a ReplyStore.
@@ -78,10 +84,12 @@ type storedPrompt struct {
 	Messages    []storedMessage `json:"messages"`
 }
 
-// storedMessage is the encoding of a PromptMessage in a ReplyStore.
+// storedMessage is the encoding of a PromptMessage in a ReplyStore; its
+// Content is a json.RawMessage written by content.Append when encoding,
+// the decoded map when decoding.
 type storedMessage struct {
-	Role    string         `json:"role"`
-	Content map[string]any `json:"content"`
+	Role    string `json:"role"`
+	Content any    `json:"content"`
 }
 
 // encodeReply encodes a tool's final result as a storedReply, without
@@ -100,12 +108,8 @@ func encodeReply(round int, c *ToolResult) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			if block == nil {
-				b = append(b, "null"...)
-				continue
-			}
 			var err error
-			if b, err = jsonx.Append(b, block); err != nil {
+			if b, err = content.Append(b, block, false); err != nil {
 				return nil, err
 			}
 		}
@@ -149,11 +153,23 @@ func (e *Engine) lookupReply(ctx context.Context, key [32]byte) (*Result, error)
 	if sr.Prompt != nil {
 		pr := &PromptResult{Description: sr.Prompt.Description, Messages: make([]PromptMessage, len(sr.Prompt.Messages))}
 		for i, m := range sr.Prompt.Messages {
-			pr.Messages[i] = PromptMessage{Role: m.Role, Content: m.Content}
+			c, err := content.FromValue(m.Content)
+			if err != nil {
+				return nil, fmt.Errorf("stored reply: message %d: %w", i+1, err)
+			}
+			pr.Messages[i] = PromptMessage{Role: m.Role, Content: c}
 		}
 		return &Result{Prompt: pr, Round: sr.Round, Replayed: true}, nil
 	}
-	tr := &ToolResult{Content: sr.Content, Structured: sr.Structured, IsError: sr.IsError}
+	tr := &ToolResult{Structured: sr.Structured, IsError: sr.IsError}
+	if sr.Content != nil {
+		tr.Content = make([]mcp.Content, len(sr.Content))
+		for i, v := range sr.Content {
+			if tr.Content[i], err = content.FromValue(v); err != nil {
+				return nil, fmt.Errorf("stored reply: content block %d: %w", i+1, err)
+			}
+		}
+	}
 	if sr.Failure != nil {
 		tr.Failure = &Failure{Node: sr.Failure.Node, Message: sr.Failure.Message}
 	}
@@ -167,30 +183,27 @@ func (e *Engine) storeReply(ctx context.Context, key [32]byte, res *Result, expi
 	if ttl <= 0 {
 		return nil
 	}
-	if res.Prompt == nil && res.Complete != nil {
+	if res.Prompt == nil {
 		// A tool's result, the common case: without reflection.
-		b, err := encodeReply(res.Round, res.Complete)
+		c := res.Complete
+		if c == nil {
+			c = &ToolResult{}
+		}
+		b, err := encodeReply(res.Round, c)
 		if err != nil {
 			return fmt.Errorf("encode reply: %w", err)
 		}
 		return e.replies.Put(ctx, key, b, ttl)
 	}
-	sr := storedReply{Round: res.Round}
-	switch {
-	case res.Prompt != nil:
-		sp := &storedPrompt{Description: res.Prompt.Description, Messages: make([]storedMessage, len(res.Prompt.Messages))}
-		for i, m := range res.Prompt.Messages {
-			sp.Messages[i] = storedMessage{Role: m.Role, Content: m.Content}
+	sp := &storedPrompt{Description: res.Prompt.Description, Messages: make([]storedMessage, len(res.Prompt.Messages))}
+	for i, m := range res.Prompt.Messages {
+		raw, err := content.Append(nil, m.Content, false)
+		if err != nil {
+			return fmt.Errorf("encode reply: message %d: %w", i+1, err)
 		}
-		sr.Prompt = sp
-	case res.Complete != nil:
-		c := res.Complete
-		sr.Content, sr.Structured, sr.IsError = c.Content, c.Structured, c.IsError
-		if c.Failure != nil {
-			sr.Failure = &storedFailure{Node: c.Failure.Node, Message: c.Failure.Message}
-		}
+		sp.Messages[i] = storedMessage{Role: m.Role, Content: json.RawMessage(raw)}
 	}
-	b, err := json.Marshal(sr)
+	b, err := json.Marshal(storedReply{Round: res.Round, Prompt: sp})
 	if err != nil {
 		return fmt.Errorf("encode reply: %w", err)
 	}

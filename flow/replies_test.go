@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/flowserve/flowserve/internal/content"
 	"github.com/flowserve/flowserve/internal/jsonx"
 	"github.com/flowserve/flowserve/replies"
 )
@@ -44,7 +47,7 @@ nodes:
 		Client:    Client{Form: true},
 		Responses: map[string]json.RawMessage{"ok": json.RawMessage(`{"action":"accept","content":{"yes":true}}`)},
 	}
-	text := func(r *Result) string { return r.Complete.Content[0]["text"].(string) }
+	text := func(r *Result) string { return blockText(r.Complete.Content[0]).(string) }
 	a, err := p.Run(ctx, final)
 	if err != nil {
 		t.Fatal(err)
@@ -153,19 +156,41 @@ func BenchmarkReplyKey(b *testing.B) {
 }
 
 // TestEncodeReplyDecodesAsMarshal checks that a stored reply reads back
-// as the one encoding/json made of it.
+// as the one encoding/json made of it, its content blocks as the maps they
+// are built from.
 func TestEncodeReplyDecodesAsMarshal(t *testing.T) {
-	for _, c := range []*ToolResult{
-		{Content: []map[string]any{{"type": "text", "text": "Booked <the> \"small\" room & more\u2028"}}},
-		{Content: []map[string]any{}, IsError: true},
-		{Content: nil},
-		{Content: []map[string]any{nil, {"type": "image", "data": "AAAA", "mimeType": "image/png"}}},
-		{Content: []map[string]any{{"type": "text", "text": "{}"}}, Structured: map[string]any{
+	for _, m := range []struct {
+		content    []map[string]any
+		structured any
+		isError    bool
+	}{
+		{content: []map[string]any{{"type": "text", "text": "Booked <the> \"small\" room & more\u2028"}}},
+		{content: []map[string]any{}, isError: true},
+		{content: nil},
+		{content: []map[string]any{nil, {"type": "image", "data": "AAAA", "mimeType": "image/png"}}},
+		{content: []map[string]any{{"type": "text", "text": "{}"}}, structured: map[string]any{
 			"n": int64(3), "x": 1.5, "l": []any{"a", nil, true}, "m": map[string]any{"k": "v"}}},
-		{Content: []map[string]any{{"type": "text", "text": "7"}}, Structured: int64(7)},
+		{content: []map[string]any{{"type": "text", "text": "7"}}, structured: int64(7)},
 	} {
+		c := &ToolResult{Structured: m.structured, IsError: m.isError}
+		var maps []any
+		if m.content != nil {
+			c.Content, maps = []mcp.Content{}, []any{}
+		}
+		for _, block := range m.content {
+			maps = append(maps, block)
+			if block == nil {
+				c.Content = append(c.Content, nil)
+				continue
+			}
+			typed, err := content.FromValue(block)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Content = append(c.Content, typed)
+		}
 		for _, round := range []int{1, 12} {
-			want, err := json.Marshal(storedReply{Round: round, Content: c.Content, Structured: c.Structured, IsError: c.IsError})
+			want, err := json.Marshal(storedReply{Round: round, Content: maps, Structured: c.Structured, IsError: c.IsError})
 			if err != nil {
 				t.Fatal(err)
 			}

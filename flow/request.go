@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/flowserve/flowserve/dsl"
 )
 
@@ -219,9 +221,12 @@ type Result struct {
 
 // ToolResult is a finished tool call.
 type ToolResult struct {
-	// Content holds MCP content blocks ({"type": "text", "text": …} and
-	// the others), as JSON-like maps.
-	Content []map[string]any
+	// Content holds the result's MCP content blocks, as go-sdk's types
+	// (*mcp.TextContent, *mcp.ImageContent, *mcp.AudioContent,
+	// *mcp.ResourceLink, *mcp.EmbeddedResource), built when the run ended:
+	// a block the flow wrote that is not valid ended the run with an error
+	// at its return node instead.
+	Content []mcp.Content
 	// Structured is the structuredContent, or nil.
 	Structured any
 	// IsError marks a tool error (a `fail` node, an answer that stayed
@@ -307,7 +312,7 @@ func (q *InputRequest) Method() string {
 
 func textResult(msg string, isError bool) *ToolResult {
 	return &ToolResult{
-		Content: []map[string]any{{"type": "text", "text": msg}},
+		Content: []mcp.Content{&mcp.TextContent{Text: msg}},
 		IsError: isError,
 	}
 }

@@ -9,8 +9,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow/state"
+	"github.com/flowserve/flowserve/internal/content"
 )
 
 // Run runs one round of a call of p. See the package documentation for
@@ -233,7 +236,7 @@ func (r *runner) run() (*Result, error) {
 			if r.p.IsPrompt() {
 				return r.result(&Result{Prompt: &PromptResult{Messages: []PromptMessage{}}})
 			}
-			return r.result(&Result{Complete: &ToolResult{Content: []map[string]any{}}})
+			return r.result(&Result{Complete: &ToolResult{Content: []mcp.Content{}}})
 		}
 		cn := nodes[i]
 		n := cn.n
@@ -348,24 +351,24 @@ func (r *runner) ret(cn *cnode) (*Result, error) {
 	if r.p.IsPrompt() {
 		return r.promptResult(cn)
 	}
-	tr := &ToolResult{Content: []map[string]any{}}
+	tr := &ToolResult{Content: make([]mcp.Content, 0, len(cn.content)+1)}
 	if cn.text != nil {
 		msg, err := cn.text.render(r.vars)
 		if err != nil {
 			return nil, err
 		}
-		tr.Content = append(tr.Content, map[string]any{"type": "text", "text": msg})
+		tr.Content = append(tr.Content, &mcp.TextContent{Text: msg})
 	}
 	for i, b := range cn.content {
 		v, err := b.eval(r.vars)
 		if err != nil {
 			return nil, err
 		}
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("content block %d is not a map", i+1)
+		c, err := content.FromValue(v)
+		if err != nil {
+			return nil, fmt.Errorf("content block %d: %w", i+1, err)
 		}
-		tr.Content = append(tr.Content, m)
+		tr.Content = append(tr.Content, c)
 	}
 	if cn.structured != nil {
 		v, err := cn.structured.eval(r.vars)
@@ -385,7 +388,7 @@ func (r *runner) ret(cn *cnode) (*Result, error) {
 			if err != nil {
 				return nil, err
 			}
-			tr.Content = append(tr.Content, map[string]any{"type": "text", "text": string(b)})
+			tr.Content = append(tr.Content, &mcp.TextContent{Text: string(b)})
 		}
 	}
 	return &Result{Complete: tr}, nil

@@ -238,7 +238,7 @@ func writeResult(out *strings.Builder, res *Result) {
 		return
 	}
 	c := res.Complete
-	b, _ := json.Marshal(c.Content)
+	b := contentJSON(c.Content)
 	fmt.Fprintf(out, "complete (isError=%v): %s\n", c.IsError, b)
 	if c.Structured != nil {
 		b, _ := json.Marshal(c.Structured)

@@ -128,7 +128,7 @@ func TestSettingsReachTheStepOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := res.Complete.Content[0]["text"].(string)
+	text := blockText(res.Complete.Content[0]).(string)
 	if want := "deploy failed: 401 from " + base + "/deploy with Bearer " + Redacted; text != want {
 		t.Errorf("fail text %q, want %q", text, want)
 	}

@@ -81,7 +81,7 @@ func TestRunsStayOnTheirVersion(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || r2.Complete == nil || r2.Complete.Content[0]["text"] != tc.want {
+			if err != nil || r2.Complete == nil || blockText(r2.Complete.Content[0]) != tc.want {
 				t.Fatalf("round 2: %+v, %v", r2, err)
 			}
 			if stats.Version != v1.Version() || stats.FlowChanged {

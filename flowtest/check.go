@@ -8,8 +8,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/internal/content"
 )
 
 // check compares a finished case's outcome with its expectations.
@@ -235,7 +238,12 @@ func checkPrompt(x *Expect, pr *flow.PromptResult, fail func(dsl.Pos, Failure)) 
 	}
 	got := make([]any, len(pr.Messages))
 	for i, m := range pr.Messages {
-		got[i] = map[string]any{"role": m.Role, "content": m.Content}
+		block, err := content.Value(m.Content)
+		if err != nil {
+			fail(x.Messages.Pos, Failure{Message: fmt.Sprintf("messages: message %d: %v", i+1, err)})
+			return
+		}
+		got[i] = map[string]any{"role": m.Role, "content": block}
 	}
 	var lines []string
 	diffValues(x.Messages.Value, any(got), "messages", true, &lines)
@@ -249,8 +257,7 @@ func checkPrompt(x *Expect, pr *flow.PromptResult, fail func(dsl.Pos, Failure)) 
 func promptText(pr *flow.PromptResult) string {
 	var parts []string
 	for _, m := range pr.Messages {
-		if m.Content["type"] == "text" {
-			s, _ := m.Content["text"].(string)
+		if s, ok := content.Text(m.Content); ok {
 			parts = append(parts, s)
 		}
 	}
@@ -258,11 +265,10 @@ func promptText(pr *flow.PromptResult) string {
 }
 
 // resultText joins the text content blocks of a result with newlines.
-func resultText(content []map[string]any) string {
+func resultText(blocks []mcp.Content) string {
 	var parts []string
-	for _, b := range content {
-		if b["type"] == "text" {
-			s, _ := b["text"].(string)
+	for _, b := range blocks {
+		if s, ok := content.Text(b); ok {
 			parts = append(parts, s)
 		}
 	}

@@ -2,6 +2,7 @@ package runui
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
@@ -326,30 +329,40 @@ func PrintPrompt(w io.Writer, pr *flow.PromptResult) {
 }
 
 // blockText shows one content block.
-func blockText(block map[string]any) string {
-	str := func(k string) string { s, _ := block[k].(string); return s }
-	switch typ := str("type"); typ {
-	case "text":
-		return str("text")
-	case "image", "audio":
-		return fmt.Sprintf("[%s %s, %d bytes base64]", typ, str("mimeType"), len(str("data")))
-	case "resource_link":
-		label := str("name")
-		if t := str("title"); t != "" {
-			label = t
+func blockText(block mcp.Content) string {
+	switch b := block.(type) {
+	case *mcp.TextContent:
+		return b.Text
+	case *mcp.ImageContent:
+		return mediaText("image", b.MIMEType, b.Data)
+	case *mcp.AudioContent:
+		return mediaText("audio", b.MIMEType, b.Data)
+	case *mcp.ResourceLink:
+		label := b.Name
+		if b.Title != "" {
+			label = b.Title
 		}
-		return fmt.Sprintf("[link %s: %s]", label, str("uri"))
-	case "resource":
-		r, _ := block["resource"].(map[string]any)
-		uri, _ := r["uri"].(string)
-		if text, ok := r["text"].(string); ok {
-			return fmt.Sprintf("[resource %s]\n%s", uri, text)
+		return fmt.Sprintf("[link %s: %s]", label, b.URI)
+	case *mcp.EmbeddedResource:
+		r := b.Resource
+		if r == nil {
+			return "[resource ]"
 		}
-		return fmt.Sprintf("[resource %s]", uri)
+		if r.Blob == nil {
+			return fmt.Sprintf("[resource %s]\n%s", r.URI, r.Text)
+		}
+		return fmt.Sprintf("[resource %s]", r.URI)
+	case nil:
+		return "null"
 	default:
-		b, _ := json.Marshal(block)
-		return string(b)
+		raw, _ := block.MarshalJSON()
+		return string(raw)
 	}
+}
+
+// mediaText summarises an image or audio block.
+func mediaText(typ, mimeType string, data []byte) string {
+	return fmt.Sprintf("[%s %s, %d bytes base64]", typ, mimeType, base64.StdEncoding.EncodedLen(len(data)))
 }
 
 // ErrNoAnswer is wrapped by the error of a scripted answerer that has no

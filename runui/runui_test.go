@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	_ "github.com/flowserve/flowserve/actions/std" // uuid.new for the test flows
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
@@ -280,8 +282,8 @@ func TestRunScript(t *testing.T) {
 func resultText(tr *flow.ToolResult) string {
 	var parts []string
 	for _, b := range tr.Content {
-		if s, ok := b["text"].(string); ok {
-			parts = append(parts, s)
+		if t, ok := b.(*mcp.TextContent); ok {
+			parts = append(parts, t.Text)
 		}
 	}
 	return strings.Join(parts, "\n")
@@ -346,16 +348,16 @@ func TestPrintResult(t *testing.T) {
 		tr   *flow.ToolResult
 		want string
 	}{
-		{"text", &flow.ToolResult{Content: []map[string]any{{"type": "text", "text": "hi"}}}, "\nResult:\nhi\n"},
-		{"error", &flow.ToolResult{Content: []map[string]any{{"type": "text", "text": "no"}}, IsError: true}, "\nResult (isError):\nno\n"},
+		{"text", &flow.ToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hi"}}}, "\nResult:\nhi\n"},
+		{"error", &flow.ToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "no"}}, IsError: true}, "\nResult (isError):\nno\n"},
 		{"structured", &flow.ToolResult{
-			Content:    []map[string]any{{"type": "text", "text": "ok"}},
+			Content:    []mcp.Content{&mcp.TextContent{Text: "ok"}},
 			Structured: map[string]any{"b": 1, "a": []any{"x"}},
 		}, "\nResult:\nok\n\nStructured content:\n{\n  \"a\": [\n    \"x\"\n  ],\n  \"b\": 1\n}\n"},
-		{"other blocks", &flow.ToolResult{Content: []map[string]any{
-			{"type": "image", "mimeType": "image/png", "data": "AAAA"},
-			{"type": "resource_link", "name": "r", "uri": "file:///r"},
-			{"type": "resource", "resource": map[string]any{"uri": "file:///t", "text": "body"}},
+		{"other blocks", &flow.ToolResult{Content: []mcp.Content{
+			&mcp.ImageContent{MIMEType: "image/png", Data: []byte{0, 0, 0}},
+			&mcp.ResourceLink{Name: "r", URI: "file:///r"},
+			&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "file:///t", Text: "body"}},
 		}}, "\nResult:\n[image image/png, 4 bytes base64]\n[link r: file:///r]\n[resource file:///t]\nbody\n"},
 	}
 	for _, tc := range tests {

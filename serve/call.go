@@ -138,7 +138,7 @@ func (s *Server) callModern(ctx context.Context, p *flow.Program, req *mcp.CallT
 		}
 		return &mcp.CallToolResult{InputRequests: irs, RequestState: res.Input.State}, nil
 	}
-	return toolResult(res.Complete)
+	return toolResult(res.Complete), nil
 }
 
 // sdkRound runs one round of a 2026-07-28 request that came through the
@@ -320,47 +320,15 @@ func (s *Server) progressHook(token any, send func(*mcp.ProgressNotificationPara
 	}
 }
 
-// toolResult converts a finished engine result.
-func toolResult(tr *flow.ToolResult) (*mcp.CallToolResult, error) {
-	out := &mcp.CallToolResult{IsError: tr.IsError, Content: []mcp.Content{}}
-	for i, block := range tr.Content {
-		c, err := content(block)
-		if err != nil {
-			return errorResult(fmt.Sprintf("content block %d: %v", i+1, err)), nil
-		}
-		out.Content = append(out.Content, c)
+// toolResult is the SDK's result of a finished call: the engine built
+// its content blocks as the SDK's types when the run ended.
+func toolResult(tr *flow.ToolResult) *mcp.CallToolResult {
+	out := &mcp.CallToolResult{IsError: tr.IsError, Content: tr.Content}
+	if out.Content == nil {
+		out.Content = []mcp.Content{}
 	}
 	if tr.Structured != nil {
 		out.StructuredContent = tr.Structured
 	}
-	return out, nil
-}
-
-// content converts one content block of a flow's result into the SDK's
-// type for it.
-func content(block map[string]any) (mcp.Content, error) {
-	typ, _ := block["type"].(string)
-	var c mcp.Content
-	switch typ {
-	case "text":
-		c = &mcp.TextContent{}
-	case "image":
-		c = &mcp.ImageContent{}
-	case "audio":
-		c = &mcp.AudioContent{}
-	case "resource_link":
-		c = &mcp.ResourceLink{}
-	case "resource":
-		c = &mcp.EmbeddedResource{}
-	default:
-		return nil, fmt.Errorf("unknown content type %q", typ)
-	}
-	b, err := json.Marshal(block)
-	if err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(b, c); err != nil {
-		return nil, fmt.Errorf("%s block: %v", typ, err)
-	}
-	return c, nil
+	return out
 }

@@ -47,7 +47,7 @@ func (s *Server) callLegacy(ctx context.Context, p *flow.Program, req *mcp.CallT
 	if err != nil {
 		return nil, err
 	}
-	return toolResult(res.Complete)
+	return toolResult(res.Complete), nil
 }
 
 // legacyRounds runs a session client's call, a tools/call or a
@@ -198,7 +198,7 @@ func errorFlowResult(msg string) *flow.Result {
 
 // flowErrorResult is an error result saying msg.
 func flowErrorResult(msg string) *flow.ToolResult {
-	return &flow.ToolResult{Content: []map[string]any{{"type": "text", "text": msg}}, IsError: true,
+	return &flow.ToolResult{Content: []mcp.Content{&mcp.TextContent{Text: msg}}, IsError: true,
 		Failure: &flow.Failure{Message: msg}}
 }
 

@@ -85,12 +85,8 @@ func promptResult(pr *flow.PromptResult) (*mcp.GetPromptResult, error) {
 		return nil, &jsonrpc.Error{Code: codeInternalError, Message: "the prompt flow ended without messages"}
 	}
 	out := &mcp.GetPromptResult{Description: pr.Description, Messages: make([]*mcp.PromptMessage, 0, len(pr.Messages))}
-	for i, m := range pr.Messages {
-		c, err := content(m.Content)
-		if err != nil {
-			return nil, &jsonrpc.Error{Code: codeInternalError, Message: fmt.Sprintf("message %d: %v", i+1, err)}
-		}
-		out.Messages = append(out.Messages, &mcp.PromptMessage{Role: mcp.Role(m.Role), Content: c})
+	for _, m := range pr.Messages {
+		out.Messages = append(out.Messages, &mcp.PromptMessage{Role: mcp.Role(m.Role), Content: m.Content})
 	}
 	return out, nil
 }

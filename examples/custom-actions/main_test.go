@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/flowserve/flowserve/actions"
 	"github.com/flowserve/flowserve/cli"
 	"github.com/flowserve/flowserve/flow"
@@ -64,7 +66,7 @@ func TestTicketFlow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Complete == nil || res.Complete.Content[0]["text"] != want {
+		if res.Complete == nil || res.Complete.Content[0].(*mcp.TextContent).Text != want {
 			t.Fatalf("attempt %d: got %+v, want %q", attempt, res.Complete, want)
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/flowserve/flowserve/actions"
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
@@ -311,7 +313,7 @@ func TestDrive(t *testing.T) {
 				t.Errorf("the round ended with %v, want %v", out.Err, tc.roundErr)
 			}
 			if tc.text != "" {
-				if out.Result == nil || out.Result.Complete == nil || out.Result.Complete.Content[0]["text"] != tc.text {
+				if out.Result == nil || out.Result.Complete == nil || out.Result.Complete.Content[0].(*mcp.TextContent).Text != tc.text {
 					t.Errorf("result %+v, want %q", out.Result, tc.text)
 				}
 			}
@@ -393,7 +395,7 @@ func TestJournal(t *testing.T) {
 		t.Fatalf("accepted answer: %q, %+v, %v", state, again, err)
 	}
 	res, err := e.Run(t.Context(), p, &flow.Request{State: state})
-	if err != nil || res.Complete == nil || res.Complete.Content[0]["text"] != "approved by Grace" {
+	if err != nil || res.Complete == nil || res.Complete.Content[0].(*mcp.TextContent).Text != "approved by Grace" {
 		t.Fatalf("the round after: %+v, %v", res, err)
 	}
 	if got := strings.Join(w.seen, " "); got != "journal:approval journal:detached" {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/flowserve/flowserve/actions"
@@ -323,8 +324,10 @@ func resultText(r *flow.Result) string {
 	if r == nil || r.Complete == nil || len(r.Complete.Content) == 0 {
 		return ""
 	}
-	s, _ := r.Complete.Content[0]["text"].(string)
-	return s
+	if text, ok := r.Complete.Content[0].(*mcp.TextContent); ok {
+		return text.Text
+	}
+	return ""
 }
 
 // TestEngineSharesReplies runs a final round on one instance and retries
