@@ -102,45 +102,17 @@ func scope(f *dsl.File, reg *actions.Registry, callees dsl.Callees) ([]lang.Var,
 	if reg == nil {
 		reg = actions.Default()
 	}
-	inputSchema := map[string]any{"type": "object"}
-	if f.Input != nil && f.Input.Value != nil {
-		inputSchema = f.Input.Value
-	}
-	vars := []lang.Var{
-		{Name: dsl.VarInput, Schema: inputSchema},
-		{Name: dsl.VarRun, Schema: runSchema},
-		{Name: dsl.VarClient, Schema: clientSchema},
-		{Name: dsl.VarPrincipal, Schema: principalSchema},
-		{Name: dsl.VarError, Schema: errorSchema},
-	}
-	if s := settingsSchema(f.Vars); s != nil {
-		vars = append(vars, lang.Var{Name: dsl.VarVars, Schema: s})
-	}
-	if s := settingsSchema(f.Secrets); s != nil {
-		vars = append(vars, lang.Var{Name: dsl.VarSecrets, Schema: s})
-	}
-	index := map[string]int{}
-	for i, v := range vars {
-		index[v.Name] = i
-	}
-	add := func(name string, schema map[string]any) bool {
-		if _, ok := index[name]; ok || name == "" {
-			return false
-		}
-		index[name] = len(vars)
-		vars = append(vars, lang.Var{Name: name, Schema: schema})
-		return true
-	}
+	sc := newScopeVars(f)
 	fromSet := map[string]bool{} // names a set binds first
 	var binds []*dsl.Binding
 	for n := range f.Walk() {
 		switch n.Kind {
 		case dsl.KindAsk:
-			add(n.ID, askSchema(n.Ask))
+			sc.add(n.ID, askSchema(n.Ask))
 		case dsl.KindSample:
-			add(n.ID, sampleSchema)
+			sc.add(n.ID, sampleSchema)
 		case dsl.KindRoots:
-			add(n.ID, rootsSchema)
+			sc.add(n.ID, rootsSchema)
 		case dsl.KindStep:
 			var out map[string]any
 			if n.Step != nil {
@@ -148,19 +120,19 @@ func scope(f *dsl.File, reg *actions.Registry, callees dsl.Callees) ([]lang.Var,
 					out = a.Output
 				}
 			}
-			add(n.ID, out)
+			sc.add(n.ID, out)
 		case dsl.KindCall:
 			var out map[string]any
 			if n.Call != nil && callees != nil {
 				out = dsl.CalleeResult(callees(n.Call.Flow.Value))
 			}
-			add(n.ID, out)
+			sc.add(n.ID, out)
 		case dsl.KindSet:
 			if n.Set == nil {
 				continue
 			}
 			for _, b := range n.Set.Bindings {
-				if add(b.Name, nil) {
+				if sc.add(b.Name, nil) {
 					fromSet[b.Name] = true
 				}
 				binds = append(binds, b)
@@ -168,15 +140,64 @@ func scope(f *dsl.File, reg *actions.Registry, callees dsl.Callees) ([]lang.Var,
 		}
 	}
 	if len(binds) == 0 {
-		return vars, nil
+		return sc.vars, nil
 	}
 	l, ok := lang.Lookup(f.Expressions.Value)
 	if !ok {
-		return vars, nil // every set name stays dyn; Types reports the language
+		return sc.vars, nil // every set name stays dyn; Types reports the language
 	}
+	return sc.vars, sc.typeSets(l, binds, fromSet)
+}
 
-	// Type the set names in file order. The environment is rebuilt only
-	// when a name gets a type other than dyn.
+// scopeVars is a scope being built: its variables, and where each is.
+type scopeVars struct {
+	vars  []lang.Var
+	index map[string]int
+}
+
+// newScopeVars returns the scope of the names every flow has: input, run,
+// client, principal, error, and vars and secrets when f declares any.
+func newScopeVars(f *dsl.File) *scopeVars {
+	inputSchema := map[string]any{"type": "object"}
+	if f.Input != nil && f.Input.Value != nil {
+		inputSchema = f.Input.Value
+	}
+	sc := &scopeVars{vars: []lang.Var{
+		{Name: dsl.VarInput, Schema: inputSchema},
+		{Name: dsl.VarRun, Schema: runSchema},
+		{Name: dsl.VarClient, Schema: clientSchema},
+		{Name: dsl.VarPrincipal, Schema: principalSchema},
+		{Name: dsl.VarError, Schema: errorSchema},
+	}}
+	if s := settingsSchema(f.Vars); s != nil {
+		sc.vars = append(sc.vars, lang.Var{Name: dsl.VarVars, Schema: s})
+	}
+	if s := settingsSchema(f.Secrets); s != nil {
+		sc.vars = append(sc.vars, lang.Var{Name: dsl.VarSecrets, Schema: s})
+	}
+	sc.index = make(map[string]int, len(sc.vars))
+	for i, v := range sc.vars {
+		sc.index[v.Name] = i
+	}
+	return sc
+}
+
+// add adds the variable name with schema, unless the scope has it (or
+// name is empty); it reports whether it added it.
+func (sc *scopeVars) add(name string, schema map[string]any) bool {
+	if _, ok := sc.index[name]; ok || name == "" {
+		return false
+	}
+	sc.index[name] = len(sc.vars)
+	sc.vars = append(sc.vars, lang.Var{Name: name, Schema: schema})
+	return true
+}
+
+// typeSets types the set names of binds in file order (those fromSet
+// binds first take the type of their first binding) and reports each
+// later binding of another type. The environment is rebuilt only when
+// a name gets a type other than dyn.
+func (sc *scopeVars) typeSets(l lang.Language, binds []*dsl.Binding, fromSet map[string]bool) dsl.Diagnostics {
 	var (
 		env   lang.Env
 		diags dsl.Diagnostics
@@ -185,7 +206,7 @@ func scope(f *dsl.File, reg *actions.Registry, callees dsl.Callees) ([]lang.Var,
 	exprSchema := func(e *dsl.Expr) map[string]any {
 		if env == nil {
 			var err error
-			if env, err = l.NewEnv(vars, lang.Options{}); err != nil {
+			if env, err = l.NewEnv(sc.vars, lang.Options{}); err != nil {
 				return nil
 			}
 		}
@@ -195,9 +216,10 @@ func scope(f *dsl.File, reg *actions.Registry, callees dsl.Callees) ([]lang.Var,
 		}
 		return prg.Schema()
 	}
+	vars := sc.vars
 	for _, b := range binds {
 		s := valueSchema(b.Value, exprSchema)
-		i := index[b.Name]
+		i := sc.index[b.Name]
 		fb, seen := first[b.Name]
 		if !seen && fromSet[b.Name] {
 			first[b.Name] = b
@@ -219,7 +241,7 @@ func scope(f *dsl.File, reg *actions.Registry, callees dsl.Callees) ([]lang.Var,
 		}
 		diags = append(diags, dsl.Diagnostic{Pos: valuePos(b), Severity: dsl.Error, Code: codes.TypeError, Message: msg})
 	}
-	return vars, diags
+	return diags
 }
 
 // settingsSchema is the schema of vars or secrets: an object of the

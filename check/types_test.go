@@ -297,7 +297,7 @@ nodes:
 // TestTypesCompilesEveryExpression checks that Types compiles every
 // expression of the shipped flows, at every place one can be (the engine
 // builds its programs on them): those File.Exprs lists, a call's with,
-// an approval's to and notify webhook.
+// an approval's to and notify webhook; and every form.
 func TestTypesCompilesEveryExpression(t *testing.T) {
 	var files []*dsl.File
 	for _, pattern := range []string{"../flows/*.yaml", "../testdata/conformance/*.yaml", "../examples/*/flows/*.yaml"} {
@@ -335,6 +335,9 @@ func TestTypesCompilesEveryExpression(t *testing.T) {
 		for node := range f.Walk() {
 			if node.Call != nil {
 				exprs = append(exprs, node.Call.With.Exprs()...)
+			}
+			if a := node.Ask; a != nil && a.Form != nil && info.Forms[a.Form] == nil {
+				t.Errorf("%s: the form at %s has no Form", f.Path, a.Form.Pos)
 			}
 			if a := node.Ask; a != nil && a.Approval() {
 				exprs = append(exprs, a.To.Exprs()...)

@@ -2,7 +2,6 @@ package flow
 
 import (
 	"crypto/sha256"
-	"fmt"
 	"time"
 
 	"github.com/flowserve/flowserve/actions"
@@ -163,7 +162,18 @@ type compiler struct {
 	// principal is set once an expression spells principal.
 	principal bool
 	callees   dsl.Callees // Env.Callees
-	untyped   *dsl.Expr   // the first expression check.Types did not compile
+	// untyped is the first part of the file check.Types did not work
+	// out (a place it does not walk, which is a bug): the Program is not
+	// to be run then.
+	untyped *dsl.Diagnostic
+}
+
+// notTyped records that check.Types did not work out what (at pos).
+func (c *compiler) notTyped(pos dsl.Pos, what string) {
+	if c.untyped == nil {
+		c.untyped = &dsl.Diagnostic{Pos: pos, Severity: dsl.Error, Code: codes.Compile,
+			Message: what + " was not type-checked: check.Types does not know its place"}
+	}
 }
 
 // Compile compiles a parsed flow, like cel-go's Compile: the result is a
@@ -184,17 +194,16 @@ func Compile(f *dsl.File, env Env) (*Program, dsl.Diagnostics) {
 	}
 	p, untyped := build(f, info, env)
 	if untyped != nil {
-		return nil, append(diags, dsl.Diagnostic{Pos: untyped.Pos, Severity: dsl.Error, Code: codes.Compile,
-			Message: fmt.Sprintf("the expression %q was not type-checked: check.Types does not know its place", untyped.Src)})
+		return nil, append(diags, *untyped)
 	}
 	return p, diags
 }
 
 // build builds the Program of f on what check.Types worked out of it.
-// untyped is the first expression Types did not compile (a place of the
-// file it does not walk, which is a bug): the Program is not to be run
-// then.
-func build(f *dsl.File, info *check.Info, env Env) (p *Program, untyped *dsl.Expr) {
+// untyped is a compile error at the first part of the file Types did not
+// work out (a place it does not walk, which is a bug): the Program is not
+// to be run then.
+func build(f *dsl.File, info *check.Info, env Env) (p *Program, untyped *dsl.Diagnostic) {
 	reg := env.Actions
 	if reg == nil {
 		reg = actions.Default()
@@ -240,32 +249,7 @@ func (c *compiler) node(n *dsl.Node, i int, reg *actions.Registry) *cnode {
 			cn.group = append(cn.group, cq)
 		}
 	case dsl.KindAsk:
-		a := n.Ask
-		cn.mode = ModeForm
-		if a.URL != nil {
-			cn.mode = ModeURL
-		}
-		cn.message = c.template(a.Message)
-		cn.url = c.template(a.URL)
-		cn.retries = a.Retries
-		if a.Form != nil {
-			// Templated defaults are rendered when the question is asked
-			// (see formDefaults); the fingerprint hashes them as written.
-			form := c.info.Forms[a.Form]
-			c.formDefaults(cn, a.Form, form)
-			cn.formDoc, cn.form = form.Doc, form.Schema
-			cn.formJSON, _ = marshal(cn.formDoc)
-		}
-		for _, r := range a.Validate {
-			cn.rules = append(cn.rules, crule{cond: c.cond(r.Rule), message: c.template(r.Message)})
-		}
-		if a.Approval() {
-			cn.to = c.template(a.To)
-			if a.Notify != nil {
-				cn.webhook = c.template(a.Notify.Webhook)
-			}
-			cn.approvalTimeout = a.Timeout
-		}
+		c.ask(cn, n.Ask)
 	case dsl.KindStep:
 		s := n.Step
 		// check.File reports an unknown action (unknown-action); the
@@ -310,6 +294,40 @@ func (c *compiler) node(n *dsl.Node, i int, reg *actions.Registry) *cnode {
 	}
 	cn.fp = n.Fingerprint()
 	return cn
+}
+
+// ask compiles an ask node: its message, url, form, validate rules and
+// approval.
+func (c *compiler) ask(cn *cnode, a *dsl.Ask) {
+	cn.mode = ModeForm
+	if a.URL != nil {
+		cn.mode = ModeURL
+	}
+	cn.message = c.template(a.Message)
+	cn.url = c.template(a.URL)
+	cn.retries = a.Retries
+	if a.Form != nil {
+		// Templated defaults are rendered when the question is asked
+		// (see formDefaults); the fingerprint hashes them as written.
+		form := c.info.Forms[a.Form]
+		if form == nil {
+			c.notTyped(a.Form.Pos, "the form")
+			form = &check.Form{Doc: a.Form.Schema}
+		}
+		c.formDefaults(cn, a.Form, form)
+		cn.formDoc, cn.form = form.Doc, form.Schema
+		cn.formJSON, _ = marshal(cn.formDoc)
+	}
+	for _, r := range a.Validate {
+		cn.rules = append(cn.rules, crule{cond: c.cond(r.Rule), message: c.template(r.Message)})
+	}
+	if a.Approval() {
+		cn.to = c.template(a.To)
+		if a.Notify != nil {
+			cn.webhook = c.template(a.Notify.Webhook)
+		}
+		cn.approvalTimeout = a.Timeout
+	}
 }
 
 // sample compiles a sample node's request.

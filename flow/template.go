@@ -122,16 +122,16 @@ func (v *cvalue) eval(vars map[string]any) (any, error) {
 }
 
 // expr returns the program check.Types compiled e to. One it did not
-// compile (a place of the file Types does not walk) is kept in
-// c.untyped: Compile then gives no Program.
+// compile (a place of the file Types does not walk) is recorded
+// (notTyped): Compile then gives no Program.
 func (c *compiler) expr(e *dsl.Expr) *cexpr {
 	if e == nil {
 		return nil
 	}
 	c.principal = c.principal || strings.Contains(e.Src, varPrincipal)
 	prg := c.info.Programs[e]
-	if prg == nil && c.untyped == nil {
-		c.untyped = e
+	if prg == nil {
+		c.notTyped(e.Pos, fmt.Sprintf("the expression %q", e.Src))
 	}
 	return &cexpr{src: e, prg: prg}
 }

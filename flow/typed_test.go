@@ -11,6 +11,7 @@ import (
 
 	_ "github.com/flowserve/flowserve/actions/std"
 	"github.com/flowserve/flowserve/check"
+	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/dsl"
 	_ "github.com/flowserve/flowserve/examples/custom-actions/tickets"
 )
@@ -136,9 +137,9 @@ func compileDiags(t *testing.T, src string) []string {
 }
 
 // TestCompileNeedsEveryExpressionTyped checks that Compile builds a
-// Program only on expressions check.Types compiled: one it did not (a
-// place of the file Types does not walk) makes a compile error at the
-// expression instead of a program that would fail when the node runs.
+// Program only on what check.Types worked out: an expression (or a form)
+// it did not (a place of the file Types does not walk) makes a compile
+// error there instead of a program that would fail when the node runs.
 func TestCompileNeedsEveryExpressionTyped(t *testing.T) {
 	f, diags := dsl.Parse("f.yaml", []byte("name: t\ndescription: T.\nnodes:\n  - return: \"n = {{ 1 + 1 }}\"\n"))
 	if diags.HasErrors() {
@@ -153,7 +154,22 @@ func TestCompileNeedsEveryExpressionTyped(t *testing.T) {
 	}
 	e := f.Nodes[0].Return.Text.Exprs()[0]
 	delete(info.Programs, e)
-	if _, untyped := build(f, info, Env{}); untyped != e {
-		t.Errorf("untyped = %v, want %v", untyped, e)
+	_, untyped := build(f, info, Env{})
+	if untyped == nil || untyped.Pos != e.Pos || untyped.Code != codes.Compile || !strings.Contains(untyped.Message, `"1 + 1" was not type-checked`) {
+		t.Errorf("untyped = %v, want a compile error at %v", untyped, e.Pos)
+	}
+
+	// A form Types did not work out is one too.
+	f, diags = dsl.Parse("f.yaml", []byte("name: t\ndescription: T.\nnodes:\n  - id: q\n    ask: Sure?\n    form: {ok: {type: boolean}}\n  - return: done\n"))
+	if diags.HasErrors() {
+		t.Fatal(diags.Err())
+	}
+	if info, diags = check.Types(f, Env{}); info == nil {
+		t.Fatalf("types: %v", diags.Err())
+	}
+	form := f.Nodes[0].Ask.Form
+	delete(info.Forms, form)
+	if _, untyped := build(f, info, Env{}); untyped == nil || untyped.Pos != form.Pos || untyped.Code != codes.Compile {
+		t.Errorf("untyped = %v, want a compile error at the form %v", untyped, form.Pos)
 	}
 }
