@@ -14,7 +14,7 @@ import (
 // TestExpressionExamples evaluates the examples of docs/expressions.md.
 // The page shows a flow (the YAML block after <!-- eval: flow -->) whose
 // scope the examples use, typed as a flow's expressions are
-// (flow.Scope), and the values they see (the JSON block after
+// (check.Scope), and the values they see (the JSON block after
 // <!-- eval: values -->). Each table after <!-- eval: cel --> or
 // <!-- eval: expr --> has an expression and its result, as JSON, in its
 // first two cells; the expression must compile in that language and

@@ -11,7 +11,7 @@ import (
 // What the server knows of call and link nodes comes from the flows of
 // the document's scope (analysis.flows): their names, after call: and
 // link:; their input schemas, for the keys of a call's with; their output
-// schemas, through flow.Scope, for the fields of a call's id; their
+// schemas, through check.Scope, for the fields of a call's id; their
 // files, for go to definition.
 
 // flowInput returns the input schema of the flow f: {type: object} when

@@ -34,7 +34,7 @@
 //     detail); a step's with keys from its action's input schema, a
 //     call's or link's from its callee's; inside expressions (in {{ }},
 //     if and rule), the names in scope and the fields of a path from its
-//     type (flow.Scope, with the scope's flows as callees: input's
+//     type (check.Scope, with the scope's flows as callees: input's
 //     schema, a form's properties under an ask's content, a step's
 //     output, a call's callee's output, vars and secrets); top-level and
 //     node keys from the flow schema.
