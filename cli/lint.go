@@ -36,10 +36,11 @@ import (
 //     nor resource declarations, are usage errors (exit 2): nothing was
 //     linted.
 //   - The files are loaded with project.Load, as serve and test load them:
-//     each runs through dsl.Parse, check.File and flow.Compile (which
-//     type-checks expressions); when Parse found errors, the expressions
-//     it could read are type-checked all the same (check.Partial), so
-//     that one run reports structural and type errors together. Tool
+//     each runs through dsl.Parse, check.File and flow.Compile (whose
+//     check.Types type-checks expressions); when Parse found errors,
+//     the expressions it could read are type-checked all the same
+//     (check.Partial), so that one run reports structural and type
+//     errors together. Tool
 //     names defined by more than one file are errors. Each stage reports
 //     what it owns, so no problem is reported twice. A file that cannot be
 //     read is an error.
