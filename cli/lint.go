@@ -40,10 +40,9 @@ import (
 //     check.Types type-checks expressions); when Parse found errors,
 //     the expressions it could read are type-checked all the same
 //     (check.Partial), so that one run reports structural and type
-//     errors together. Tool
-//     names defined by more than one file are errors. Each stage reports
-//     what it owns, so no problem is reported twice. A file that cannot be
-//     read is an error.
+//     errors together. Tool names defined by more than one file are
+//     errors. Each stage reports what it owns, so no problem is reported
+//     twice. A file that cannot be read is an error.
 //   - Diagnostics are sorted by file, line, column, severity, code and
 //     message.
 //   - Text output: one diagnostic per line on stdout, then a summary line
