@@ -79,10 +79,10 @@ func (r *runner) call(cn *cnode) (int, *Result, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	if r.req.MockCall != nil && start == len(r.journal)-1 {
+	if r.mocks != nil && r.mocks.Call != nil && start == len(r.journal)-1 {
 		// A call that starts now may be mocked; one whose frame a round
 		// opened before goes on as it began.
-		if m := r.req.MockCall(r.key(cn), callee.Name(), args); m != nil {
+		if m := r.mocks.Call(r.key(cn), callee.Name(), args); m != nil {
 			value, failed, err := mockedCall(callee, m)
 			if err != nil {
 				return 0, nil, err
@@ -297,7 +297,7 @@ func (r *runner) handOver(cn *cnode, res *Result) (*Result, error) {
 	return res, nil
 }
 
-// mockedCall is the result of a call that Request.MockCall supplied:
+// mockedCall is the result of a call that Mocks.Call supplied:
 // its output, checked against the callee's output schema (a string when
 // the callee declares none), or its error as the callee's failure.
 func mockedCall(callee *Program, m *StepMock) (value any, failed string, err error) {

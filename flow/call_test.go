@@ -153,7 +153,7 @@ func TestCallDepthLimit(t *testing.T) {
 	}
 }
 
-// TestMockCall checks Request.MockCall: a mocked call binds the mock's
+// TestMockCall checks Mocks.Call: a mocked call binds the mock's
 // output without running the callee (a structured output is checked
 // against the callee's output schema), a mocked error takes on_error, and
 // a nil mock runs the callee.
@@ -210,11 +210,12 @@ nodes:
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
-			req := &Request{Client: Client{Form: true}, MockCall: func(node, flow string, in map[string]any) *StepMock {
+			req := &Request{Client: Client{Form: true}}
+			ctx := WithMocks(context.Background(), &Mocks{Call: func(node, flow string, in map[string]any) *StepMock {
 				got = append(got, fmt.Sprintf("%s %s %v", node, flow, in))
 				return tc.mock
-			}}
-			res, err := e.Run(context.Background(), p, req)
+			}})
+			res, err := e.Run(ctx, p, req)
 			var out string
 			switch {
 			case err != nil:

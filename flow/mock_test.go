@@ -28,7 +28,7 @@ nodes:
     fail: "a failed: {{ error }}"
 `
 
-// TestMock checks Request.Mock: a mocked step does not run its action,
+// TestMock checks Mocks.Step: a mocked step does not run its action,
 // its output or error is journaled like a real one, replayed steps do not
 // consult the mock, and the input and output are still checked.
 func TestMock(t *testing.T) {
@@ -102,21 +102,18 @@ func TestMock(t *testing.T) {
 			p := compile(t, "mocked.yaml", mockFlow, testOptions{Actions: testRegistry(t, c), Codec: testCodec(t, clk), Now: clk.now})
 			consulted := map[string]int{}
 			inputs := map[string]map[string]any{}
-			req := &Request{
-				Arguments: json.RawMessage(tc.args),
-				Client:    Client{Form: true},
-				Mock: func(node string, in map[string]any) *StepMock {
-					consulted[node]++
-					inputs[node] = in
-					return tc.mocks[node]
-				},
-			}
+			req := &Request{Arguments: json.RawMessage(tc.args), Client: Client{Form: true}}
+			ctx := WithMocks(context.Background(), &Mocks{Step: func(node string, in map[string]any) *StepMock {
+				consulted[node]++
+				inputs[node] = in
+				return tc.mocks[node]
+			}})
 			var (
 				res *Result
 				err error
 			)
 			for range 5 {
-				res, err = p.Run(context.Background(), req)
+				res, err = p.Run(ctx, req)
 				if err != nil || res.Complete != nil {
 					break
 				}

@@ -35,27 +35,6 @@ type Request struct {
 	// replayed steps are not reported. Servers use it for progress
 	// notifications.
 	OnStep func(node, action string, position int, done bool)
-	// Mock, when set, is consulted before each step the round runs
-	// (replayed steps are not run, so it is not consulted for them). It
-	// gets the step's node id and its input: the rendered `with` with the
-	// action's defaults added, which it must not modify. A nil result runs
-	// the action as usual. Otherwise the action is not called, and the
-	// step ends as the StepMock says, as if the action had returned it
-	// (journaled, `on_error` taken on an error) but without retries or a
-	// timeout. The input is still checked against the action's input
-	// schema first. Test runners (flowserve test) use it; servers leave it
-	// nil.
-	Mock func(node string, input map[string]any) *StepMock
-	// MockCall, when set, is consulted before each call or link node
-	// starts its callee (not when it goes on in a frame an earlier round
-	// opened), with the node's key (its id after the call path, as
-	// questions are keyed), the callee's name and its arguments (the
-	// rendered with, the callee's defaults added). A nil result runs the
-	// callee. Otherwise the callee does not run: the call's result is
-	// StepMock.Output (checked against the callee's output schema, or a
-	// string when it declares none), or the callee fails with
-	// StepMock.Err. flowserve test uses it.
-	MockCall func(node, flow string, input map[string]any) *StepMock
 	// Detach, when set, lets the round hand the rest of the run over to a
 	// task: it ends with Result.Detached instead of running a `long` step
 	// (one the journal does not hold yet), or instead of asking questions
@@ -162,7 +141,7 @@ type Detached struct {
 	Node string
 }
 
-// StepMock is the outcome of a step that Request.Mock supplies in place
+// StepMock is the outcome of a step that Mocks.Step supplies in place
 // of running the step's action.
 type StepMock struct {
 	// Output is the step's output, a JSON-like value (see

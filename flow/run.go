@@ -90,7 +90,7 @@ func (e *Engine) Run(ctx context.Context, p *Program, req *Request) (*Result, er
 		runID = hex.EncodeToString(st.RunID[:])
 	}
 	// The runner stays on the stack: bind does not keep it.
-	r := &runner{p: p, roundState: roundState{ctx: ctx, e: e, root: p, req: req, st: st, number: st.Round + 1, runID: runID,
+	r := &runner{p: p, roundState: roundState{ctx: ctx, e: e, root: p, req: req, mocks: mocksOf(ctx), st: st, number: st.Round + 1, runID: runID,
 		journal: st.Journal, pending: st.Pending, used: map[string]bool{}, trace: make([]string, 0, 8)}}
 	r.bind(args, settings)
 	if req.Stats != nil {
@@ -203,6 +203,7 @@ type roundState struct {
 	e       *Engine
 	root    *Program // the flow the call is of, whose version the state carries
 	req     *Request
+	mocks   *Mocks // flowserve test's (WithMocks), or nil
 	st      *state.State
 	number  int // the round's number, 1 for the first
 	runID   string

@@ -141,9 +141,9 @@ func (r *runner) runAction(cn *cnode, pos int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.req.Mock != nil {
+	if r.mocks != nil && r.mocks.Step != nil {
 		in = cn.action.WithDefaults(in)
-		if m := r.req.Mock(r.key(cn), in); m != nil {
+		if m := r.mocks.Step(r.key(cn), in); m != nil {
 			return r.mocked(cn, in, m)
 		}
 	}
@@ -197,7 +197,7 @@ func (r *runner) attempt(ctx context.Context, cn *cnode, in map[string]any) ([]b
 	return b, nil
 }
 
-// mocked ends a step the way Request.Mock says, after checking the
+// mocked ends a step the way Mocks.Step says, after checking the
 // step's input as running the action would.
 func (r *runner) mocked(cn *cnode, in map[string]any, m *StepMock) ([]byte, error) {
 	if err := cn.action.ValidateInput(in); err != nil {

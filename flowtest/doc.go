@@ -189,7 +189,7 @@
 // nodes that have ids.
 //
 // A mock keyed by a call (or link) node's key replaces running its flow
-// (flow.Request.MockCall): its output is the call's result, checked, as
+// (flow.Mocks.Call): its output is the call's result, checked, as
 // the file is read, against the called flow's output schema, or a string
 // (the text of its result) when it declares none; {error: …} is the
 // flow failing, which the call's on_error takes with error set to the

@@ -135,9 +135,9 @@ func (r *caseRun) drive(ctx context.Context, engine *flow.Engine, detach *flow.D
 	if c.Principal != nil {
 		sub = c.Principal.Subject
 	}
-	req := &flow.Request{Arguments: c.Args, Client: client, Principal: sub, Identity: c.Principal, Mock: r.mock,
-		MockCall: r.mockCall, Detach: detach}
+	req := &flow.Request{Arguments: c.Args, Client: client, Principal: sub, Identity: c.Principal, Detach: detach}
 	d := drive.Driver{Engine: engine, Answerer: r, Approver: r, Observer: r, MaxRounds: maxRounds, RunTasks: true}
+	ctx = flow.WithMocks(ctx, &flow.Mocks{Step: r.mock, Call: r.mockCall})
 	out, err := d.Drive(ctx, p, req)
 	o.rounds = out.Rounds
 	switch {
@@ -173,7 +173,7 @@ func (r *caseRun) drive(ctx context.Context, engine *flow.Engine, detach *flow.D
 	return false
 }
 
-// mock is the request's Mock: the case's mock of the step node, recording
+// mock is the round's Mocks.Step: the case's mock of the step node, recording
 // its input for step_inputs.
 func (r *caseRun) mock(node string, in map[string]any) *flow.StepMock {
 	r.o.inputs[node] = in
@@ -188,7 +188,7 @@ func (r *caseRun) mock(node string, in map[string]any) *flow.StepMock {
 	return &flow.StepMock{Output: m.Output}
 }
 
-// mockCall is the request's MockCall. A mocked call node does not run its
+// mockCall is the round's Mocks.Call. A mocked call node does not run its
 // flow: its result is the mock's, checked against that flow's output
 // schema by the engine. Its input, the rendered with, is recorded for
 // step_inputs as a step's is.
