@@ -97,112 +97,81 @@ type Metrics struct {
 
 // New returns a fresh set of metrics on a private registry.
 func New() *Metrics {
-	reg := prometheus.NewRegistry()
-	f := func(c prometheus.Collector) { reg.MustRegister(c) }
+	r := registry{prometheus.NewRegistry()}
 	m := &Metrics{
-		Registry: reg,
-		Rounds: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "flowserve_rounds_total",
-			Help: "Rounds of tool calls served, by protocol era, tool and outcome (input_required, complete, error_result, protocol_error with its JSON-RPC code, cancelled).",
-		}, []string{"era", "tool", "outcome", "code"}),
-		RoundSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "flowserve_round_duration_seconds",
-			Help:    "Time to run one round of a tool call (steps included, the user's think time excluded), by protocol era.",
-			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
-		}, []string{"era"}),
-		RoundsInFlight: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "flowserve_rounds_in_flight",
-			Help: "Rounds running now.",
-		}),
-		StateBytes: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "flowserve_state_bytes",
-			Help:    "Size in bytes of the sealed request states sent with input_required results.",
-			Buckets: prometheus.ExponentialBuckets(256, 2, 11), // 256 B to 256 KiB
-		}),
-		Asks: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "flowserve_asks_total",
-			Help: "Answers taken by asks, by tool and action (accept, decline, cancel, unavailable, invalid).",
-		}, []string{"tool", "action"}),
-		StepErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "flowserve_step_errors_total",
-			Help: "Steps that failed after their retries, by tool.",
-		}, []string{"tool"}),
-		ReplyStoreHits: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "flowserve_reply_store_hits_total",
-			Help: "Retried final rounds answered from the reply store without running their steps again, by tool.",
-		}, []string{"tool"}),
-		ReplyStoreErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "flowserve_reply_store_errors_total",
-			Help: "Final results the reply store could not keep, by tool.",
-		}, []string{"tool"}),
-		Rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "flowserve_http_rejected_total",
-			Help: "HTTP requests refused before any round ran, by reason (host, origin, unauthorized, body_too_large, sessions, legacy_calls).",
-		}, []string{"reason"}),
-		Sessions: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "flowserve_sessions",
-			Help: "Open session-era (2025-06-18, 2025-11-25) HTTP sessions.",
-		}),
-		LegacyCalls: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "flowserve_legacy_calls",
-			Help: "Session-era tool calls in progress.",
-		}),
-		ParkedCalls: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "flowserve_parked_calls",
-			Help: "Session-era tool calls waiting for their client's answer.",
-		}),
-		Tasks: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "flowserve_tasks_total",
-			Help: "Task transitions, by tool and the status entered (working, input_required, completed, failed, cancelled).",
-		}, []string{"tool", "status"}),
-		TaskAge: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "flowserve_task_age_seconds",
-			Help:    "Age of tasks when they end, from creation, by final status.",
-			Buckets: []float64{.1, .5, 1, 5, 10, 30, 60, 300, 900, 3600, 4 * 3600, 24 * 3600},
-		}, []string{"status"}),
-		TaskTakeovers: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "flowserve_task_takeovers_total",
-			Help: "Tasks this process took over from a worker that stopped mid-round (or a restart), by tool.",
-		}, []string{"tool"}),
-		TasksRunning: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "flowserve_tasks_running",
-			Help: "Task rounds running in this process now.",
-		}),
-		Approvals: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "flowserve_approvals_total",
-			Help: "Approvals (asks with to:) by tool and event: asked (a task began to wait), answered (on its page), timeout.",
-		}, []string{"tool", "event"}),
-		VersionRounds: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "flowserve_version_rounds_total",
-			Help: "Rounds served by tool and flow version (the version's first 12 hex digits): the runs still live on an old version after a deploy.",
-		}, []string{"tool", "version"}),
-		Webhooks: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "flowserve_webhook_deliveries_total",
-			Help: "Approval notifications posted to webhooks, by result: delivered, retried (an attempt failed and another follows), failed (given up).",
-		}, []string{"result"}),
+		Registry: r.Registry,
+		Rounds: r.counters("flowserve_rounds_total",
+			"Rounds of tool calls served, by protocol era, tool and outcome (input_required, complete, error_result, protocol_error with its JSON-RPC code, cancelled).",
+			"era", "tool", "outcome", "code"),
+		RoundSeconds: r.histograms("flowserve_round_duration_seconds",
+			"Time to run one round of a tool call (steps included, the user's think time excluded), by protocol era.",
+			[]float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60}, "era"),
+		RoundsInFlight: r.gauge("flowserve_rounds_in_flight", "Rounds running now."),
+		StateBytes: r.histogram("flowserve_state_bytes",
+			"Size in bytes of the sealed request states sent with input_required results.",
+			prometheus.ExponentialBuckets(256, 2, 11)), // 256 B to 256 KiB
+		Asks: r.counters("flowserve_asks_total",
+			"Answers taken by asks, by tool and action (accept, decline, cancel, unavailable, invalid).", "tool", "action"),
+		StepErrors: r.counters("flowserve_step_errors_total", "Steps that failed after their retries, by tool.", "tool"),
+		ReplyStoreHits: r.counters("flowserve_reply_store_hits_total",
+			"Retried final rounds answered from the reply store without running their steps again, by tool.", "tool"),
+		ReplyStoreErrors: r.counters("flowserve_reply_store_errors_total",
+			"Final results the reply store could not keep, by tool.", "tool"),
+		Rejected: r.counters("flowserve_http_rejected_total",
+			"HTTP requests refused before any round ran, by reason (host, origin, unauthorized, body_too_large, sessions, legacy_calls).", "reason"),
+		Sessions:    r.gauge("flowserve_sessions", "Open session-era (2025-06-18, 2025-11-25) HTTP sessions."),
+		LegacyCalls: r.gauge("flowserve_legacy_calls", "Session-era tool calls in progress."),
+		ParkedCalls: r.gauge("flowserve_parked_calls", "Session-era tool calls waiting for their client's answer."),
+		Tasks: r.counters("flowserve_tasks_total",
+			"Task transitions, by tool and the status entered (working, input_required, completed, failed, cancelled).", "tool", "status"),
+		TaskAge: r.histograms("flowserve_task_age_seconds", "Age of tasks when they end, from creation, by final status.",
+			[]float64{.1, .5, 1, 5, 10, 30, 60, 300, 900, 3600, 4 * 3600, 24 * 3600}, "status"),
+		TaskTakeovers: r.counters("flowserve_task_takeovers_total",
+			"Tasks this process took over from a worker that stopped mid-round (or a restart), by tool.", "tool"),
+		TasksRunning: r.gauge("flowserve_tasks_running", "Task rounds running in this process now."),
+		Approvals: r.counters("flowserve_approvals_total",
+			"Approvals (asks with to:) by tool and event: asked (a task began to wait), answered (on its page), timeout.", "tool", "event"),
+		VersionRounds: r.counters("flowserve_version_rounds_total",
+			"Rounds served by tool and flow version (the version's first 12 hex digits): the runs still live on an old version after a deploy.",
+			"tool", "version"),
+		Webhooks: r.counters("flowserve_webhook_deliveries_total",
+			"Approval notifications posted to webhooks, by result: delivered, retried (an attempt failed and another follows), failed (given up).",
+			"result"),
 	}
-	f(m.Rounds)
-	f(m.RoundSeconds)
-	f(m.RoundsInFlight)
-	f(m.StateBytes)
-	f(m.Asks)
-	f(m.StepErrors)
-	f(m.ReplyStoreHits)
-	f(m.ReplyStoreErrors)
-	f(m.Rejected)
-	f(m.Sessions)
-	f(m.LegacyCalls)
-	f(m.ParkedCalls)
-	f(m.Tasks)
-	f(m.TaskAge)
-	f(m.TaskTakeovers)
-	f(m.TasksRunning)
-	f(m.Approvals)
-	f(m.Webhooks)
-	f(m.VersionRounds)
-	f(collectors.NewGoCollector())
-	f(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	r.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// registry makes collectors and registers each on itself as it makes it,
+// so that no collector of a Metrics is left out of its registry.
+type registry struct{ *prometheus.Registry }
+
+// counters returns a counter per value of labels.
+func (r registry) counters(name, help string, labels ...string) *prometheus.CounterVec {
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
+	r.MustRegister(c)
+	return c
+}
+
+// gauge returns a gauge.
+func (r registry) gauge(name, help string) prometheus.Gauge {
+	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
+	r.MustRegister(g)
+	return g
+}
+
+// histogram returns a histogram with buckets.
+func (r registry) histogram(name, help string, buckets []float64) prometheus.Histogram {
+	h := prometheus.NewHistogram(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets})
+	r.MustRegister(h)
+	return h
+}
+
+// histograms returns a histogram with buckets per value of labels.
+func (r registry) histograms(name, help string, buckets []float64, labels ...string) *prometheus.HistogramVec {
+	h := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets}, labels)
+	r.MustRegister(h)
+	return h
 }
 
 // Handler serves the registry in the Prometheus exposition format.
