@@ -239,9 +239,7 @@ func (w *celCond) text(e celast.Expr) string {
 
 // reads returns the variables e reads, sorted.
 func (w *celCond) reads(e celast.Expr) []string {
-	rw := &celWalker{info: w.info, local: map[string]int{}}
-	rw.walk(e, nil)
-	return refNames(rw.refs)
+	return refNames(celRefs(w.info, e))
 }
 
 // refNames returns the names of refs, sorted, each once.
@@ -389,9 +387,7 @@ func exprCompareOf(n exprast.Node, op string, vals []any) Cond {
 
 // exprReadsOf returns the variables n reads, sorted.
 func exprReadsOf(n exprast.Node) []string {
-	w := &exprWalker{local: map[string]int{}}
-	w.walk(n, nil)
-	return refNames(w.refs)
+	return refNames(exprRefs(n))
 }
 
 // exprVolatile reports whether n calls now(), whose value changes with

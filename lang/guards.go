@@ -37,8 +37,8 @@ func GuardsOf(language, src string) (reads []GuardedRead, ok bool) {
 			return nil, false
 		}
 		native := a.NativeRep()
-		g := &celGuards{c: &celCond{info: native.SourceInfo()}, w: &celWalker{info: native.SourceInfo(), local: map[string]int{}}}
-		g.walk(native.Expr(), nil)
+		g := &celGuards{guardList: guardList{local: map[string]int{}}, c: &celCond{info: native.SourceInfo()}}
+		(&celScan[[]Cond]{info: native.SourceInfo(), local: g.local, v: g}).walk(native.Expr(), nil)
 		return g.out, true
 	case "expr":
 		tree, err := parser.Parse(src)
@@ -50,8 +50,8 @@ func GuardsOf(language, src string) (reads []GuardedRead, ok bool) {
 				reads, ok = nil, false
 			}
 		}()
-		g := &exprGuards{local: map[string]int{}}
-		g.walk(tree.Node, nil)
+		g := &exprGuards{guardList{local: map[string]int{}}}
+		(&exprScan[[]Cond]{local: g.local, v: g}).walk(tree.Node, nil)
 		return g.out, true
 	}
 	return nil, false
@@ -80,124 +80,54 @@ func readsLocal(c Cond, local map[string]int) bool {
 // negated returns the condition that c is false.
 func negated(c Cond) Cond { return Cond{Kind: CondNot, Args: []Cond{c}} }
 
-// celGuards collects the guarded reads of a CEL expression.
-type celGuards struct {
-	c   *celCond
-	w   *celWalker // for offsets and the comprehension variables in scope
-	out []GuardedRead
-}
-
-func (g *celGuards) walk(e celast.Expr, when []Cond) {
-	switch e.Kind() {
-	case celast.IdentKind:
-		if name := e.AsIdent(); g.w.local[name] == 0 {
-			g.out = append(g.out, GuardedRead{Name: name, Offset: g.w.offset(e), When: when})
-		}
-	case celast.SelectKind:
-		g.walk(e.AsSelect().Operand(), when)
-	case celast.CallKind:
-		c := e.AsCall()
-		args := c.Args()
-		switch {
-		case c.FunctionName() == "_&&_" && len(args) == 2:
-			g.walk(args[0], when)
-			g.walk(args[1], also(when, g.c.cond(args[0]), g.w.local))
-			return
-		case c.FunctionName() == "_||_" && len(args) == 2:
-			g.walk(args[0], when)
-			g.walk(args[1], also(when, negated(g.c.cond(args[0])), g.w.local))
-			return
-		case c.FunctionName() == "_?_:_" && len(args) == 3:
-			cond := g.c.cond(args[0])
-			g.walk(args[0], when)
-			g.walk(args[1], also(when, cond, g.w.local))
-			g.walk(args[2], also(when, negated(cond), g.w.local))
-			return
-		}
-		if c.IsMemberFunction() {
-			g.walk(c.Target(), when)
-		}
-		for _, a := range args {
-			g.walk(a, when)
-		}
-	case celast.ListKind:
-		for _, el := range e.AsList().Elements() {
-			g.walk(el, when)
-		}
-	case celast.MapKind:
-		for _, en := range e.AsMap().Entries() {
-			g.walk(en.AsMapEntry().Key(), when)
-			g.walk(en.AsMapEntry().Value(), when)
-		}
-	case celast.StructKind:
-		for _, f := range e.AsStruct().Fields() {
-			g.walk(f.AsStructField().Value(), when)
-		}
-	case celast.ComprehensionKind:
-		g.comprehension(e.AsComprehension(), when)
-	}
-}
-
-// comprehension walks a comprehension with its variables in scope, where
-// they are.
-func (g *celGuards) comprehension(c celast.ComprehensionExpr, when []Cond) {
-	g.walk(c.IterRange(), when)
-	g.walk(c.AccuInit(), when)
-	vars := []string{c.IterVar(), c.AccuVar()}
-	if c.HasIterVar2() {
-		vars = append(vars, c.IterVar2())
-	}
-	for _, v := range vars {
-		g.w.local[v]++
-	}
-	g.walk(c.LoopCondition(), when)
-	g.walk(c.LoopStep(), when)
-	g.walk(c.Result(), when)
-	for _, v := range vars {
-		g.w.local[v]--
-	}
-}
-
-// exprGuards collects the guarded reads of an expr expression.
-type exprGuards struct {
-	local map[string]int // let variables in scope
+// guardList collects the guarded reads of an expression for a scan: ctx
+// is the conditions true where a read is evaluated.
+type guardList struct {
+	local map[string]int // the scan's: the variables the expression binds, in scope
 	out   []GuardedRead
 }
 
-func (g *exprGuards) walk(n exprast.Node, when []Cond) {
-	switch n := n.(type) {
-	case nil:
-	case *exprast.IdentifierNode:
-		if g.local[n.Value] == 0 {
-			g.out = append(g.out, GuardedRead{Name: n.Value, Offset: n.Location().From, When: when})
-		}
-	case *exprast.MemberNode:
-		g.walk(n.Node, when)
-		if n.Method || !isStringNode(n.Property) {
-			g.walk(n.Property, when)
-		}
-	case *exprast.BinaryNode:
-		g.walk(n.Left, when)
-		switch n.Operator {
-		case "&&", "and":
-			when = also(when, exprCondOf(n.Left), g.local)
-		case "||", "or":
-			when = also(when, negated(exprCondOf(n.Left)), g.local)
-		}
-		g.walk(n.Right, when)
-	case *exprast.ConditionalNode:
-		cond := exprCondOf(n.Cond)
-		g.walk(n.Cond, when)
-		g.walk(n.Exp1, also(when, cond, g.local))
-		g.walk(n.Exp2, also(when, negated(cond), g.local))
-	case *exprast.VariableDeclaratorNode:
-		g.walk(n.Value, when)
-		g.local[n.Name]++
-		g.walk(n.Expr, when)
-		g.local[n.Name]--
-	default:
-		for _, c := range exprChildren(n) {
-			g.walk(c, when)
-		}
-	}
+func (g *guardList) read(name string, offset int, when []Cond) {
+	g.out = append(g.out, GuardedRead{Name: name, Offset: offset, When: when})
+}
+
+// celGuards collects the guarded reads of a CEL expression.
+type celGuards struct {
+	guardList
+	c *celCond
+}
+
+func (g *celGuards) tested(_ string, when []Cond) []Cond { return when }
+
+func (g *celGuards) and(left celast.Expr, when []Cond) []Cond {
+	return also(when, g.c.cond(left), g.local)
+}
+
+func (g *celGuards) or(left celast.Expr, when []Cond) []Cond {
+	return also(when, negated(g.c.cond(left)), g.local)
+}
+
+func (g *celGuards) cond(c celast.Expr, when []Cond) (then, els []Cond) {
+	cond := g.c.cond(c)
+	return also(when, cond, g.local), also(when, negated(cond), g.local)
+}
+
+// exprGuards collects the guarded reads of an expr expression.
+type exprGuards struct{ guardList }
+
+func (g *exprGuards) optional(_ string, when []Cond) []Cond { return when }
+
+func (g *exprGuards) compare(_ *exprast.BinaryNode, when []Cond) []Cond { return when }
+
+func (g *exprGuards) and(left exprast.Node, when []Cond) []Cond {
+	return also(when, exprCondOf(left), g.local)
+}
+
+func (g *exprGuards) or(left exprast.Node, when []Cond) []Cond {
+	return also(when, negated(exprCondOf(left)), g.local)
+}
+
+func (g *exprGuards) cond(c exprast.Node, when []Cond) (then, els []Cond) {
+	cond := exprCondOf(c)
+	return also(when, cond, g.local), also(when, negated(cond), g.local)
 }

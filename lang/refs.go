@@ -61,10 +61,8 @@ func celReads(src string) (Reads, bool) {
 
 // celReadsOf walks a parsed or checked CEL AST.
 func celReadsOf(native *celast.AST) Reads {
-	w := &celWalker{info: native.SourceInfo(), local: map[string]int{}}
 	root := native.Expr()
-	w.walk(root, nil)
-	return Reads{Refs: w.refs, Tests: celTests(root), Untests: celUntests(root)}
+	return Reads{Refs: celRefs(native.SourceInfo(), root), Tests: celTests(root), Untests: celUntests(root)}
 }
 
 // SyntaxAndReads returns the syntax errors of src in language l, as
@@ -94,99 +92,36 @@ func SyntaxAndReads(l Language, src string) ([]Error, *Reads) {
 	return nil, &r
 }
 
-// celWalker collects the reads of a CEL expression.
-type celWalker struct {
-	info  *celast.SourceInfo
-	local map[string]int // comprehension variables in scope, with their depth
-	refs  []Ref
+// refList collects the reads of an expression for a scan: ctx is the
+// names tested bound where a read is evaluated.
+type refList struct{ out []Ref }
+
+func (r *refList) read(name string, offset int, guarded []string) {
+	r.out = append(r.out, Ref{Name: name, Offset: offset, Guarded: slices.Contains(guarded, name)})
 }
 
-// walk records the reads of e; guarded are the names tested bound where e
-// is evaluated.
-func (w *celWalker) walk(e celast.Expr, guarded []string) {
-	switch e.Kind() {
-	case celast.IdentKind:
-		name := e.AsIdent()
-		if w.local[name] > 0 {
-			return
-		}
-		w.refs = append(w.refs, Ref{Name: name, Offset: w.offset(e), Guarded: slices.Contains(guarded, name)})
-	case celast.SelectKind:
-		s := e.AsSelect()
-		if s.IsTestOnly() {
-			// has(x.f): a test, not a read that can fail for x unbound.
-			if root := celRootIdent(s.Operand()); root != "" && w.local[root] == 0 {
-				w.walk(s.Operand(), append(guarded, root))
-				return
-			}
-		}
-		w.walk(s.Operand(), guarded)
-	case celast.CallKind:
-		w.call(e, guarded)
-	case celast.ListKind:
-		for _, el := range e.AsList().Elements() {
-			w.walk(el, guarded)
-		}
-	case celast.MapKind:
-		for _, en := range e.AsMap().Entries() {
-			me := en.AsMapEntry()
-			w.walk(me.Key(), guarded)
-			w.walk(me.Value(), guarded)
-		}
-	case celast.StructKind:
-		for _, f := range e.AsStruct().Fields() {
-			w.walk(f.AsStructField().Value(), guarded)
-		}
-	case celast.ComprehensionKind:
-		c := e.AsComprehension()
-		w.walk(c.IterRange(), guarded)
-		w.walk(c.AccuInit(), guarded)
-		vars := []string{c.IterVar(), c.AccuVar()}
-		if c.HasIterVar2() {
-			vars = append(vars, c.IterVar2())
-		}
-		for _, v := range vars {
-			w.local[v]++
-		}
-		w.walk(c.LoopCondition(), guarded)
-		w.walk(c.LoopStep(), guarded)
-		w.walk(c.Result(), guarded)
-		for _, v := range vars {
-			w.local[v]--
-		}
-	}
+// celRefVisitor collects the reads of a CEL expression: has(x.f) tests x, and
+// && and ? : carry the tests of their left operand (condition) to what
+// they evaluate only when it is true.
+type celRefVisitor struct{ refList }
+
+// celRefs returns the reads of e, a CEL expression with info.
+func celRefs(info *celast.SourceInfo, e celast.Expr) []Ref {
+	r := &celRefVisitor{}
+	(&celScan[[]string]{info: info, local: map[string]int{}, v: r}).walk(e, nil)
+	return r.out
 }
 
-// call walks a call: && and ? : carry the tests of their left operand
-// (condition) to what they evaluate only when it is true.
-func (w *celWalker) call(e celast.Expr, guarded []string) {
-	c := e.AsCall()
-	args := c.Args()
-	switch {
-	case c.FunctionName() == "_&&_" && len(args) == 2:
-		w.walk(args[0], guarded)
-		w.walk(args[1], append(guarded, celTests(args[0])...))
-		return
-	case c.FunctionName() == "_?_:_" && len(args) == 3:
-		w.walk(args[0], guarded)
-		w.walk(args[1], append(guarded, celTests(args[0])...))
-		w.walk(args[2], guarded)
-		return
-	}
-	if c.IsMemberFunction() {
-		w.walk(c.Target(), guarded)
-	}
-	for _, a := range args {
-		w.walk(a, guarded)
-	}
+func (r *celRefVisitor) tested(root string, guarded []string) []string { return append(guarded, root) }
+
+func (r *celRefVisitor) and(left celast.Expr, guarded []string) []string {
+	return append(guarded, celTests(left)...)
 }
 
-// offset returns the rune offset of e in the source.
-func (w *celWalker) offset(e celast.Expr) int {
-	if r, ok := w.info.GetOffsetRange(e.ID()); ok {
-		return int(r.Start)
-	}
-	return 0
+func (r *celRefVisitor) or(_ celast.Expr, guarded []string) []string { return guarded }
+
+func (r *celRefVisitor) cond(c celast.Expr, guarded []string) (then, els []string) {
+	return append(guarded, celTests(c)...), guarded
 }
 
 // celTests returns the variables a CEL condition tests bound: has(x.f),
@@ -243,58 +178,38 @@ func exprReads(src string) (Reads, bool) {
 	if err != nil {
 		return Reads{}, false
 	}
-	w := &exprWalker{local: map[string]int{}}
-	w.walk(tree.Node, nil)
-	return Reads{Refs: w.refs, Tests: exprTests(tree.Node), Untests: exprUntests(tree.Node)}, true
+	return Reads{Refs: exprRefs(tree.Node), Tests: exprTests(tree.Node), Untests: exprUntests(tree.Node)}, true
 }
 
-// exprWalker collects the reads of an expr expression.
-type exprWalker struct {
-	local map[string]int // let variables in scope
-	refs  []Ref
+// exprRefVisitor collects the reads of an expr expression: x?.f and x != nil
+// (or x == nil) test x, and && and ? : carry the tests of their left
+// operand (condition) to what they evaluate only when it is true.
+type exprRefVisitor struct{ refList }
+
+// exprRefs returns the reads of n.
+func exprRefs(n exprast.Node) []Ref {
+	r := &exprRefVisitor{}
+	(&exprScan[[]string]{local: map[string]int{}, v: r}).walk(n, nil)
+	return r.out
 }
 
-func (w *exprWalker) walk(n exprast.Node, guarded []string) {
-	switch n := n.(type) {
-	case nil:
-	case *exprast.IdentifierNode:
-		if w.local[n.Value] == 0 {
-			w.refs = append(w.refs, Ref{Name: n.Value, Offset: n.Location().From, Guarded: slices.Contains(guarded, n.Value)})
-		}
-	case *exprast.MemberNode:
-		if n.Optional {
-			if root := exprRootIdent(n.Node); root != "" {
-				guarded = append(guarded, root)
-			}
-		}
-		w.walk(n.Node, guarded)
-		if n.Method || !isStringNode(n.Property) {
-			w.walk(n.Property, guarded)
-		}
-	case *exprast.BinaryNode:
-		if n.Operator == "==" || n.Operator == "!=" {
-			// x != nil tests x: reading a nil there is the point.
-			guarded = append(guarded, exprNilTest(n)...)
-		}
-		w.walk(n.Left, guarded)
-		if n.Operator == "&&" || n.Operator == "and" {
-			guarded = append(guarded, exprTests(n.Left)...)
-		}
-		w.walk(n.Right, guarded)
-	case *exprast.ConditionalNode:
-		w.walk(n.Cond, guarded)
-		w.walk(n.Exp1, append(guarded, exprTests(n.Cond)...))
-		w.walk(n.Exp2, guarded)
-	case *exprast.VariableDeclaratorNode:
-		w.walk(n.Value, guarded)
-		w.local[n.Name]++
-		w.walk(n.Expr, guarded)
-		w.local[n.Name]--
-	default:
-		for _, c := range exprChildren(n) {
-			w.walk(c, guarded)
-		}
-	}
+func (r *exprRefVisitor) optional(root string, guarded []string) []string {
+	return append(guarded, root)
+}
+
+// compare takes x != nil as a test of x: reading a nil there is the point.
+func (r *exprRefVisitor) compare(b *exprast.BinaryNode, guarded []string) []string {
+	return append(guarded, exprNilTest(b)...)
+}
+
+func (r *exprRefVisitor) and(left exprast.Node, guarded []string) []string {
+	return append(guarded, exprTests(left)...)
+}
+
+func (r *exprRefVisitor) or(_ exprast.Node, guarded []string) []string { return guarded }
+
+func (r *exprRefVisitor) cond(c exprast.Node, guarded []string) (then, els []string) {
+	return append(guarded, exprTests(c)...), guarded
 }
 
 // exprTests returns the variables an expr condition tests bound: x != nil
