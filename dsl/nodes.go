@@ -3,7 +3,6 @@ package dsl
 import (
 	"slices"
 	"strings"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -104,6 +103,19 @@ func (p *parser) node(index int, y *yaml.Node) *Node {
 	}
 	n := &Node{Index: index, Pos: p.pos(y)}
 	entries := p.pairs(y)
+	present := p.kind(n, entries)
+	fields, hasID := p.fields(n, entries, present)
+	p.body(n, fields)
+	if (n.Kind.IsQuestion() || n.Kind == KindStep || n.Kind.IsCall()) && !hasID {
+		p.errorf(n.Pos, codes.MissingKey, "%s %s node needs an id", article(n.Kind), n.Kind)
+	}
+	return n
+}
+
+// kind sets the kind of n from the first of its kind keys among entries,
+// reporting none and more than one; it returns the kinds whose keys are
+// present.
+func (p *parser) kind(n *Node, entries []pair) map[Kind]bool {
 	var kindEntries []pair
 	present := map[Kind]bool{}
 	for _, e := range entries {
@@ -114,12 +126,19 @@ func (p *parser) node(index int, y *yaml.Node) *Node {
 	}
 	if len(kindEntries) == 0 {
 		p.errorf(n.Pos, codes.MissingKind, "a node needs one of the keys ask, step, branch, set, return, fail, sample, roots, all, call, link")
-	} else {
-		n.Kind = kindOf(kindEntries[0].name)
-		for _, e := range kindEntries[1:] {
-			p.errorf(p.pos(e.key), codes.TwoKinds, "a node has exactly one kind; this one is both %s and %s", n.Kind, e.name)
-		}
+		return present
 	}
+	n.Kind = kindOf(kindEntries[0].name)
+	for _, e := range kindEntries[1:] {
+		p.errorf(p.pos(e.key), codes.TwoKinds, "a node has exactly one kind; this one is both %s and %s", n.Kind, e.name)
+	}
+	return present
+}
+
+// fields reads the id and next of n and returns its other keys that its
+// kind accepts, by name, reporting the keys of other kinds (but of those
+// present, which the two-kinds error covers) and unknown keys.
+func (p *parser) fields(n *Node, entries []pair, present map[Kind]bool) (fields map[string]pair, hasID bool) {
 	where := " in a node"
 	known := []string{"id", "next"}
 	if n.Kind != 0 {
@@ -130,26 +149,14 @@ func (p *parser) node(index int, y *yaml.Node) *Node {
 			known = append(known, kindKeys(k)...)
 		}
 	}
-	fields := map[string]pair{}
-	hasID := false
+	fields = map[string]pair{}
 	for _, e := range entries {
 		switch owners := keyOwners(e.name); {
 		case e.name == "id":
 			hasID = true
 			p.id(n, e)
 		case e.name == "next":
-			if n.Kind != 0 && !hasNext(n.Kind) {
-				why := "it ends the flow"
-				if n.Kind == KindBranch {
-					why = "its cases choose the next node"
-				}
-				if n.Kind == KindLink {
-					why = "it hands the run over to the flow it links to"
-				}
-				p.errorf(p.pos(e.key), codes.MisplacedKey, "%s %s node has no next: %s", article(n.Kind), n.Kind, why)
-				continue
-			}
-			n.Next = p.ref(e)
+			p.next(n, e)
 		case len(owners) > 0:
 			switch {
 			case n.Kind != 0 && accepts(n.Kind, e.name):
@@ -163,6 +170,27 @@ func (p *parser) node(index int, y *yaml.Node) *Node {
 			p.unknownKey(e, where, known)
 		}
 	}
+	return fields, hasID
+}
+
+// next reads a node's next, which only some kinds take.
+func (p *parser) next(n *Node, e pair) {
+	if n.Kind != 0 && !hasNext(n.Kind) {
+		why := "it ends the flow"
+		if n.Kind == KindBranch {
+			why = "its cases choose the next node"
+		}
+		if n.Kind == KindLink {
+			why = "it hands the run over to the flow it links to"
+		}
+		p.errorf(p.pos(e.key), codes.MisplacedKey, "%s %s node has no next: %s", article(n.Kind), n.Kind, why)
+		return
+	}
+	n.Next = p.ref(e)
+}
+
+// body reads the keys of n's kind.
+func (p *parser) body(n *Node, fields map[string]pair) {
 	switch n.Kind {
 	case KindAsk:
 		n.Ask = p.ask(n, fields)
@@ -192,10 +220,6 @@ func (p *parser) node(index int, y *yaml.Node) *Node {
 	case KindCall, KindLink:
 		n.Call = p.call(n.Kind, fields)
 	}
-	if (n.Kind.IsQuestion() || n.Kind == KindStep || n.Kind.IsCall()) && !hasID {
-		p.errorf(n.Pos, codes.MissingKey, "%s %s node needs an id", article(n.Kind), n.Kind)
-	}
-	return n
 }
 
 // id reads a node's id.
@@ -207,368 +231,6 @@ func (p *parser) id(n *Node, e pair) {
 	n.IDPos = s.Pos
 	p.checkName("id", s.Value, s.Pos)
 	n.ID = s.Value
-}
-
-// before reports whether a comes before b in the file.
-func before(a, b *yaml.Node) bool {
-	return a.Line < b.Line || a.Line == b.Line && a.Column < b.Column
-}
-
-// ask reads the keys of an ask node.
-func (p *parser) ask(n *Node, f map[string]pair) *Ask {
-	a := &Ask{Retries: DefaultRetries}
-	a.Message = p.templateOf(f["ask"])
-	form, hasForm := f["form"]
-	url, hasURL := f["url"]
-	req, hasReq := f["required"]
-	var reqp *pair
-	if hasReq {
-		reqp = &req
-	}
-	switch {
-	case hasForm && hasURL:
-		if before(form.key, url.key) {
-			p.errorf(p.pos(url.key), codes.ConflictingKeys, "an ask has a form or a url, not both")
-			a.Form = p.form(form, reqp)
-		} else {
-			p.errorf(p.pos(form.key), codes.ConflictingKeys, "an ask has a form or a url, not both")
-			a.URL = p.templateOf(url)
-		}
-	case hasForm:
-		a.Form = p.form(form, reqp)
-	case hasURL:
-		a.URL = p.templateOf(url)
-	default:
-		p.errorf(n.Pos, codes.MissingKey, "an ask node needs a form or a url")
-	}
-	if hasReq && hasURL && a.Form == nil {
-		p.errorf(p.pos(req.key), codes.ConflictingKeys, "required lists form properties; a url ask has no form")
-	}
-	if e, ok := f["validate"]; ok {
-		a.Validate = p.validate(e)
-	}
-	if e, ok := f["retries"]; ok {
-		if v, ok := p.integer(e); ok {
-			if v < 0 {
-				p.errorf(p.pos(e.val), codes.BadValue, "retries must be 0 or more, not %d", v)
-			} else {
-				a.Retries = v
-			}
-		}
-	}
-	if e, ok := f["unavailable"]; ok {
-		a.Unavailable = p.ref(e)
-	}
-	p.approval(a, f, hasURL)
-	return a
-}
-
-// approval reads the keys of an ask that someone other than the caller
-// answers (DESIGN §12): to, notify, timeout and on_timeout. The last
-// three need to, and timeout and on_timeout need each other.
-func (p *parser) approval(a *Ask, f map[string]pair, hasURL bool) {
-	to, hasTo := f["to"]
-	if hasTo {
-		a.To = p.templateOf(to)
-		if a.To != nil && strings.TrimSpace(a.To.Src) == "" {
-			p.errorf(a.To.Pos, codes.BadValue, "to must name who is asked, not be empty")
-		}
-		if hasURL {
-			p.errorf(p.pos(to.key), codes.ConflictingKeys, "an approval (an ask with to) is a form answered on flowserve's own page, not a url: give it a form, or remove to")
-		}
-	}
-	if e, ok := f["notify"]; ok {
-		a.Notify = p.notify(e)
-	}
-	timeout, hasTimeout := f["timeout"]
-	if hasTimeout {
-		a.TimeoutPos = p.pos(timeout.key)
-		if d, ok := p.duration(timeout, `"24h"`, `"24h", "90m" or "2d"`); ok {
-			if d <= 0 {
-				p.errorf(p.pos(timeout.val), codes.BadValue, "timeout must be more than 0")
-			} else {
-				a.Timeout = d
-			}
-		}
-	}
-	onTimeout, hasOnTimeout := f["on_timeout"]
-	if hasOnTimeout {
-		a.OnTimeout = p.ref(onTimeout)
-	}
-	if !hasTo {
-		why := map[string]string{
-			"notify":     "it tells that person a question waits for them",
-			"timeout":    "only an approval waits for its answer with a timeout",
-			"on_timeout": "only an approval times out",
-		}
-		for _, key := range []string{"notify", "timeout", "on_timeout"} {
-			if e, ok := f[key]; ok {
-				p.errorf(p.pos(e.key), codes.MissingKey, "%s needs the to key (who is asked): %s", key, why[key])
-			}
-		}
-		return
-	}
-	switch {
-	case hasTimeout && !hasOnTimeout:
-		p.errorf(p.pos(timeout.key), codes.MissingKey, "an ask with a timeout needs on_timeout: the node the flow goes to when nobody answers in time")
-	case hasOnTimeout && !hasTimeout:
-		p.errorf(p.pos(onTimeout.key), codes.MissingKey, "on_timeout needs a timeout: how long the approval waits before the flow goes there")
-	}
-}
-
-// notify reads the notify mapping of an approval: {webhook}.
-func (p *parser) notify(e pair) *Notify {
-	if e.val.Kind != yaml.MappingNode {
-		p.errorf(p.pos(e.val), codes.BadType, "notify must be a mapping {webhook}, not %s", yamlx.TypeName(e.val))
-		return nil
-	}
-	n := &Notify{Pos: p.pos(e.val)}
-	hasWebhook := false
-	for _, ce := range p.pairs(e.val) {
-		switch ce.name {
-		case "webhook":
-			hasWebhook = true
-			n.Webhook = p.templateOf(ce)
-			if n.Webhook != nil && strings.TrimSpace(n.Webhook.Src) == "" {
-				p.errorf(n.Webhook.Pos, codes.BadValue, "webhook must be the URL to notify, not empty")
-			}
-		default:
-			p.unknownKey(ce, " in notify", []string{"webhook"})
-		}
-	}
-	if !hasWebhook {
-		p.errorf(n.Pos, codes.MissingKey, "notify needs a webhook: the URL flowserve posts the question's link to")
-	}
-	return n
-}
-
-// form reads the form of an ask and its required list.
-func (p *parser) form(e pair, req *pair) *Form {
-	fm := &Form{Pos: p.pos(e.val)}
-	props := map[string]any{}
-	switch {
-	case yamlx.IsNull(e.val):
-	case e.val.Kind != yaml.MappingNode:
-		p.errorf(p.pos(e.val), codes.BadType, "form must be a mapping of property names to schemas, not %s", yamlx.TypeName(e.val))
-	default:
-		for _, pe := range p.pairs(e.val) {
-			if pe.val.Kind != yaml.MappingNode {
-				p.errorf(p.pos(pe.val), codes.BadType, "form property %q must be a mapping (its schema), not %s", pe.name, yamlx.TypeName(pe.val))
-				continue
-			}
-			schema, _ := p.json(pe.val).(map[string]any)
-			if schema == nil {
-				schema = map[string]any{}
-			}
-			fm.Properties = append(fm.Properties, &Property{Name: pe.name, Pos: p.pos(pe.key), Schema: schema})
-			props[pe.name] = schema
-		}
-	}
-	if req != nil {
-		fm.Required = p.required(*req, fm)
-	}
-	fm.Schema = map[string]any{"type": "object", "properties": props}
-	if len(fm.Required) > 0 {
-		names := make([]any, len(fm.Required))
-		for i, r := range fm.Required {
-			names[i] = r.Value
-		}
-		fm.Schema["required"] = names
-	}
-	return fm
-}
-
-// required reads the required list of a form.
-func (p *parser) required(e pair, fm *Form) []String {
-	if yamlx.IsNull(e.val) {
-		return nil
-	}
-	if e.val.Kind != yaml.SequenceNode {
-		p.errorf(p.pos(e.val), codes.BadType, "required must be a list of property names, not %s", yamlx.TypeName(e.val))
-		return nil
-	}
-	var names []string
-	for _, prop := range fm.Properties {
-		names = append(names, prop.Name)
-	}
-	var out []String
-	for _, c := range e.val.Content {
-		c = p.resolve(c)
-		if !yamlx.IsString(c) {
-			p.errorf(p.pos(c), codes.BadType, "required lists property names (strings), not %s", yamlx.TypeName(c))
-			continue
-		}
-		if slices.ContainsFunc(out, func(s String) bool { return s.Value == c.Value }) {
-			p.errorf(p.pos(c), codes.DuplicateKey, "required lists %q twice", c.Value)
-			continue
-		}
-		if !slices.Contains(names, c.Value) {
-			p.unknownf(p.pos(c), c.Value, names, codes.UnknownProperty, "required names %q, which is not a property of the form%s", c.Value)
-		}
-		out = append(out, String{Value: c.Value, Pos: p.pos(c)})
-	}
-	return out
-}
-
-// validate reads the validate list of an ask.
-func (p *parser) validate(e pair) []*Rule {
-	if yamlx.IsNull(e.val) {
-		return nil
-	}
-	if e.val.Kind != yaml.SequenceNode {
-		p.errorf(p.pos(e.val), codes.BadType, "validate must be a list of {rule, message}, not %s", yamlx.TypeName(e.val))
-		return nil
-	}
-	var rules []*Rule
-	for _, c := range e.val.Content {
-		c = p.resolve(c)
-		if c.Kind != yaml.MappingNode {
-			p.errorf(p.pos(c), codes.BadType, "a validate entry must be a mapping {rule, message}, not %s", yamlx.TypeName(c))
-			continue
-		}
-		r := &Rule{Pos: p.pos(c)}
-		hasRule, hasMessage := false, false
-		for _, ce := range p.pairs(c) {
-			switch ce.name {
-			case "rule":
-				hasRule = true
-				r.Rule = p.condition(ce)
-			case "message":
-				hasMessage = true
-				r.Message = p.templateOf(ce)
-			default:
-				p.unknownKey(ce, " in a validate entry", []string{"rule", "message"})
-			}
-		}
-		if !hasRule {
-			p.errorf(r.Pos, codes.MissingKey, "a validate entry needs a rule")
-		}
-		if !hasMessage {
-			p.errorf(r.Pos, codes.MissingKey, "a validate entry needs a message")
-		}
-		rules = append(rules, r)
-	}
-	return rules
-}
-
-// call reads the keys of a call or link node.
-func (p *parser) call(k Kind, f map[string]pair) *Call {
-	c := &Call{}
-	if s, ok := p.str(f[k.String()]); ok {
-		if strings.TrimSpace(s.Value) == "" {
-			p.errorf(s.Pos, codes.BadValue, "%s needs the name of a flow", k)
-		}
-		c.Flow = s
-	}
-	c.With = p.with(f)
-	c.OnError = p.optRef(f, "on_error")
-	return c
-}
-
-// with reads the with mapping of a step, call or link node; nil when
-// absent or empty.
-func (p *parser) with(f map[string]pair) *Value {
-	e, ok := f["with"]
-	if !ok {
-		return nil
-	}
-	switch {
-	case yamlx.IsNull(e.val):
-	case e.val.Kind == yaml.MappingNode:
-		return p.value(e.val)
-	default:
-		p.errorf(p.pos(e.val), codes.BadType, "with must be a mapping, not %s", yamlx.TypeName(e.val))
-	}
-	return nil
-}
-
-// step reads the keys of a step node.
-func (p *parser) step(f map[string]pair) *Step {
-	s := &Step{Timeout: DefaultStepTimeout}
-	if a, ok := p.str(f["step"]); ok {
-		if strings.TrimSpace(a.Value) == "" {
-			p.errorf(a.Pos, codes.BadValue, "step needs an action name")
-		}
-		s.Action = a
-	}
-	s.With = p.with(f)
-	if e, ok := f["timeout"]; ok {
-		if d, ok := p.duration(e, `"30s"`, `"30s" or "1m30s"`); ok {
-			if d <= 0 {
-				p.errorf(p.pos(e.val), codes.BadValue, "timeout must be more than 0")
-			} else {
-				s.Timeout = d
-			}
-		}
-	}
-	if e, ok := f["retry"]; ok {
-		s.Retry = p.retry(e)
-	}
-	if e, ok := f["on_error"]; ok {
-		s.OnError = p.ref(e)
-	}
-	if e, ok := f["long"]; ok && !yamlx.IsNull(e.val) {
-		if v, ok := p.reader().Bool(e.val, e.name); ok {
-			s.Long, s.LongPos = v, p.pos(e.key)
-		}
-	}
-	return s
-}
-
-// duration reads a duration string (see ParseDuration). example and
-// examples are written in the messages: a quoted duration, and a few.
-func (p *parser) duration(e pair, example, examples string) (time.Duration, bool) {
-	if !yamlx.IsString(e.val) {
-		if t := e.val.ShortTag(); e.val.Kind == yaml.ScalarNode && (t == tagInt || t == tagFloat) {
-			p.errorf(p.pos(e.val), codes.BadType, `%s must be a duration string such as %s, not the bare number %s`, e.name, example, e.val.Value)
-		} else {
-			p.errorf(p.pos(e.val), codes.BadType, `%s must be a duration such as %s, not %s`, e.name, example, yamlx.TypeName(e.val))
-		}
-		return 0, false
-	}
-	d, err := ParseDuration(e.val.Value)
-	if err != nil {
-		p.errorf(p.pos(e.val), codes.BadValue, `%s %q is not a duration such as %s`, e.name, e.val.Value, examples)
-		return 0, false
-	}
-	return d, true
-}
-
-// retry reads the retry mapping of a step.
-func (p *parser) retry(e pair) *Retry {
-	if e.val.Kind != yaml.MappingNode {
-		p.errorf(p.pos(e.val), codes.BadType, "retry must be a mapping {attempts, backoff}, not %s", yamlx.TypeName(e.val))
-		return nil
-	}
-	r := &Retry{Pos: p.pos(e.val)}
-	hasAttempts := false
-	for _, ce := range p.pairs(e.val) {
-		switch ce.name {
-		case "attempts":
-			hasAttempts = true
-			if v, ok := p.integer(ce); ok {
-				if v < 1 {
-					p.errorf(p.pos(ce.val), codes.BadValue, "attempts must be at least 1, not %d", v)
-				} else {
-					r.Attempts = v
-				}
-			}
-		case "backoff":
-			if d, ok := p.duration(ce, `"500ms"`, `"500ms" or "2s"`); ok {
-				if d < 0 {
-					p.errorf(p.pos(ce.val), codes.BadValue, "backoff must not be negative")
-				} else {
-					r.Backoff = d
-				}
-			}
-		default:
-			p.unknownKey(ce, " in retry", []string{"attempts", "backoff"})
-		}
-	}
-	if !hasAttempts {
-		p.errorf(r.Pos, codes.MissingKey, "retry needs attempts")
-	}
-	return r
 }
 
 // branch reads the cases of a branch node.
@@ -660,251 +322,6 @@ func (p *parser) set(e pair) *Set {
 	return s
 }
 
-// contentTypes returns the types of MCP content blocks.
-func contentTypes() []string {
-	return []string{"text", "image", "audio", "resource_link", "resource"}
-}
-
-// ret reads a return node: a text template or {text, structured, content}.
-func (p *parser) ret(e pair) *Return {
-	r := &Return{Pos: p.pos(e.val)}
-	switch {
-	case yamlx.IsString(e.val):
-		r.Text = p.template(e.val)
-	case e.val.Kind == yaml.MappingNode:
-		entries := p.pairs(e.val)
-		for _, ce := range entries {
-			switch ce.name {
-			case "text":
-				r.Text = p.templateOf(ce)
-			case "structured":
-				if ce.val.Kind == yaml.MappingNode || yamlx.IsString(ce.val) {
-					r.Structured = p.value(ce.val)
-				} else {
-					p.errorf(p.pos(ce.val), codes.BadType, "structured must be a mapping or a template, not %s", yamlx.TypeName(ce.val))
-				}
-			case "content":
-				r.Content = p.content(ce)
-			case "description":
-				r.Description = p.templateOf(ce)
-			case "messages":
-				r.Messages = p.messages(ce)
-			default:
-				p.unknownKey(ce, " in return", p.returnKeys())
-			}
-		}
-		if len(entries) == 0 {
-			p.errorf(r.Pos, codes.MissingKey, "return needs %s", p.returnNeeds())
-		}
-	default:
-		p.errorf(p.pos(e.val), codes.BadType, "return must be a text or a mapping {%s}, not %s", strings.Join(p.returnKeys(), ", "), yamlx.TypeName(e.val))
-	}
-	return r
-}
-
-// content reads the content blocks of a return.
-func (p *parser) content(e pair) []*Value {
-	if e.val.Kind != yaml.SequenceNode {
-		p.errorf(p.pos(e.val), codes.BadType, "content must be a list of content blocks, not %s", yamlx.TypeName(e.val))
-		return nil
-	}
-	var out []*Value
-	for _, c := range e.val.Content {
-		c = p.resolve(c)
-		if c.Kind != yaml.MappingNode {
-			p.errorf(p.pos(c), codes.BadType, "a content block must be a mapping, not %s", yamlx.TypeName(c))
-			continue
-		}
-		hasType := false
-		for _, ce := range p.pairs(c) {
-			if ce.name != "type" {
-				continue
-			}
-			hasType = true
-			t, ok := p.str(ce)
-			if ok && !slices.Contains(contentTypes(), t.Value) {
-				p.unknownf(t.Pos, t.Value, contentTypes(), codes.BadValue, "content block type %q must be one of %s%s",
-					t.Value, strings.Join(contentTypes(), ", "))
-			}
-		}
-		if !hasType {
-			p.errorf(p.pos(c), codes.MissingKey, "a content block needs a type")
-		}
-		out = append(out, p.value(c))
-	}
-	return out
-}
-
-// optRef reads the reference under key, if present.
-func (p *parser) optRef(f map[string]pair, key string) *Ref {
-	if e, ok := f[key]; ok {
-		return p.ref(e)
-	}
-	return nil
-}
-
-// roles returns the roles of sample and prompt messages.
-func roles() []string { return []string{"user", "assistant"} }
-
-// sample reads the request of a sample node.
-func (p *parser) sample(e pair) *Sample {
-	s := &Sample{Pos: p.pos(e.val), MaxTokens: DefaultMaxTokens}
-	if e.val.Kind != yaml.MappingNode {
-		p.errorf(p.pos(e.val), codes.BadType, "sample must be a mapping {messages, system, max_tokens, temperature, stop, model}, not %s", yamlx.TypeName(e.val))
-		return s
-	}
-	known := []string{"messages", "system", "max_tokens", "temperature", "stop", "model"}
-	hasMessages := false
-	for _, ce := range p.pairs(e.val) {
-		switch ce.name {
-		case "messages":
-			hasMessages = true
-			s.Messages = p.messages(ce)
-		case "system":
-			s.System = p.templateOf(ce)
-		case "max_tokens":
-			if v, ok := p.integer(ce); ok {
-				if v < 1 {
-					p.errorf(p.pos(ce.val), codes.BadValue, "max_tokens must be at least 1, not %d", v)
-				} else {
-					s.MaxTokens = v
-				}
-			}
-		case "temperature":
-			if ce.val.Kind != yaml.ScalarNode || (ce.val.ShortTag() != tagInt && ce.val.ShortTag() != tagFloat) {
-				p.errorf(p.pos(ce.val), codes.BadType, "temperature must be a number, not %s", yamlx.TypeName(ce.val))
-				continue
-			}
-			var v float64
-			if err := ce.val.Decode(&v); err != nil || v < 0 {
-				p.errorf(p.pos(ce.val), codes.BadValue, "temperature must be a number of 0 or more, not %s", ce.val.Value)
-				continue
-			}
-			s.Temperature = &v
-		case "stop":
-			if ce.val.Kind != yaml.SequenceNode {
-				p.errorf(p.pos(ce.val), codes.BadType, "stop must be a list of strings, not %s", yamlx.TypeName(ce.val))
-				continue
-			}
-			for _, c := range ce.val.Content {
-				c = p.resolve(c)
-				if !yamlx.IsString(c) {
-					p.errorf(p.pos(c), codes.BadType, "stop lists strings, not %s", yamlx.TypeName(c))
-					continue
-				}
-				s.Stop = append(s.Stop, String{Value: c.Value, Pos: p.pos(c)})
-			}
-		case "model":
-			s.Model = p.modelPreferences(ce)
-		default:
-			p.unknownKey(ce, " in sample", known)
-		}
-	}
-	if !hasMessages {
-		p.errorf(s.Pos, codes.MissingKey, "sample needs messages")
-	}
-	return s
-}
-
-// modelPreferences reads the model preferences of a sample:
-// {hints: [names], cost, speed, intelligence}, priorities from 0 to 1.
-func (p *parser) modelPreferences(e pair) *Schema {
-	if e.val.Kind != yaml.MappingNode {
-		p.errorf(p.pos(e.val), codes.BadType, "model must be a mapping {hints, cost, speed, intelligence}, not %s", yamlx.TypeName(e.val))
-		return nil
-	}
-	out := map[string]any{}
-	for _, ce := range p.pairs(e.val) {
-		switch ce.name {
-		case "hints":
-			if ce.val.Kind != yaml.SequenceNode {
-				p.errorf(p.pos(ce.val), codes.BadType, "hints must be a list of model names, not %s", yamlx.TypeName(ce.val))
-				continue
-			}
-			var hints []any
-			for _, c := range ce.val.Content {
-				c = p.resolve(c)
-				if !yamlx.IsString(c) {
-					p.errorf(p.pos(c), codes.BadType, "hints lists model names (strings), not %s", yamlx.TypeName(c))
-					continue
-				}
-				hints = append(hints, map[string]any{"name": c.Value})
-			}
-			out["hints"] = hints
-		case "cost", "speed", "intelligence":
-			var v float64
-			if ce.val.Kind != yaml.ScalarNode || (ce.val.ShortTag() != tagInt && ce.val.ShortTag() != tagFloat) || ce.val.Decode(&v) != nil {
-				p.errorf(p.pos(ce.val), codes.BadType, "%s must be a number from 0 to 1, not %s", ce.name, yamlx.TypeName(ce.val))
-				continue
-			}
-			if v < 0 || v > 1 {
-				p.errorf(p.pos(ce.val), codes.BadValue, "%s must be from 0 to 1, not %s", ce.name, ce.val.Value)
-				continue
-			}
-			out[ce.name+"Priority"] = v
-		default:
-			p.unknownKey(ce, " in model", []string{"hints", "cost", "speed", "intelligence"})
-		}
-	}
-	return &Schema{Pos: p.pos(e.val), Value: out}
-}
-
-// messages reads the messages of a sample: each {role, text} or
-// {role, content}.
-func (p *parser) messages(e pair) []*Message {
-	if e.val.Kind != yaml.SequenceNode || len(e.val.Content) == 0 {
-		p.errorf(p.pos(e.val), codes.BadType, "messages must be a non-empty list of {role, text} or {role, content}, not %s", yamlx.TypeName(e.val))
-		return nil
-	}
-	var out []*Message
-	for _, c := range e.val.Content {
-		c = p.resolve(c)
-		if c.Kind != yaml.MappingNode {
-			p.errorf(p.pos(c), codes.BadType, "a message must be a mapping {role, text} or {role, content}, not %s", yamlx.TypeName(c))
-			continue
-		}
-		m := &Message{Pos: p.pos(c)}
-		hasRole := false
-		for _, ce := range p.pairs(c) {
-			switch ce.name {
-			case "role":
-				hasRole = true
-				if r, ok := p.str(ce); ok {
-					if !slices.Contains(roles(), r.Value) {
-						p.unknownf(r.Pos, r.Value, roles(), codes.BadValue, "role must be user or assistant, not %q%s", r.Value)
-					}
-					m.Role = r
-				}
-			case "text":
-				if m.Content != nil {
-					p.errorf(p.pos(ce.key), codes.ConflictingKeys, "a message has text or content, not both")
-					continue
-				}
-				m.Text = p.templateOf(ce)
-			case "content":
-				if m.Text != nil {
-					p.errorf(p.pos(ce.key), codes.ConflictingKeys, "a message has text or content, not both")
-					continue
-				}
-				blocks := p.content(pair{name: ce.name, key: ce.key, val: &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{ce.val}, Line: ce.val.Line, Column: ce.val.Column}})
-				if len(blocks) == 1 {
-					m.Content = blocks[0]
-				}
-			default:
-				p.unknownKey(ce, " in a message", []string{"role", "text", "content"})
-			}
-		}
-		if !hasRole {
-			p.errorf(m.Pos, codes.MissingKey, "a message needs a role (user or assistant)")
-		}
-		if m.Text == nil && m.Content == nil {
-			p.errorf(m.Pos, codes.MissingKey, "a message needs text or content")
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
 // all reads the questions of an all node.
 func (p *parser) all(n *Node, e pair) *All {
 	a := &All{Pos: p.pos(e.val)}
@@ -937,4 +354,17 @@ func (p *parser) all(n *Node, e pair) *All {
 		a.Questions = append(a.Questions, q)
 	}
 	return a
+}
+
+// optRef reads the reference under key, if present.
+func (p *parser) optRef(f map[string]pair, key string) *Ref {
+	if e, ok := f[key]; ok {
+		return p.ref(e)
+	}
+	return nil
+}
+
+// before reports whether a comes before b in the file.
+func before(a, b *yaml.Node) bool {
+	return a.Line < b.Line || a.Line == b.Line && a.Column < b.Column
 }

@@ -380,6 +380,42 @@ func (p *parser) integer(e pair) (int, bool) {
 	return int(v), ok
 }
 
+// count reads a whole number of lo or more (lo is 0 or 1): retries,
+// attempts, max_tokens.
+func (p *parser) count(e pair, lo int) (int, bool) {
+	v, ok := p.integer(e)
+	switch {
+	case !ok:
+		return 0, false
+	case v < lo && lo == 0:
+		p.errorf(p.pos(e.val), codes.BadValue, "%s must be 0 or more, not %d", e.name, v)
+		return 0, false
+	case v < lo:
+		p.errorf(p.pos(e.val), codes.BadValue, "%s must be at least %d, not %d", e.name, lo, v)
+		return 0, false
+	}
+	return v, true
+}
+
+// stringList reads a list of strings: e must be a list of what, and it
+// lists items (so say the messages). ok is false when e is no list; the
+// entries that are not strings are reported and left out.
+func (p *parser) stringList(e pair, what, items string) (out []String, ok bool) {
+	if e.val.Kind != yaml.SequenceNode {
+		p.errorf(p.pos(e.val), codes.BadType, "%s must be a list of %s, not %s", e.name, what, yamlx.TypeName(e.val))
+		return nil, false
+	}
+	for _, c := range e.val.Content {
+		c = p.resolve(c)
+		if !yamlx.IsString(c) {
+			p.errorf(p.pos(c), codes.BadType, "%s lists %s, not %s", e.name, items, yamlx.TypeName(c))
+			continue
+		}
+		out = append(out, String{Value: c.Value, Pos: p.pos(c)})
+	}
+	return out, true
+}
+
 // ref reads a reference to a node; it is resolved by link.
 func (p *parser) ref(e pair) *Ref {
 	if !yamlx.IsString(e.val) {

@@ -486,7 +486,7 @@ func (p *parser) cache(e pair, base Cache) Cache {
 				c.TTL = 0 // no unit needed for nothing
 				continue
 			}
-			if tag := kv.val.ShortTag(); kv.val.Kind == yaml.ScalarNode && (tag == yamlx.TagInt || tag == yamlx.TagFloat) {
+			if yamlx.IsNumber(kv.val) {
 				p.errorf(p.pos(kv.val), CodeBadType, "ttl must be a duration such as 30s, 5m or 1h, not the bare number %s", kv.val.Value)
 				continue
 			}

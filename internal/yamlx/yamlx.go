@@ -42,6 +42,16 @@ func IsString(n *yaml.Node) bool {
 	return false
 }
 
+// IsNumber reports whether n is a scalar whose value is a number (an
+// integer or a float).
+func IsNumber(n *yaml.Node) bool {
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return false
+	}
+	t := n.ShortTag()
+	return t == TagInt || t == TagFloat
+}
+
 // IsNull reports whether n is a null scalar.
 func IsNull(n *yaml.Node) bool {
 	return n != nil && n.Kind == yaml.ScalarNode && n.ShortTag() == TagNull
