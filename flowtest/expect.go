@@ -11,6 +11,75 @@ import (
 	"github.com/flowserve/flowserve/internal/yamlx"
 )
 
+// Expect holds a case's expectations. Nil fields are not checked, except
+// IsError, which is false when not given.
+type Expect struct {
+	Pos                dsl.Pos
+	Text               *StringExp
+	TextContains       []StringExp
+	Structured         *ValueExp
+	StructuredContains *ValueExp
+	IsError            *BoolExp
+	Error              *StringExp
+	Path               *ListExp
+	Visits             []ListExp
+	NotVisits          *ListExp
+	Asks               *ListExp
+	// Statuses are the task statuses the call goes through, in order,
+	// without repeats (working, input_required, completed, failed); empty
+	// when the call never becomes a task.
+	Statuses    *ListExp
+	AskMessages map[string]*ListExp
+	StepInputs  map[string]*ValueExp
+	// Notifications are the webhook notifications of the approvals the
+	// call asks, in order: one per approval asked with a webhook.
+	Notifications *NotificationsExp
+	// Messages and Description are a prompt flow's: Messages holds a list
+	// of {role, content} mappings ({role, text} written short).
+	Messages    *ValueExp
+	Description *StringExp
+}
+
+// NotificationsExp is expect.notifications: the notifications the
+// approvals' webhooks would receive (approvals.Notification), in order.
+type NotificationsExp struct {
+	Pos  dsl.Pos
+	List []NotificationExp
+}
+
+// NotificationExp is one expected notification: the fields it has, each
+// equal to its string, and the texts its text contains.
+type NotificationExp struct {
+	Pos          dsl.Pos
+	Fields       map[string]StringExp // by JSON field name: tool, task, question, message, to, link, expires, text
+	TextContains []StringExp
+}
+
+// StringExp is an expected string.
+type StringExp struct {
+	Pos   dsl.Pos
+	Value string
+}
+
+// BoolExp is an expected boolean.
+type BoolExp struct {
+	Pos   dsl.Pos
+	Value bool
+}
+
+// ValueExp is an expected JSON-like value.
+type ValueExp struct {
+	Pos   dsl.Pos
+	Value any
+}
+
+// ListExp is an expected list of strings, each with its position.
+type ListExp struct {
+	Pos   dsl.Pos
+	Items []string
+	Poss  []dsl.Pos
+}
+
 // expect decodes a case's expectations.
 func (d *decoder) expect(k, n *yaml.Node, x *Expect) {
 	x.Pos = d.pos(k)

@@ -2,10 +2,8 @@ package flowtest
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -65,116 +63,12 @@ type Client struct {
 	Name, Version, Protocol string
 }
 
-// Answers are the answers a case gives one question.
-type Answers struct {
-	Pos dsl.Pos
-	// Every is true when a single answer was given: it answers the
-	// question every time it is asked. Otherwise List is used in turn.
-	Every bool
-	List  []Answer
-}
-
-// Answer is one reply to a question: an elicitation result (for an ask),
-// a sampling result (for a sample node) or a roots result (for a roots
-// node). An approval (an ask with to:) is answered with an elicitation
-// result too, by By, or times out.
-type Answer struct {
-	Pos  dsl.Pos
-	Kind dsl.Kind        // KindAsk, KindSample or KindRoots
-	Raw  json.RawMessage // the result as a client sends it; nil for a timeout
-	// Action is an ask's answer's action: accept, decline or cancel, or
-	// timeout (Timeout); "" for the other kinds.
-	Action string
-	// By is who answers an approval (`by:`); "" means DefaultBy. Only
-	// approvals take it.
-	By string
-	// Timeout means the approval is not answered before its timeout: the
-	// flow takes its on_timeout node. Only approvals take it.
-	Timeout bool
-}
-
-// DefaultBy is who answers an approval in a case that does not say (an
-// answer without `by:`): the approval's answered_by.
-const DefaultBy = "flowserve test"
-
-// actionTimeout is the answer that lets an approval time out.
-const actionTimeout = "timeout"
-
 // Mock replaces a step: its output, or an error.
 type Mock struct {
 	Pos    dsl.Pos
 	Output any
 	Err    string
 	IsErr  bool
-}
-
-// Expect holds a case's expectations. Nil fields are not checked, except
-// IsError, which is false when not given.
-type Expect struct {
-	Pos                dsl.Pos
-	Text               *StringExp
-	TextContains       []StringExp
-	Structured         *ValueExp
-	StructuredContains *ValueExp
-	IsError            *BoolExp
-	Error              *StringExp
-	Path               *ListExp
-	Visits             []ListExp
-	NotVisits          *ListExp
-	Asks               *ListExp
-	// Statuses are the task statuses the call goes through, in order,
-	// without repeats (working, input_required, completed, failed); empty
-	// when the call never becomes a task.
-	Statuses    *ListExp
-	AskMessages map[string]*ListExp
-	StepInputs  map[string]*ValueExp
-	// Notifications are the webhook notifications of the approvals the
-	// call asks, in order: one per approval asked with a webhook.
-	Notifications *NotificationsExp
-	// Messages and Description are a prompt flow's: Messages holds a list
-	// of {role, content} mappings ({role, text} written short).
-	Messages    *ValueExp
-	Description *StringExp
-}
-
-// NotificationsExp is expect.notifications: the notifications the
-// approvals' webhooks would receive (approvals.Notification), in order.
-type NotificationsExp struct {
-	Pos  dsl.Pos
-	List []NotificationExp
-}
-
-// NotificationExp is one expected notification: the fields it has, each
-// equal to its string, and the texts its text contains.
-type NotificationExp struct {
-	Pos          dsl.Pos
-	Fields       map[string]StringExp // by JSON field name: tool, task, question, message, to, link, expires, text
-	TextContains []StringExp
-}
-
-// StringExp is an expected string.
-type StringExp struct {
-	Pos   dsl.Pos
-	Value string
-}
-
-// BoolExp is an expected boolean.
-type BoolExp struct {
-	Pos   dsl.Pos
-	Value bool
-}
-
-// ValueExp is an expected JSON-like value.
-type ValueExp struct {
-	Pos   dsl.Pos
-	Value any
-}
-
-// ListExp is an expected list of strings, each with its position.
-type ListExp struct {
-	Pos   dsl.Pos
-	Items []string
-	Poss  []dsl.Pos
 }
 
 // The keys of each mapping of a test file.
@@ -219,11 +113,7 @@ func Parse(path string, src []byte) (*File, dsl.Diagnostics) {
 		case "flow":
 			if s, ok := d.yr.String(e.Value, "flow"); ok {
 				f.FlowPos = d.pos(e.Key)
-				if filepath.IsAbs(s) {
-					f.Flow = filepath.Clean(s)
-				} else {
-					f.Flow = filepath.Join(filepath.Dir(path), s)
-				}
+				f.Flow = flowPath(path, s)
 			}
 		case "vars":
 			f.Vars = d.settings(e.Value, "vars")
@@ -288,13 +178,20 @@ func flowOf(path string) string {
 	if !ok || !yamlx.IsString(e.Value) || e.Value.Value == "" {
 		return defaultFlow(path)
 	}
-	s := e.Value.Value
-	if filepath.IsAbs(s) {
-		return filepath.Clean(s)
-	}
-	return filepath.Join(filepath.Dir(path), s)
+	return flowPath(path, e.Value.Value)
 }
 
+// flowPath returns the flow file the `flow:` key of the test file at path
+// names: flow resolved against the test file's directory.
+func flowPath(path, flow string) string {
+	if filepath.IsAbs(flow) {
+		return filepath.Clean(flow)
+	}
+	return filepath.Join(filepath.Dir(path), flow)
+}
+
+// testCase decodes one entry of the tests list; nil when it is not a
+// mapping.
 func (d *decoder) testCase(n *yaml.Node) *Case {
 	c := &Case{Pos: d.pos(n), Client: Client{Form: true, URL: true, Sampling: true, Roots: true, Name: "flowserve-test", Protocol: "2026-07-28"}}
 	if yamlx.Resolve(n).Kind != yaml.MappingNode {
@@ -362,35 +259,20 @@ func (d *decoder) testCase(n *yaml.Node) *Case {
 	return c
 }
 
+// client decodes a case's client over the defaults in c: its
+// capabilities (booleans, kept when invalid) and identity (strings, empty
+// when invalid).
 func (d *decoder) client(n *yaml.Node, c *Client) {
+	flags := map[string]*bool{"form": &c.Form, "url": &c.URL, "sampling": &c.Sampling, "roots": &c.Roots, "tasks": &c.Tasks}
+	texts := map[string]*string{"name": &c.Name, "version": &c.Version, "protocol": &c.Protocol}
 	for _, e := range d.mapping(n, "client", clientKeys) {
-		switch e.Name {
-		case "form":
-			if b, ok := d.yr.Bool(e.Value, "client.form"); ok {
-				c.Form = b
+		where := "client." + e.Name
+		if flag, ok := flags[e.Name]; ok {
+			if b, ok := d.yr.Bool(e.Value, where); ok {
+				*flag = b
 			}
-		case "url":
-			if b, ok := d.yr.Bool(e.Value, "client.url"); ok {
-				c.URL = b
-			}
-		case "sampling":
-			if b, ok := d.yr.Bool(e.Value, "client.sampling"); ok {
-				c.Sampling = b
-			}
-		case "roots":
-			if b, ok := d.yr.Bool(e.Value, "client.roots"); ok {
-				c.Roots = b
-			}
-		case "tasks":
-			if b, ok := d.yr.Bool(e.Value, "client.tasks"); ok {
-				c.Tasks = b
-			}
-		case "name":
-			c.Name, _ = d.yr.String(e.Value, "client.name")
-		case "version":
-			c.Version, _ = d.yr.String(e.Value, "client.version")
-		case "protocol":
-			c.Protocol, _ = d.yr.String(e.Value, "client.protocol")
+		} else if text, ok := texts[e.Name]; ok {
+			*text, _ = d.yr.String(e.Value, where)
 		}
 	}
 }
@@ -438,194 +320,6 @@ func (d *decoder) settings(n *yaml.Node, where string) map[string]Setting {
 	return out
 }
 
-// answers decodes the answers to one question: one answer, or a list.
-func (d *decoder) answers(k, v *yaml.Node) *Answers {
-	as := &Answers{Pos: d.pos(k)}
-	if yamlx.Resolve(v).Kind == yaml.SequenceNode {
-		items := d.seq(v, "answers")
-		if len(items) == 0 {
-			d.errorf(v, CodeBadAnswer, "the list of answers to %q is empty", k.Value)
-			return nil
-		}
-		good := true
-		for _, item := range items {
-			a, ok := d.answer(item)
-			good = good && ok
-			as.List = append(as.List, a)
-		}
-		if !good {
-			return nil
-		}
-		return as
-	}
-	a, ok := d.answer(v)
-	if !ok {
-		return nil
-	}
-	as.Every = true
-	as.List = []Answer{a}
-	return as
-}
-
-// answer decodes one answer: accept, decline or cancel, or a mapping of
-// action (default accept) and content, for an ask, with by (who answered)
-// for an approval, or timeout (an approval nobody answered); {text, model,
-// stop_reason}, the model's reply, for a sample node; {roots: [{uri,
-// name}]} for a roots node.
-func (d *decoder) answer(n *yaml.Node) (Answer, bool) {
-	a := Answer{Pos: d.pos(n), Kind: dsl.KindAsk}
-	parts := answerParts{action: "accept", sampling: map[string]any{}}
-	switch rn := yamlx.Resolve(n); rn.Kind {
-	case yaml.ScalarNode:
-		parts.action = rn.Value
-	case yaml.MappingNode:
-		if !d.answerMapping(n, &parts) {
-			return a, false
-		}
-		a.Kind = parts.kind
-	default:
-		d.errorf(n, CodeBadAnswer, "an answer is accept, decline, cancel, timeout or a mapping {action, content}")
-		return a, false
-	}
-	switch a.Kind {
-	case dsl.KindSample:
-		text, _ := parts.sampling["text"].(string)
-		reply := map[string]any{"role": "assistant", "content": map[string]any{"type": "text", "text": text}, "model": "flowserve-test", "stopReason": "endTurn"}
-		if m, ok := parts.sampling["model"]; ok {
-			reply["model"] = m
-		}
-		if r, ok := parts.sampling["stop_reason"]; ok {
-			reply["stopReason"] = r
-		}
-		a.Raw, _ = json.Marshal(reply)
-		return a, true
-	case dsl.KindRoots:
-		roots := parts.roots
-		if roots == nil {
-			roots = []any{}
-		}
-		a.Raw, _ = json.Marshal(map[string]any{"roots": roots})
-		return a, true
-	}
-	a.Action, a.By = parts.action, parts.by
-	switch parts.action {
-	case "accept":
-	case "decline", "cancel":
-		if parts.content != nil {
-			d.errorf(n, CodeBadAnswer, "content goes only with action accept, not %s", parts.action)
-			return a, false
-		}
-	case actionTimeout:
-		switch {
-		case parts.content != nil:
-			d.errorf(n, CodeBadAnswer, "content goes only with action accept, not timeout")
-			return a, false
-		case parts.hasBy:
-			d.errorf(n, CodeBadAnswer, "by goes only with an answer: nobody answers an approval that times out")
-			return a, false
-		}
-		a.Timeout = true
-		return a, true
-	default:
-		d.errorf(n, CodeBadAnswer, "action must be accept, decline, cancel or timeout, not %q", parts.action)
-		return a, false
-	}
-	m := map[string]any{"action": parts.action}
-	if parts.content != nil {
-		m["content"] = parts.content
-	}
-	a.Raw, _ = json.Marshal(m)
-	return a, true
-}
-
-// answerParts are the keys of an answer written as a mapping.
-type answerParts struct {
-	kind     dsl.Kind // KindAsk, KindSample or KindRoots, from the keys
-	action   string
-	content  map[string]any
-	by       string // who answered an approval
-	hasBy    bool
-	sampling map[string]any // text, model, stop_reason
-	roots    []any
-}
-
-// answerMapping reads an answer written as a mapping into parts. It
-// reports false when the answer has errors.
-func (d *decoder) answerMapping(n *yaml.Node, parts *answerParts) bool {
-	kinds := map[dsl.Kind]string{}
-	for _, e := range d.mapping(n, "an answer", answerKeys) {
-		switch e.Name {
-		case "action":
-			kinds[dsl.KindAsk] = e.Name
-			parts.action, _ = d.yr.String(e.Value, "action")
-		case "content":
-			kinds[dsl.KindAsk] = e.Name
-			v, ok := d.yr.Value(e.Value)
-			if !ok {
-				return false
-			}
-			m, isMap := v.(map[string]any)
-			if !isMap {
-				d.errorf(e.Value, CodeBadAnswer, "content must be a mapping of the form's fields")
-				return false
-			}
-			parts.content = m
-		case "by":
-			kinds[dsl.KindAsk] = e.Name
-			by, ok := d.yr.String(e.Value, "by")
-			if !ok {
-				return false
-			}
-			if strings.TrimSpace(by) == "" {
-				d.errorf(e.Value, CodeBadAnswer, "by names who answered the approval; it must not be empty")
-				return false
-			}
-			parts.by, parts.hasBy = by, true
-		case "text", "model", "stop_reason":
-			kinds[dsl.KindSample] = e.Name
-			v, ok := d.yr.String(e.Value, e.Name)
-			if !ok {
-				return false
-			}
-			parts.sampling[e.Name] = v
-		case "roots":
-			kinds[dsl.KindRoots] = e.Name
-			if parts.roots = d.roots(e.Value); parts.roots == nil {
-				return false
-			}
-		}
-	}
-	if len(kinds) > 1 {
-		d.errorf(n, CodeBadAnswer, "an answer is an elicitation result {action, content}, a model reply {text, model, stop_reason} or roots {roots}, not a mix of them")
-		return false
-	}
-	parts.kind = dsl.KindAsk
-	for k := range kinds {
-		parts.kind = k
-	}
-	return true
-}
-
-// roots reads the roots of an answer: a list of {uri, name}. It returns
-// nil when they have errors.
-func (d *decoder) roots(n *yaml.Node) []any {
-	v, ok := d.yr.Value(n)
-	if !ok {
-		return nil
-	}
-	list, isList := v.([]any)
-	for _, r := range list {
-		if m, _ := r.(map[string]any); m == nil || m["uri"] == nil {
-			isList = false
-		}
-	}
-	if !isList {
-		d.errorf(n, CodeBadAnswer, "roots must be a list of {uri, name}")
-		return nil
-	}
-	return list
-}
-
 // mock decodes a step mock: {error: message}, {output: value} or the
 // output value itself.
 func (d *decoder) mock(k, v *yaml.Node) *Mock {
@@ -655,76 +349,4 @@ func (d *decoder) mock(k, v *yaml.Node) *Mock {
 	}
 	m.Output = out
 	return m
-}
-
-// decoder turns YAML nodes into a File, collecting diagnostics.
-type decoder struct {
-	path  string
-	yr    yamlx.Reader // reports to diags
-	diags dsl.Diagnostics
-}
-
-// newDecoder returns a decoder for the test file at path.
-func newDecoder(path string) *decoder {
-	d := &decoder{path: path}
-	d.yr = yamlx.Reader{Report: d.problem}
-	return d
-}
-
-// problem records a problem the YAML reader found.
-func (d *decoder) problem(pr yamlx.Problem) {
-	d.errorAt(dsl.Pos{File: d.path, Line: pr.Pos.Line, Col: pr.Pos.Col}, pr.Code, "%s", pr.Message)
-}
-
-// finish sorts the diagnostics and drops repeated ones: a mapping merged
-// (<<) into several others is read more than once.
-func (d *decoder) finish() dsl.Diagnostics {
-	d.diags.Sort()
-	return d.diags.Compact()
-}
-
-func (d *decoder) pos(n *yaml.Node) dsl.Pos {
-	return dsl.Pos{File: d.path, Line: max(n.Line, 1), Col: max(n.Column, 1)}
-}
-
-func (d *decoder) errorAt(pos dsl.Pos, code, format string, args ...any) {
-	d.diags = append(d.diags, dsl.Diagnostic{Pos: pos, Severity: dsl.Error, Code: code, Message: fmt.Sprintf(format, args...)})
-}
-
-func (d *decoder) errorf(n *yaml.Node, code, format string, args ...any) {
-	d.errorAt(d.pos(n), code, format, args...)
-}
-
-// entry is one key and value of a mapping; the value is resolved.
-type entry = yamlx.Pair
-
-// mapping returns the entries of a mapping node in order (see
-// yamlx.Reader.Pairs), reporting, when known is not nil, keys not in it.
-// Null reads as an empty mapping.
-func (d *decoder) mapping(n *yaml.Node, where string, known []string) []entry {
-	if yamlx.IsNull(yamlx.Resolve(n)) {
-		return nil
-	}
-	pairs, _ := d.yr.Mapping(n, where)
-	var out []entry
-	for _, e := range pairs {
-		if known != nil && !slices.Contains(known, e.Name) {
-			msg := fmt.Sprintf("unknown key %q in %s", e.Name, where)
-			if s := dsl.Suggest(e.Name, known); s != "" {
-				msg += fmt.Sprintf("; did you mean %q?", s)
-			} else if where == "an answer" {
-				msg += "; an answer is {action, content}: put the form's fields under content"
-			}
-			d.errorAt(d.pos(e.Key), CodeUnknownKey, "%s", msg)
-			continue
-		}
-		out = append(out, e)
-	}
-	return out
-}
-
-// seq returns the items of a sequence node.
-func (d *decoder) seq(n *yaml.Node, where string) []*yaml.Node {
-	items, _ := d.yr.List(n, where)
-	return items
 }
