@@ -304,28 +304,30 @@ func (r *reasoner) eval(f facts, c *cond) tri {
 	case condLit:
 		return r.evalLit(f, c.lit)
 	case condAnd:
-		out := triTrue
-		for _, k := range c.kids {
-			switch r.eval(f, k) {
-			case triFalse:
-				return triFalse
-			case triUnknown:
-				out = triUnknown
-			}
-		}
-		return out
+		return r.evalAll(f, c.kids, triFalse)
 	}
-	out := triFalse
-	for _, k := range c.kids {
+	out := r.evalAll(f, c.kids, triTrue)
+	if out == triUnknown && slices.ContainsFunc(f.clauses, func(x *cond) bool { return x.text == c.text }) {
+		return triTrue
+	}
+	return out
+}
+
+// evalAll decides kids against f together: a conjunction when decisive is
+// triFalse, a disjunction when it is triTrue. The first kid that is
+// decisive decides; otherwise any unknown kid leaves it unknown.
+func (r *reasoner) evalAll(f facts, kids []*cond, decisive tri) tri {
+	out := triTrue
+	if decisive == triTrue {
+		out = triFalse
+	}
+	for _, k := range kids {
 		switch r.eval(f, k) {
-		case triTrue:
-			return triTrue
+		case decisive:
+			return decisive
 		case triUnknown:
 			out = triUnknown
 		}
-	}
-	if out == triUnknown && slices.ContainsFunc(f.clauses, func(x *cond) bool { return x.text == c.text }) {
-		return triTrue
 	}
 	return out
 }
