@@ -33,13 +33,8 @@ func Partial(f *dsl.File, parsed dsl.Diagnostics, env Env) dsl.Diagnostics {
 		return ds
 	}
 	reg := env.registry()
-	c := &typer{f: f, callees: env.Callees}
-	checks, checked := Checked(f, reg)
-	if !checked {
-		checks = File(f, reg)
-		c.diags = append(c.diags, checks...)
-	}
-	errs := errorsOf(parsed)
+	c, checks := newTyper(f, env, reg)
+	errs := parsed.Errors()
 	// File's findings are f's own (Checked): the slices are new.
 	c.flagged = flaggedForms(f, slices.Concat(checks, asCode(errs, codes.FormKind)))
 	flaggedSchemas(f, slices.Concat(checks, asCode(errs, codes.BadValue)), c.flagged)
@@ -168,17 +163,6 @@ func askBroken(a *dsl.Ask, next dsl.Pos, errs dsl.Diagnostics) bool {
 
 // posBefore reports whether p comes before q in the file.
 func posBefore(p, q dsl.Pos) bool { return p.Line < q.Line || p.Line == q.Line && p.Col < q.Col }
-
-// errorsOf returns the errors of ds.
-func errorsOf(ds dsl.Diagnostics) dsl.Diagnostics {
-	var out dsl.Diagnostics
-	for _, d := range ds {
-		if d.Severity == dsl.Error {
-			out = append(out, d)
-		}
-	}
-	return out
-}
 
 // asCode returns copies of ds with code as their code, for
 // flaggedForms and flaggedSchemas, which flag what holds a finding of

@@ -85,12 +85,7 @@ func Types(f *dsl.File, env Env) (*Info, dsl.Diagnostics) {
 			Message: "the flow has syntax errors (dsl.Parse reported them) and cannot be compiled"}}
 	}
 	reg := env.registry()
-	t := &typer{f: f, callees: env.Callees}
-	checks, checked := Checked(f, reg)
-	if !checked {
-		checks = File(f, reg)
-		t.diags = append(t.diags, checks...)
-	}
+	t, checks := newTyper(f, env, reg)
 	t.flagged = flaggedForms(f, checks)
 	flaggedSchemas(f, checks, t.flagged)
 	info, err := t.types(reg, env)
@@ -103,6 +98,19 @@ func Types(f *dsl.File, env Env) (*Info, dsl.Diagnostics) {
 		info = nil
 	}
 	return info, t.diags
+}
+
+// newTyper returns a typer of f and File's findings with reg (env's
+// registry): f's own when f has been checked with reg, or new ones, which
+// the typer reports too (File cannot be skipped).
+func newTyper(f *dsl.File, env Env, reg *actions.Registry) (*typer, dsl.Diagnostics) {
+	t := &typer{f: f, callees: env.Callees}
+	checks, checked := Checked(f, reg)
+	if !checked {
+		checks = File(f, reg)
+		t.diags = append(t.diags, checks...)
+	}
+	return t, checks
 }
 
 // types types every part of the file; err is for failures that are not

@@ -9,7 +9,6 @@ import (
 	"io"
 
 	"github.com/flowserve/flowserve/diff"
-	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/project"
 )
 
@@ -80,7 +79,7 @@ func runDiff(ctx context.Context, env *Env) int {
 			return exitUsage
 		}
 		if diags.HasErrors() {
-			printDiagnostics(env.Stderr, errorsOf(diags))
+			printDiagnostics(env.Stderr, diags.Errors())
 			fmt.Fprintf(env.Stderr, "flowserve diff: %s: %s have errors; fix them first (flowserve lint %s)\n", path, failedParts(diags), path)
 			return exitUsage
 		}
@@ -102,17 +101,6 @@ func runDiff(ctx context.Context, env *Env) int {
 		}
 	}
 	return exitOK
-}
-
-// errorsOf returns the errors of diags.
-func errorsOf(diags dsl.Diagnostics) dsl.Diagnostics {
-	var out dsl.Diagnostics
-	for _, d := range diags {
-		if d.Severity == dsl.Error {
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 // status says how a tool's report reads: removed, added, changed (it has

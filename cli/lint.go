@@ -230,7 +230,7 @@ func lint(env *Env, paths []string, against string, usage func()) (set *project.
 		return set, diags, exitUsage
 	}
 	if odiags.HasErrors() {
-		printDiagnostics(env.Stderr, errorsOf(odiags))
+		printDiagnostics(env.Stderr, odiags.Errors())
 		fmt.Fprintf(env.Stderr, "flowserve lint: --against %s: %s have errors\n", against, failedParts(odiags))
 		return set, diags, exitUsage
 	}

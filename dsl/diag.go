@@ -103,6 +103,18 @@ func (ds Diagnostics) HasErrors() bool {
 	return false
 }
 
+// Errors returns the Error diagnostics of ds, in their order; nil when
+// there are none.
+func (ds Diagnostics) Errors() Diagnostics {
+	var out Diagnostics
+	for _, d := range ds {
+		if d.Severity == Error {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // Sort orders ds by file, line, column, severity, code, message and end,
 // so output is deterministic.
 func (ds Diagnostics) Sort() {
@@ -151,12 +163,7 @@ func (ds Diagnostics) Err() error {
 	if !ds.HasErrors() {
 		return nil
 	}
-	var errs Diagnostics
-	for _, d := range ds {
-		if d.Severity == Error {
-			errs = append(errs, d)
-		}
-	}
+	errs := ds.Errors()
 	errs.Sort()
 	return &DiagnosticsError{Diagnostics: errs}
 }
