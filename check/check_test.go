@@ -10,6 +10,7 @@ import (
 
 	"github.com/flowserve/flowserve/actions"
 	"github.com/flowserve/flowserve/check/codes"
+	"github.com/flowserve/flowserve/schemas"
 )
 
 // testRegistry returns a registry with one action, text.shout, whose
@@ -246,8 +247,8 @@ func TestSchemaHelpers(t *testing.T) {
 			t.Errorf("fieldSteps(%q) = %v, %v; want %v, %v", tc.field, steps, ok, tc.steps, tc.ok)
 		}
 	}
-	if got := keyPath("with", "a b") + " " + keyPath("with", "url") + " " + joinField("default", "[1]"); got != `with["a b"] with.url default[1]` {
-		t.Errorf("keyPath, joinField = %q", got)
+	if got := schemas.KeyField("with", "a b") + " " + schemas.KeyField("with", "url") + " " + joinField("default", "[1]"); got != `with["a b"] with.url default[1]` {
+		t.Errorf("schemas.KeyField, joinField = %q", got)
 	}
 }
 

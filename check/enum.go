@@ -7,6 +7,7 @@ import (
 
 	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/lang"
+	"github.com/flowserve/flowserve/schemas"
 )
 
 // A field whose schema lists its values (an enum, a const, a oneOf or
@@ -160,7 +161,7 @@ func (c *checker) checkComparison(e *dsl.Expr, cmp lang.Comparison, roots map[st
 	}
 	field := cmp.Field[0]
 	for _, k := range cmp.Field[1:] {
-		field = keyPath(field, k)
+		field = schemas.KeyField(field, k)
 	}
 	var strs []string
 	for _, v := range values {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/flowserve/flowserve/check/codes"
 	"github.com/flowserve/flowserve/internal/yamlx"
+	"github.com/flowserve/flowserve/schemas"
 )
 
 // An input property annotated `x-mcp-header: Region` travels in the HTTP
@@ -50,7 +51,7 @@ func (c *checker) walkHeaders(n *yaml.Node, path string, seen map[string]headerS
 		return
 	}
 	for _, p := range c.ix.Entries(props.Value) {
-		name := keyPath(path, p.Name)
+		name := schemas.KeyField(path, p.Name)
 		if p.Value.Kind != yaml.MappingNode {
 			continue
 		}

@@ -55,33 +55,6 @@ func joinField(path, field string) string {
 	return path + "." + field
 }
 
-// keyPath appends an object key to path as schemas writes fields: bare
-// when it is a plain name, quoted in brackets otherwise.
-func keyPath(path, key string) string {
-	if !plainKey(key) {
-		return path + "[" + strconv.Quote(key) + "]"
-	}
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
-// plainKey reports whether an object key reads unambiguously bare in a
-// path, as package schemas decides: not empty, without dots, brackets,
-// quotes, backslashes, spaces or control characters.
-func plainKey(k string) bool {
-	if k == "" {
-		return false
-	}
-	for _, r := range k {
-		if r <= ' ' || r == 0x7f || strings.ContainsRune(`.[]"\`, r) {
-			return false
-		}
-	}
-	return true
-}
-
 // fieldSteps reads a violation's field back into the keys and indexes
 // it is made of (strings and ints, as Tree.find takes them), so a
 // finding inside a literal list or mapping is placed at its element.

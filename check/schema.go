@@ -206,7 +206,7 @@ func (vc *valueChecker) checkMap(v *dsl.Value, s map[string]any, path string, ho
 	keys := make(map[string]any, len(v.Keys))
 	for i, key := range v.Keys {
 		keys[key] = nil
-		sub, keyPos := keyPath(path, key), vc.ix.KeyPos(v.Pos, key)
+		sub, keyPos := schemas.KeyField(path, key), vc.ix.KeyPos(v.Pos, key)
 		if ps, ok := props[key]; ok {
 			vc.check(v.Map[i], ps, sub, keyPos, false)
 		} else if hasAdditional && !hasPatterns && !closed {

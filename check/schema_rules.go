@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/flowserve/flowserve/check/codes"
+	"github.com/flowserve/flowserve/schemas"
 )
 
 // The input and output schemas are JSON Schema, which Types
@@ -116,7 +117,7 @@ func joinSteps(path string, steps []any) string {
 	for _, s := range steps {
 		switch s := s.(type) {
 		case string:
-			path = keyPath(path, s)
+			path = schemas.KeyField(path, s)
 		case int:
 			path = fmt.Sprintf("%s[%d]", path, s)
 		}

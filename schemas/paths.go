@@ -153,6 +153,19 @@ func fieldText(path []token) string {
 	return b.String()
 }
 
+// KeyField returns the field of key in the object at field path, as the
+// fields of violations are written: path.key, or path["x y"] for a key
+// that is not a plain name (see fieldText).
+func KeyField(path, key string) string {
+	if !plainKey(key) {
+		return path + "[" + strconv.Quote(key) + "]"
+	}
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
 // plainKey reports whether an object key reads unambiguously bare in a
 // path: not empty, without dots, brackets, quotes, backslashes, spaces or
 // control characters.
