@@ -1,7 +1,6 @@
 package flowtest
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -13,6 +12,7 @@ import (
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/internal/content"
+	"github.com/flowserve/flowserve/internal/jsonx"
 )
 
 // check compares a finished case's outcome with its expectations.
@@ -87,7 +87,7 @@ func check(c *Case, o *outcome, fail func(dsl.Pos, Failure)) {
 			var lines []string
 			diffValues(se.exp.Value, o.result.Structured, "structured", se.contains, &lines)
 			if len(lines) > 0 {
-				fail(se.exp.Pos, Failure{Message: se.name + ": the structured content differs", Diff: capLines(lines), Got: compact(o.result.Structured)})
+				fail(se.exp.Pos, Failure{Message: se.name + ": the structured content differs", Diff: capLines(lines), Got: jsonx.Text(o.result.Structured)})
 			}
 		}
 	}
@@ -151,7 +151,7 @@ func check(c *Case, o *outcome, fail func(dsl.Pos, Failure)) {
 		var lines []string
 		diffValues(e.Value, any(in), id, true, &lines)
 		if len(lines) > 0 {
-			fail(e.Pos, Failure{Message: fmt.Sprintf("step_inputs: the input of %q differs", id), Diff: capLines(lines), Got: compact(in)})
+			fail(e.Pos, Failure{Message: fmt.Sprintf("step_inputs: the input of %q differs", id), Diff: capLines(lines), Got: jsonx.Text(in)})
 		}
 	}
 }
@@ -200,7 +200,7 @@ func checkNotifications(x *NotificationsExp, o *outcome, fail func(dsl.Pos, Fail
 			if len(got) > 1 {
 				what = "the " + ordinal(i+1) + " notification"
 			}
-			fail(want.Pos, Failure{Message: fmt.Sprintf("notifications: %s (of %q) differs", what, n.Question), Diff: lines, Got: compact(n)})
+			fail(want.Pos, Failure{Message: fmt.Sprintf("notifications: %s (of %q) differs", what, n.Question), Diff: lines, Got: jsonx.Text(n)})
 		}
 	}
 }
@@ -248,7 +248,7 @@ func checkPrompt(x *Expect, pr *flow.PromptResult, fail func(dsl.Pos, Failure)) 
 	var lines []string
 	diffValues(x.Messages.Value, any(got), "messages", true, &lines)
 	if len(lines) > 0 {
-		fail(x.Messages.Pos, Failure{Message: "messages: the prompt's messages differ", Diff: capLines(lines), Got: compact(got)})
+		fail(x.Messages.Pos, Failure{Message: "messages: the prompt's messages differ", Diff: capLines(lines), Got: jsonx.Text(got)})
 	}
 }
 
@@ -330,14 +330,14 @@ func diffValues(want, got any, path string, contains bool, out *[]string) {
 	case map[string]any:
 		g, ok := got.(map[string]any)
 		if !ok {
-			*out = append(*out, fmt.Sprintf("%s: want an object %s, got %s", path, compact(want), compact(got)))
+			*out = append(*out, fmt.Sprintf("%s: want an object %s, got %s", path, jsonx.Text(want), jsonx.Text(got)))
 			return
 		}
 		keys := sortedKeys(w)
 		for _, k := range keys {
 			gv, has := g[k]
 			if !has {
-				*out = append(*out, fmt.Sprintf("%s: missing, want %s", field(path, k), compact(w[k])))
+				*out = append(*out, fmt.Sprintf("%s: missing, want %s", field(path, k), jsonx.Text(w[k])))
 				continue
 			}
 			diffValues(w[k], gv, field(path, k), contains, out)
@@ -345,18 +345,18 @@ func diffValues(want, got any, path string, contains bool, out *[]string) {
 		if !contains {
 			for _, k := range sortedKeys(g) {
 				if _, has := w[k]; !has {
-					*out = append(*out, fmt.Sprintf("%s: unexpected, got %s", field(path, k), compact(g[k])))
+					*out = append(*out, fmt.Sprintf("%s: unexpected, got %s", field(path, k), jsonx.Text(g[k])))
 				}
 			}
 		}
 	case []any:
 		g, ok := got.([]any)
 		if !ok {
-			*out = append(*out, fmt.Sprintf("%s: want a list %s, got %s", path, compact(want), compact(got)))
+			*out = append(*out, fmt.Sprintf("%s: want a list %s, got %s", path, jsonx.Text(want), jsonx.Text(got)))
 			return
 		}
 		if len(w) != len(g) {
-			*out = append(*out, fmt.Sprintf("%s: want %s %s, got %d %s", path, items(len(w)), compact(want), len(g), compact(got)))
+			*out = append(*out, fmt.Sprintf("%s: want %s %s, got %d %s", path, items(len(w)), jsonx.Text(want), len(g), jsonx.Text(got)))
 			return
 		}
 		for i := range w {
@@ -364,7 +364,7 @@ func diffValues(want, got any, path string, contains bool, out *[]string) {
 		}
 	default:
 		if !scalarEqual(want, got) {
-			*out = append(*out, fmt.Sprintf("%s: want %s, got %s", path, compact(want), compact(got)))
+			*out = append(*out, fmt.Sprintf("%s: want %s, got %s", path, jsonx.Text(want), jsonx.Text(got)))
 		}
 	}
 }
@@ -395,15 +395,4 @@ func number(v any) (float64, bool) {
 		return f, err == nil
 	}
 	return 0, false
-}
-
-// compact renders a value as JSON on one line, keys sorted.
-func compact(v any) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Sprint(v)
-	}
-	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -1,9 +1,7 @@
 package schemas
 
 import (
-	"bytes"
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/big"
@@ -13,6 +11,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/flowserve/flowserve/internal/jsonx"
 )
 
 // kindReason words the error kinds whose reason needs nothing but the
@@ -235,7 +235,7 @@ func valuesText(values []any) string {
 		if bare {
 			parts[i] = v.(string)
 		} else {
-			parts[i] = jsonText(v)
+			parts[i] = jsonx.Text(v)
 		}
 	}
 	text := strings.Join(parts, ", ")
@@ -278,11 +278,11 @@ func schemaText(schema any) (string, bool) {
 		}
 	}
 	if c, ok := m["const"]; ok {
-		return jsonText(c), true
+		return jsonx.Text(c), true
 	}
 	if e, ok := m["enum"].([]any); ok && len(e) > 0 {
 		if len(e) == 1 {
-			return jsonText(e[0]), true
+			return jsonx.Text(e[0]), true
 		}
 		return "one of " + valuesText(e), true
 	}
@@ -301,17 +301,6 @@ func schemaText(schema any) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// jsonText writes a JSON value as JSON, without HTML escapes.
-func jsonText(v any) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Sprint(v)
-	}
-	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // plainLimit is where numbers start to be printed with an exponent.

@@ -10,6 +10,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/flowserve/flowserve/internal/jsonx"
 )
 
 // This file words the violations of a value: the one wording every
@@ -134,7 +136,7 @@ func mergeChoices(branches [][]finding) (finding, bool) {
 			return finding{}, false
 		}
 		for _, v := range f.values {
-			if k := jsonText(v); !seen[k] {
+			if k := jsonx.Text(v); !seen[k] {
 				seen[k] = true
 				merged.values = append(merged.values, v)
 			}
