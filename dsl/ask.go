@@ -195,17 +195,9 @@ func (p *parser) validate(e pair) []*Rule {
 	if yamlx.IsNull(e.val) {
 		return nil
 	}
-	if e.val.Kind != yaml.SequenceNode {
-		p.errorf(p.pos(e.val), codes.BadType, "validate must be a list of {rule, message}, not %s", yamlx.TypeName(e.val))
-		return nil
-	}
+	entries, _ := p.mappings(e.val, "validate must be a list of {rule, message}", "a validate entry must be a mapping {rule, message}")
 	var rules []*Rule
-	for _, c := range e.val.Content {
-		c = p.resolve(c)
-		if c.Kind != yaml.MappingNode {
-			p.errorf(p.pos(c), codes.BadType, "a validate entry must be a mapping {rule, message}, not %s", yamlx.TypeName(c))
-			continue
-		}
+	for _, c := range entries {
 		r := &Rule{Pos: p.pos(c)}
 		hasRule, hasMessage := false, false
 		for _, ce := range p.pairs(c) {

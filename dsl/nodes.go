@@ -245,9 +245,8 @@ func (p *parser) branch(e pair) *Branch {
 	}
 	last := len(e.val.Content) - 1
 	for i, c := range e.val.Content {
-		c = p.resolve(c)
-		if c.Kind != yaml.MappingNode {
-			p.errorf(p.pos(c), codes.BadType, "a branch case must be a mapping, not %s", yamlx.TypeName(c))
+		c, ok := p.mapping(c, "a branch case must be a mapping")
+		if !ok {
 			continue
 		}
 		var ifE, thenE, elseE *pair

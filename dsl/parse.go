@@ -397,6 +397,33 @@ func (p *parser) count(e pair, lo int) (int, bool) {
 	return v, true
 }
 
+// mapping returns v, resolved, when it is a mapping; otherwise it reports
+// that it must be one (must, which the message completes with what v is).
+func (p *parser) mapping(v *yaml.Node, must string) (*yaml.Node, bool) {
+	v = p.resolve(v)
+	if v.Kind != yaml.MappingNode {
+		p.errorf(p.pos(v), codes.BadType, "%s, not %s", must, yamlx.TypeName(v))
+		return nil, false
+	}
+	return v, true
+}
+
+// mappings returns the entries of the list v that are mappings, resolved,
+// reporting the others (see mapping: each entry must be one). ok is
+// false, and reported (v must be list), when v is no list.
+func (p *parser) mappings(v *yaml.Node, list, entry string) (out []*yaml.Node, ok bool) {
+	if v.Kind != yaml.SequenceNode {
+		p.errorf(p.pos(v), codes.BadType, "%s, not %s", list, yamlx.TypeName(v))
+		return nil, false
+	}
+	for _, c := range v.Content {
+		if c, ok := p.mapping(c, entry); ok {
+			out = append(out, c)
+		}
+	}
+	return out, true
+}
+
 // stringList reads a list of strings: e must be a list of what, and it
 // lists items (so say the messages). ok is false when e is no list; the
 // entries that are not strings are reported and left out.

@@ -54,35 +54,32 @@ func (p *parser) ret(e pair) *Return {
 
 // content reads the content blocks of a return.
 func (p *parser) content(e pair) []*Value {
-	if e.val.Kind != yaml.SequenceNode {
-		p.errorf(p.pos(e.val), codes.BadType, "content must be a list of content blocks, not %s", yamlx.TypeName(e.val))
-		return nil
-	}
+	blocks, _ := p.mappings(e.val, "content must be a list of content blocks", "a content block must be a mapping")
 	var out []*Value
-	for _, c := range e.val.Content {
-		c = p.resolve(c)
-		if c.Kind != yaml.MappingNode {
-			p.errorf(p.pos(c), codes.BadType, "a content block must be a mapping, not %s", yamlx.TypeName(c))
-			continue
-		}
-		hasType := false
-		for _, ce := range p.pairs(c) {
-			if ce.name != "type" {
-				continue
-			}
-			hasType = true
-			t, ok := p.str(ce)
-			if ok && !slices.Contains(contentTypes(), t.Value) {
-				p.unknownf(t.Pos, t.Value, contentTypes(), codes.BadValue, "content block type %q must be one of %s%s",
-					t.Value, strings.Join(contentTypes(), ", "))
-			}
-		}
-		if !hasType {
-			p.errorf(p.pos(c), codes.MissingKey, "a content block needs a type")
-		}
-		out = append(out, p.value(c))
+	for _, c := range blocks {
+		out = append(out, p.block(c))
 	}
 	return out
+}
+
+// block reads a content block, a mapping.
+func (p *parser) block(c *yaml.Node) *Value {
+	hasType := false
+	for _, ce := range p.pairs(c) {
+		if ce.name != "type" {
+			continue
+		}
+		hasType = true
+		t, ok := p.str(ce)
+		if ok && !slices.Contains(contentTypes(), t.Value) {
+			p.unknownf(t.Pos, t.Value, contentTypes(), codes.BadValue, "content block type %q must be one of %s%s",
+				t.Value, strings.Join(contentTypes(), ", "))
+		}
+	}
+	if !hasType {
+		p.errorf(p.pos(c), codes.MissingKey, "a content block needs a type")
+	}
+	return p.value(c)
 }
 
 // roles returns the roles of sample and prompt messages.
@@ -91,57 +88,58 @@ func roles() []string { return []string{"user", "assistant"} }
 // messages reads the messages of a sample: each {role, text} or
 // {role, content}.
 func (p *parser) messages(e pair) []*Message {
-	if e.val.Kind != yaml.SequenceNode || len(e.val.Content) == 0 {
-		p.errorf(p.pos(e.val), codes.BadType, "messages must be a non-empty list of {role, text} or {role, content}, not %s", yamlx.TypeName(e.val))
+	const list = "messages must be a non-empty list of {role, text} or {role, content}"
+	if e.val.Kind == yaml.SequenceNode && len(e.val.Content) == 0 {
+		p.errorf(p.pos(e.val), codes.BadType, "%s, not %s", list, yamlx.TypeName(e.val))
 		return nil
 	}
+	entries, _ := p.mappings(e.val, list, "a message must be a mapping {role, text} or {role, content}")
 	var out []*Message
-	for _, c := range e.val.Content {
-		c = p.resolve(c)
-		if c.Kind != yaml.MappingNode {
-			p.errorf(p.pos(c), codes.BadType, "a message must be a mapping {role, text} or {role, content}, not %s", yamlx.TypeName(c))
-			continue
-		}
-		m := &Message{Pos: p.pos(c)}
-		hasRole := false
-		for _, ce := range p.pairs(c) {
-			switch ce.name {
-			case "role":
-				hasRole = true
-				if r, ok := p.str(ce); ok {
-					if !slices.Contains(roles(), r.Value) {
-						p.unknownf(r.Pos, r.Value, roles(), codes.BadValue, "role must be user or assistant, not %q%s", r.Value)
-					}
-					m.Role = r
-				}
-			case "text":
-				if m.Content != nil {
-					p.errorf(p.pos(ce.key), codes.ConflictingKeys, "a message has text or content, not both")
-					continue
-				}
-				m.Text = p.templateOf(ce)
-			case "content":
-				if m.Text != nil {
-					p.errorf(p.pos(ce.key), codes.ConflictingKeys, "a message has text or content, not both")
-					continue
-				}
-				blocks := p.content(pair{name: ce.name, key: ce.key, val: &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{ce.val}, Line: ce.val.Line, Column: ce.val.Column}})
-				if len(blocks) == 1 {
-					m.Content = blocks[0]
-				}
-			default:
-				p.unknownKey(ce, " in a message", []string{"role", "text", "content"})
-			}
-		}
-		if !hasRole {
-			p.errorf(m.Pos, codes.MissingKey, "a message needs a role (user or assistant)")
-		}
-		if m.Text == nil && m.Content == nil {
-			p.errorf(m.Pos, codes.MissingKey, "a message needs text or content")
-		}
-		out = append(out, m)
+	for _, c := range entries {
+		out = append(out, p.message(c))
 	}
 	return out
+}
+
+// message reads one message, a mapping.
+func (p *parser) message(c *yaml.Node) *Message {
+	m := &Message{Pos: p.pos(c)}
+	hasRole := false
+	for _, ce := range p.pairs(c) {
+		switch ce.name {
+		case "role":
+			hasRole = true
+			if r, ok := p.str(ce); ok {
+				if !slices.Contains(roles(), r.Value) {
+					p.unknownf(r.Pos, r.Value, roles(), codes.BadValue, "role must be user or assistant, not %q%s", r.Value)
+				}
+				m.Role = r
+			}
+		case "text":
+			if m.Content != nil {
+				p.errorf(p.pos(ce.key), codes.ConflictingKeys, "a message has text or content, not both")
+				continue
+			}
+			m.Text = p.templateOf(ce)
+		case "content":
+			if m.Text != nil {
+				p.errorf(p.pos(ce.key), codes.ConflictingKeys, "a message has text or content, not both")
+				continue
+			}
+			if b, ok := p.mapping(ce.val, "a content block must be a mapping"); ok {
+				m.Content = p.block(b)
+			}
+		default:
+			p.unknownKey(ce, " in a message", []string{"role", "text", "content"})
+		}
+	}
+	if !hasRole {
+		p.errorf(m.Pos, codes.MissingKey, "a message needs a role (user or assistant)")
+	}
+	if m.Text == nil && m.Content == nil {
+		p.errorf(m.Pos, codes.MissingKey, "a message needs text or content")
+	}
+	return m
 }
 
 // sample reads the request of a sample node.
