@@ -156,18 +156,12 @@ func (c *canonicalizer) array(out []byte, depth int) ([]byte, error) {
 		if out, err = c.value(out, depth+1); err != nil {
 			return nil, err
 		}
-		p.space()
-		if p.i >= len(p.b) {
-			return nil, p.errorf("unexpected end in array")
+		done, err := p.next(']', " in array")
+		if err != nil {
+			return nil, err
 		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
+		if done {
 			return append(out, ']'), nil
-		default:
-			return nil, p.errorf("expected ',' or ']'")
 		}
 	}
 }

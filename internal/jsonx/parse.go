@@ -129,20 +129,29 @@ func (p *jsonParser) members(value func(key []byte) error) error {
 		if err := value(k); err != nil {
 			return err
 		}
-		p.space()
-		if p.i >= len(p.b) {
-			return p.errorf("unexpected end in object")
-		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
-			return nil
-		default:
-			return p.errorf("expected ',' or '}'")
+		if done, err := p.next('}', " in object"); done || err != nil {
+			return err
 		}
 	}
+}
+
+// next passes over what follows an element of an array or an object: a
+// comma, when more follow, or closing, which ends it (done). in says, for
+// the message, where the input ends when it ends there.
+func (p *jsonParser) next(closing byte, in string) (done bool, err error) {
+	p.space()
+	if p.i >= len(p.b) {
+		return false, p.errorf("unexpected end%s", in)
+	}
+	switch p.b[p.i] {
+	case ',':
+		p.i++
+		return false, nil
+	case closing:
+		p.i++
+		return true, nil
+	}
+	return false, p.errorf("expected ',' or %q", closing)
 }
 
 func (p *jsonParser) array(depth int) (any, error) {
@@ -160,18 +169,12 @@ func (p *jsonParser) array(depth int) (any, error) {
 			return nil, err
 		}
 		l = append(l, v)
-		p.space()
-		if p.i >= len(p.b) {
-			return nil, p.errorf("unexpected end in array")
+		done, err := p.next(']', " in array")
+		if err != nil {
+			return nil, err
 		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
+		if done {
 			return l, nil
-		default:
-			return nil, p.errorf("expected ',' or ']'")
 		}
 	}
 }
@@ -463,18 +466,8 @@ func (p *jsonParser) skip(depth int) error {
 			if err := p.skip(depth + 1); err != nil {
 				return err
 			}
-			p.space()
-			if p.i >= len(p.b) {
-				return p.errorf("unexpected end")
-			}
-			switch p.b[p.i] {
-			case ',':
-				p.i++
-			case closing:
-				p.i++
-				return nil
-			default:
-				return p.errorf("expected ',' or %q", closing)
+			if done, err := p.next(closing, ""); done || err != nil {
+				return err
 			}
 		}
 	case c == '"':
