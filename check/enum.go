@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/flowserve/flowserve/check/codes"
+	"github.com/flowserve/flowserve/internal/jsonx"
 	"github.com/flowserve/flowserve/lang"
 	"github.com/flowserve/flowserve/schemas"
 )
@@ -280,7 +281,7 @@ func choicesOf(s map[string]any) ([]any, bool) {
 
 // valueClass is the kind of JSON value x is, numbers as one.
 func valueClass(x any) string {
-	if _, ok := numberOf(x); ok {
+	if _, ok := jsonx.Number(x); ok {
 		return "number"
 	}
 	return jsonType(x)
@@ -299,8 +300,8 @@ func comparable(lit any, values []any) bool {
 // sameValue reports whether two scalar JSON values are equal, numbers
 // by value.
 func sameValue(a, b any) bool {
-	if x, ok := numberOf(a); ok {
-		y, ok := numberOf(b)
+	if x, ok := jsonx.Number(a); ok {
+		y, ok := jsonx.Number(b)
 		return ok && x == y
 	}
 	return a == b

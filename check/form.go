@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/flowserve/flowserve/check/codes"
+	"github.com/flowserve/flowserve/internal/jsonx"
 )
 
 // formTypes returns the property types an MCP form allows.
@@ -438,7 +439,7 @@ func (pc *propChecker) checkBounds(loKey, hiKey string, counts bool) {
 			vals[i], have[i] = float64(n), true
 			continue
 		}
-		f, isNum := numberOf(v)
+		f, isNum := jsonx.Number(v)
 		if !isNum {
 			pc.errorf(pos, codes.FormValue, "%s must be a number, not %s", k, articleType(jsonType(v)))
 			continue

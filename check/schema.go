@@ -325,19 +325,6 @@ func intOf(x any) (int64, bool) {
 	return 0, false
 }
 
-// numberOf returns x as a float64 when it is a number.
-func numberOf(x any) (float64, bool) {
-	switch x := x.(type) {
-	case int64:
-		return float64(x), true
-	case int:
-		return float64(x), true
-	case float64:
-		return x, true
-	}
-	return 0, false
-}
-
 // jsonText formats a JSON-compatible value as JSON.
 func jsonText(x any) string {
 	b, err := json.Marshal(x)

@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/flowserve/flowserve/check/codes"
+	"github.com/flowserve/flowserve/internal/jsonx"
 	"github.com/flowserve/flowserve/schemas"
 )
 
@@ -146,8 +147,8 @@ func isList(x any) bool {
 // one: then no default can fit either, and it is not checked.
 func (c *checker) checkSchemaBounds(s map[string]any, n *yaml.Node, at dsl.Pos, where string) (empty bool) {
 	for _, b := range boundPairs() {
-		lo, okLo := numberOf(s[b.lo])
-		hi, okHi := numberOf(s[b.hi])
+		lo, okLo := jsonx.Number(s[b.lo])
+		hi, okHi := jsonx.Number(s[b.hi])
 		if !okLo || !okHi {
 			continue // absent, or of a type Types reports (bad-schema)
 		}

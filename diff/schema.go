@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/flowserve/flowserve/dsl"
+	"github.com/flowserve/flowserve/internal/jsonx"
 	"github.com/flowserve/flowserve/schemas"
 )
 
@@ -133,15 +134,15 @@ func (c *comparer) acceptsValues(od, nd map[string]any, path string) {
 		}
 	}
 	for _, k := range []string{"minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties"} {
-		if nv, ok := num(nd[k]); ok {
-			if ov, had := num(od[k]); !had || nv > ov {
+		if nv, ok := jsonx.Number(nd[k]); ok {
+			if ov, had := jsonx.Number(od[k]); !had || nv > ov {
 				c.refused(path, fmt.Sprintf("%s has %s %s (%s)", subj, k, jsonSource(nd[k]), was(od, k)))
 			}
 		}
 	}
 	for _, k := range []string{"maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties"} {
-		if nv, ok := num(nd[k]); ok {
-			if ov, had := num(od[k]); !had || nv < ov {
+		if nv, ok := jsonx.Number(nd[k]); ok {
+			if ov, had := jsonx.Number(od[k]); !had || nv < ov {
 				c.refused(path, fmt.Sprintf("%s has %s %s (%s)", subj, k, jsonSource(nd[k]), was(od, k)))
 			}
 		}
@@ -369,18 +370,6 @@ func was(s map[string]any, k string) string {
 		return "it was " + jsonSource(v)
 	}
 	return "it had none"
-}
-
-func num(v any) (float64, bool) {
-	switch v := v.(type) {
-	case int64:
-		return float64(v), true
-	case int:
-		return float64(v), true
-	case float64:
-		return v, true
-	}
-	return 0, false
 }
 
 // properties returns a schema's properties, each as a schema.

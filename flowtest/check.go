@@ -1,7 +1,6 @@
 package flowtest
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -371,8 +370,8 @@ func diffValues(want, got any, path string, contains bool, out *[]string) {
 
 // scalarEqual compares scalars, numbers by value whatever their Go type.
 func scalarEqual(a, b any) bool {
-	if x, ok := number(a); ok {
-		y, ok := number(b)
+	if x, ok := jsonx.Number(a); ok {
+		y, ok := jsonx.Number(b)
 		return ok && x == y
 	}
 	switch b.(type) {
@@ -380,19 +379,4 @@ func scalarEqual(a, b any) bool {
 		return false
 	}
 	return a == b
-}
-
-func number(v any) (float64, bool) {
-	switch n := v.(type) {
-	case int:
-		return float64(n), true
-	case int64:
-		return float64(n), true
-	case float64:
-		return n, true
-	case json.Number:
-		f, err := n.Float64()
-		return f, err == nil
-	}
-	return 0, false
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/flowserve/flowserve/internal/jsonx"
 	"github.com/flowserve/flowserve/schemas"
 )
 
@@ -179,23 +180,9 @@ func (f *field) hints() []string {
 	case f.required:
 		out = append(out, "required")
 	}
-	num := func(key string) (float64, bool) {
-		switch v := f.doc[key].(type) {
-		case int64:
-			return float64(v), true
-		case int:
-			return float64(v), true
-		case float64:
-			return v, true
-		case json.Number:
-			x, err := v.Float64()
-			return x, err == nil
-		}
-		return 0, false
-	}
 	rangeHint := func(lo, hi string, unit string) {
-		min, hasMin := num(lo)
-		max, hasMax := num(hi)
+		min, hasMin := jsonx.Number(f.doc[lo])
+		max, hasMax := jsonx.Number(f.doc[hi])
 		u := func(n float64) string {
 			switch {
 			case unit == "":

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/flowserve/flowserve/internal/jsonx"
 )
 
 // AutoAnswer builds an accepted answer to a form from its requestedSchema:
@@ -36,12 +38,12 @@ func autoValue(p map[string]any) any {
 	case "boolean":
 		return true
 	case "integer":
-		if m, ok := number(p["minimum"]); ok {
+		if m, ok := jsonx.Number(p["minimum"]); ok {
 			return int64(m)
 		}
 		return 1
 	case "number":
-		if m, ok := number(p["minimum"]); ok {
+		if m, ok := jsonx.Number(p["minimum"]); ok {
 			return m
 		}
 		return 1.5
@@ -59,7 +61,7 @@ func autoValue(p map[string]any) any {
 			}
 		}
 		n := 1
-		if m, ok := number(p["minItems"]); ok && int(m) > n {
+		if m, ok := jsonx.Number(p["minItems"]); ok && int(m) > n {
 			n = int(m)
 		}
 		if n > len(choices) {
@@ -78,28 +80,13 @@ func autoValue(p map[string]any) any {
 		return "2026-01-02T03:04:05Z"
 	}
 	s := "answer"
-	if m, ok := number(p["minLength"]); ok && int(m) > len(s) {
+	if m, ok := jsonx.Number(p["minLength"]); ok && int(m) > len(s) {
 		s += strings.Repeat("x", int(m)-len(s))
 	}
-	if m, ok := number(p["maxLength"]); ok && int(m) < len(s) {
+	if m, ok := jsonx.Number(p["maxLength"]); ok && int(m) < len(s) {
 		s = s[:int(m)]
 	}
 	return s
-}
-
-func number(v any) (float64, bool) {
-	switch n := v.(type) {
-	case float64:
-		return n, true
-	case int:
-		return float64(n), true
-	case int64:
-		return float64(n), true
-	case json.Number:
-		f, err := n.Float64()
-		return f, err == nil
-	}
-	return 0, false
 }
 
 // Script answers questions by id from a file: a JSON object mapping ask ids
