@@ -3,8 +3,8 @@ package check
 import (
 	"fmt"
 	"github.com/flowserve/flowserve/dsl"
+	"maps"
 	"slices"
-	"sort"
 
 	"go.yaml.in/yaml/v3"
 
@@ -80,12 +80,12 @@ func (c *checker) walkSchema(s map[string]any, n *yaml.Node, at dsl.Pos, what, p
 			c.walkSchema(m, node, val, what, joinSteps(path, steps), depth+1)
 		}
 	}
-	for _, k := range sortedKeys(s) {
+	for _, k := range slices.Sorted(maps.Keys(s)) {
 		v := s[k]
 		switch {
 		case slices.Contains(schemaMapped, k):
 			m, _ := v.(map[string]any)
-			for _, name := range sortedKeys(m) {
+			for _, name := range slices.Sorted(maps.Keys(m)) {
 				sub(m[name], k, name)
 			}
 		case slices.Contains(schemaListed, k) && isList(v):
@@ -124,16 +124,6 @@ func joinSteps(path string, steps []any) string {
 		}
 	}
 	return path
-}
-
-// sortedKeys returns the keys of m, sorted.
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // isList reports whether x is a list.
@@ -176,7 +166,7 @@ func (c *checker) checkSchemaRequired(s map[string]any, n *yaml.Node, at dsl.Pos
 		return
 	}
 	props, _ := s["properties"].(map[string]any)
-	names := sortedKeys(props)
+	names := slices.Sorted(maps.Keys(props))
 	closed := len(props) > 0
 	for _, k := range []string{"patternProperties", "allOf", "anyOf", "oneOf", "if", "then", "else", "dependentSchemas", "dependencies", "$ref", "$dynamicRef", "unevaluatedProperties"} {
 		if _, has := s[k]; has {

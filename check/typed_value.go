@@ -1,6 +1,7 @@
 package check
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -140,7 +141,7 @@ func misfit(want, got map[string]any) (below []string, ws, gs map[string]any, ba
 				return nil, want, got, true // named as maps: "a map of strings"
 			}
 		}
-		for _, name := range sortedNames(gp) {
+		for _, name := range slices.Sorted(maps.Keys(gp)) {
 			wf, _ := wp[name].(map[string]any)
 			if _, has := wp[name]; !has {
 				wf = wx
@@ -228,16 +229,6 @@ func valueLabel(root string, path []string) string {
 		return root
 	}
 	return root + " " + strings.TrimPrefix(strings.Join(path, ""), ".")
-}
-
-// sortedNames returns the keys of m, sorted.
-func sortedNames(m map[string]any) []string {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	return names
 }
 
 // listOfAny returns x as a list, or nil.

@@ -8,6 +8,7 @@ package diff
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -197,7 +198,7 @@ func CompareAll(old, new []*flow.Program) []*Report {
 		byName[p.Name()] = e
 	}
 	out := make([]*Report, 0, len(byName))
-	for _, n := range sortedKeys(byName) {
+	for _, n := range slices.Sorted(maps.Keys(byName)) {
 		e := byName[n]
 		out = append(out, Compare(e[0], e[1]))
 	}

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -183,7 +184,7 @@ func (c *comparer) acceptsProperties(od, nd map[string]any, path string) {
 		c.inputSay(p, ChangeInput, Breaking, what, "calls without it are refused")
 	}
 	closed := nd["additionalProperties"] == false
-	for _, name := range sortedKeys(op) {
+	for _, name := range slices.Sorted(maps.Keys(op)) {
 		p := join(path, name)
 		if ns, ok := np[name]; ok {
 			c.accepts(op[name], ns, p)
@@ -198,7 +199,7 @@ func (c *comparer) acceptsProperties(od, nd map[string]any, path string) {
 			c.say(nil, ChangeInput, Compatible, pos, at, subject("input", p)+" was removed", "calls that send it are still accepted")
 		}
 	}
-	for _, name := range sortedKeys(np) {
+	for _, name := range slices.Sorted(maps.Keys(np)) {
 		if _, ok := op[name]; !ok && !slices.Contains(stringList(nd["required"]), name) {
 			p := join(path, name)
 			c.inputSay(p, ChangeInput, Compatible, subject("input", p)+" is new and optional", "")
@@ -242,8 +243,8 @@ func (c *comparer) acceptsItems(od, nd map[string]any, path string) {
 // in flight that left such a property out no longer matches its state.
 func (c *comparer) defaults(od, nd map[string]any) {
 	op, np := properties(od), properties(nd)
-	names := sortedKeys(op)
-	for _, n := range sortedKeys(np) {
+	names := slices.Sorted(maps.Keys(op))
+	for _, n := range slices.Sorted(maps.Keys(np)) {
 		if _, ok := op[n]; !ok {
 			names = append(names, n)
 		}
@@ -299,7 +300,7 @@ func (c *comparer) produces(od, nd map[string]any, path string) {
 			c.schemaSay(p, Breaking, subject("output", p)+" is no longer required", "callers that rely on it break")
 		}
 	}
-	for _, name := range sortedKeys(op) {
+	for _, name := range slices.Sorted(maps.Keys(op)) {
 		p := join(path, name)
 		if ns, ok := np[name]; ok {
 			c.produces(op[name], ns, p)
@@ -308,7 +309,7 @@ func (c *comparer) produces(od, nd map[string]any, path string) {
 		pos := propPos(c.of, c.of.Output, p)
 		c.say(nil, ChangeOutput, Breaking, pos, propPos(c.nf, c.nf.Output, path), subject("output", p)+" was removed", breaks)
 	}
-	for _, name := range sortedKeys(np) {
+	for _, name := range slices.Sorted(maps.Keys(np)) {
 		if _, ok := op[name]; !ok {
 			p := join(path, name)
 			c.schemaSay(p, Compatible, subject("output", p)+" is new", "")
@@ -395,13 +396,4 @@ func stringList(v any) []string {
 		}
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

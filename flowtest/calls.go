@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -71,7 +72,7 @@ func (l *loader) load(path string) (fl *flows, missing bool, diags dsl.Diagnosti
 	if !dl.files[path] {
 		// Not a name a directory's flows have (the flow: key of a test
 		// file may name any file): loaded with them on its own.
-		dl = l.loadFiles(append(slices.Clone(sortedKeys(dl.files)), path))
+		dl = l.loadFiles(append(slices.Sorted(maps.Keys(dl.files)), path))
 	}
 	for _, d := range dl.diags {
 		if d.Pos.File == path {
@@ -207,7 +208,7 @@ func (fl *flows) settings() (vars, secrets []*dsl.Setting) {
 // programs returns root, then the flows it calls, by name.
 func (fl *flows) programs() []*flow.Program {
 	out := []*flow.Program{fl.root}
-	for _, name := range sortedKeys(fl.byName) {
+	for _, name := range slices.Sorted(maps.Keys(fl.byName)) {
 		if p := fl.byName[name]; p != fl.root {
 			out = append(out, p)
 		}

@@ -2,7 +2,9 @@ package flowtest
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -120,7 +122,7 @@ func check(c *Case, o *outcome, fail func(dsl.Pos, Failure)) {
 	if x.Statuses != nil && !equalStrings(x.Statuses.Items, o.statuses) {
 		fail(x.Statuses.Pos, Failure{Message: "statuses: the task statuses differ", Want: listText(x.Statuses.Items), Got: listText(o.statuses)})
 	}
-	for _, id := range sortedKeys(x.AskMessages) {
+	for _, id := range slices.Sorted(maps.Keys(x.AskMessages)) {
 		l := x.AskMessages[id]
 		msgs := o.msgs[id]
 		for i, want := range l.Items {
@@ -140,7 +142,7 @@ func check(c *Case, o *outcome, fail func(dsl.Pos, Failure)) {
 	if x.Notifications != nil {
 		checkNotifications(x.Notifications, o, fail)
 	}
-	for _, id := range sortedKeys(x.StepInputs) {
+	for _, id := range slices.Sorted(maps.Keys(x.StepInputs)) {
 		e := x.StepInputs[id]
 		in, ran := o.inputs[id]
 		if !ran {
@@ -184,7 +186,7 @@ func checkNotifications(x *NotificationsExp, o *outcome, fail func(dsl.Pos, Fail
 		fields := map[string]string{"tool": n.Tool, "task": n.Task, "question": n.Question, "message": n.Message,
 			"to": n.To, "link": n.Link, "expires": n.Expires, "text": n.Text}
 		var lines []string
-		for _, k := range sortedKeys(want.Fields) {
+		for _, k := range slices.Sorted(maps.Keys(want.Fields)) {
 			if w := want.Fields[k].Value; fields[k] != w {
 				lines = append(lines, fmt.Sprintf("%s: want %s, got %s", k, strconv.Quote(w), strconv.Quote(fields[k])))
 			}
@@ -332,7 +334,7 @@ func diffValues(want, got any, path string, contains bool, out *[]string) {
 			*out = append(*out, fmt.Sprintf("%s: want an object %s, got %s", path, jsonx.Text(want), jsonx.Text(got)))
 			return
 		}
-		keys := sortedKeys(w)
+		keys := slices.Sorted(maps.Keys(w))
 		for _, k := range keys {
 			gv, has := g[k]
 			if !has {
@@ -342,7 +344,7 @@ func diffValues(want, got any, path string, contains bool, out *[]string) {
 			diffValues(w[k], gv, field(path, k), contains, out)
 		}
 		if !contains {
-			for _, k := range sortedKeys(g) {
+			for _, k := range slices.Sorted(maps.Keys(g)) {
 				if _, has := w[k]; !has {
 					*out = append(*out, fmt.Sprintf("%s: unexpected, got %s", field(path, k), jsonx.Text(g[k])))
 				}

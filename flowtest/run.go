@@ -3,8 +3,8 @@ package flowtest
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -306,7 +306,7 @@ func checkSettings(f *File, fl *flows, errorf func(pos dsl.Pos, code, format str
 		path += " and the flows it calls"
 	}
 	unknown := func(given map[string]Setting, what string, names []string) {
-		for _, name := range sortedKeys(given) {
+		for _, name := range slices.Sorted(maps.Keys(given)) {
 			if slices.Contains(names, name) {
 				continue
 			}
@@ -386,7 +386,7 @@ func checkRefs(f *File, fl *flows, reg *actions.Registry) dsl.Diagnostics {
 		mockable = append(mockable, dsl.KindCall, dsl.KindLink)
 	}
 	for _, c := range f.Cases {
-		for _, id := range sortedKeys(c.Answers) {
+		for _, id := range slices.Sorted(maps.Keys(c.Answers)) {
 			as := c.Answers[id]
 			n := node(id, as.Pos, "answers", false, dsl.KindAsk, dsl.KindSample, dsl.KindRoots)
 			if n == nil {
@@ -402,7 +402,7 @@ func checkRefs(f *File, fl *flows, reg *actions.Registry) dsl.Diagnostics {
 				}
 			}
 		}
-		for _, id := range sortedKeys(c.Mocks) {
+		for _, id := range slices.Sorted(maps.Keys(c.Mocks)) {
 			m := c.Mocks[id]
 			n := node(id, m.Pos, "mocks", false, mockable...)
 			if n == nil || m.IsErr {
@@ -445,10 +445,10 @@ func checkRefs(f *File, fl *flows, reg *actions.Registry) dsl.Diagnostics {
 				node(id, x.Asks.Poss[i], "asks", false, dsl.KindAsk, dsl.KindSample, dsl.KindRoots)
 			}
 		}
-		for _, id := range sortedKeys(x.AskMessages) {
+		for _, id := range slices.Sorted(maps.Keys(x.AskMessages)) {
 			node(id, x.AskMessages[id].Pos, "ask_messages", false, dsl.KindAsk)
 		}
-		for _, id := range sortedKeys(x.StepInputs) {
+		for _, id := range slices.Sorted(maps.Keys(x.StepInputs)) {
 			node(id, x.StepInputs[id].Pos, "step_inputs", false, mockable...)
 		}
 		// What a case expects must be what the flow's kind returns.
@@ -577,13 +577,4 @@ func anonIndex(name string) (int, bool) {
 		return 0, false
 	}
 	return n - 1, true
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

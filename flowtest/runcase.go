@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -253,7 +255,7 @@ func (r *caseRun) Answer(_ context.Context, in *flow.InputRequired) (map[string]
 		r.o.status(statusInputRequired)
 	}
 	responses := map[string]json.RawMessage{}
-	for _, id := range sortedKeys(in.Requests) {
+	for _, id := range slices.Sorted(maps.Keys(in.Requests)) {
 		a, ok := r.next(id, in.Requests[id].Message)
 		if !ok {
 			return nil, errStopped
@@ -315,7 +317,7 @@ func (r *caseRun) next(id, message string) (Answer, bool) {
 // and the mocks of nodes that never ran.
 func (r *caseRun) checkUsed() {
 	c := r.c
-	for _, id := range sortedKeys(c.Answers) {
+	for _, id := range slices.Sorted(maps.Keys(c.Answers)) {
 		as := c.Answers[id]
 		switch {
 		case r.asked[id] == 0:
@@ -324,7 +326,7 @@ func (r *caseRun) checkUsed() {
 			r.fail(as.Pos, Failure{Message: fmt.Sprintf("answers: %d of the %d answers to %q were not used", len(as.List)-r.used[id], len(as.List), id)})
 		}
 	}
-	for _, id := range sortedKeys(c.Mocks) {
+	for _, id := range slices.Sorted(maps.Keys(c.Mocks)) {
 		if !r.mocked[id] {
 			r.fail(c.Mocks[id].Pos, Failure{Message: fmt.Sprintf("mocks: the %s %q never ran", r.o.kind(id), id)})
 		}
