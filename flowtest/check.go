@@ -19,6 +19,20 @@ import (
 // check compares a finished case's outcome with its expectations.
 func check(c *Case, o *outcome, fail func(dsl.Pos, Failure)) {
 	x := &c.Expect
+	checkResult(c, o, fail)
+	checkPath(x, o, fail)
+	checkAskMessages(x, o, fail)
+	if x.Notifications != nil {
+		checkNotifications(x.Notifications, o, fail)
+	}
+	checkStepInputs(x, o, fail)
+}
+
+// checkResult compares what the call returned (or its error) with the
+// expectations about it: error, is_error, text, text_contains,
+// structured, structured_contains and a prompt's.
+func checkResult(c *Case, o *outcome, fail func(dsl.Pos, Failure)) {
+	x := &c.Expect
 	at := func(pos dsl.Pos) dsl.Pos {
 		if pos.IsValid() {
 			return pos
@@ -92,7 +106,12 @@ func check(c *Case, o *outcome, fail func(dsl.Pos, Failure)) {
 			}
 		}
 	}
+}
 
+// checkPath compares the nodes the run visited, the questions it asked
+// and the task statuses it went through with path, visits, not_visits,
+// asks and statuses.
+func checkPath(x *Expect, o *outcome, fail func(dsl.Pos, Failure)) {
 	path := namedOnly(o.trace)
 	if x.Path != nil && !equalStrings(x.Path.Items, path) {
 		fail(x.Path.Pos, Failure{Message: "path: the nodes visited differ", Want: listText(x.Path.Items), Got: listText(path)})
@@ -122,6 +141,11 @@ func check(c *Case, o *outcome, fail func(dsl.Pos, Failure)) {
 	if x.Statuses != nil && !equalStrings(x.Statuses.Items, o.statuses) {
 		fail(x.Statuses.Pos, Failure{Message: "statuses: the task statuses differ", Want: listText(x.Statuses.Items), Got: listText(o.statuses)})
 	}
+}
+
+// checkAskMessages compares the messages of the questions asked with
+// ask_messages.
+func checkAskMessages(x *Expect, o *outcome, fail func(dsl.Pos, Failure)) {
 	for _, id := range slices.Sorted(maps.Keys(x.AskMessages)) {
 		l := x.AskMessages[id]
 		msgs := o.msgs[id]
@@ -139,9 +163,11 @@ func check(c *Case, o *outcome, fail func(dsl.Pos, Failure)) {
 			}
 		}
 	}
-	if x.Notifications != nil {
-		checkNotifications(x.Notifications, o, fail)
-	}
+}
+
+// checkStepInputs compares step_inputs with the inputs the steps ran
+// with.
+func checkStepInputs(x *Expect, o *outcome, fail func(dsl.Pos, Failure)) {
 	for _, id := range slices.Sorted(maps.Keys(x.StepInputs)) {
 		e := x.StepInputs[id]
 		in, ran := o.inputs[id]
