@@ -106,8 +106,7 @@ func (p *parser) approval(a *Ask, f map[string]pair, hasURL bool) {
 
 // notify reads the notify mapping of an approval: {webhook}.
 func (p *parser) notify(e pair) *Notify {
-	if e.val.Kind != yaml.MappingNode {
-		p.errorf(p.pos(e.val), codes.BadType, "notify must be a mapping {webhook}, not %s", yamlx.TypeName(e.val))
+	if _, ok := p.mapping(e.val, "notify must be a mapping {webhook}"); !ok {
 		return nil
 	}
 	n := &Notify{Pos: p.pos(e.val)}

@@ -97,8 +97,7 @@ func article(k Kind) string {
 // node reads one entry of the node list. It returns nil when the entry is
 // not a mapping.
 func (p *parser) node(index int, y *yaml.Node) *Node {
-	if y.Kind != yaml.MappingNode {
-		p.errorf(p.pos(y), codes.BadType, "a node must be a mapping, not %s", yamlx.TypeName(y))
+	if _, ok := p.mapping(y, "a node must be a mapping"); !ok {
 		return nil
 	}
 	n := &Node{Index: index, Pos: p.pos(y)}
@@ -305,8 +304,7 @@ func (p *parser) branch(e pair) *Branch {
 // set reads the bindings of a set node.
 func (p *parser) set(e pair) *Set {
 	s := &Set{}
-	if e.val.Kind != yaml.MappingNode {
-		p.errorf(p.pos(e.val), codes.BadType, "set must be a mapping of names to values, not %s", yamlx.TypeName(e.val))
+	if _, ok := p.mapping(e.val, "set must be a mapping of names to values"); !ok {
 		return s
 	}
 	entries := p.pairs(e.val)

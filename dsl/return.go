@@ -145,8 +145,7 @@ func (p *parser) message(c *yaml.Node) *Message {
 // sample reads the request of a sample node.
 func (p *parser) sample(e pair) *Sample {
 	s := &Sample{Pos: p.pos(e.val), MaxTokens: DefaultMaxTokens}
-	if e.val.Kind != yaml.MappingNode {
-		p.errorf(p.pos(e.val), codes.BadType, "sample must be a mapping {messages, system, max_tokens, temperature, stop, model}, not %s", yamlx.TypeName(e.val))
+	if _, ok := p.mapping(e.val, "sample must be a mapping {messages, system, max_tokens, temperature, stop, model}"); !ok {
 		return s
 	}
 	known := []string{"messages", "system", "max_tokens", "temperature", "stop", "model"}
@@ -191,8 +190,7 @@ func (p *parser) sample(e pair) *Sample {
 // modelPreferences reads the model preferences of a sample:
 // {hints: [names], cost, speed, intelligence}, priorities from 0 to 1.
 func (p *parser) modelPreferences(e pair) *Schema {
-	if e.val.Kind != yaml.MappingNode {
-		p.errorf(p.pos(e.val), codes.BadType, "model must be a mapping {hints, cost, speed, intelligence}, not %s", yamlx.TypeName(e.val))
+	if _, ok := p.mapping(e.val, "model must be a mapping {hints, cost, speed, intelligence}"); !ok {
 		return nil
 	}
 	out := map[string]any{}

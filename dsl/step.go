@@ -101,8 +101,7 @@ func (p *parser) timeout(e pair, example, examples string) (time.Duration, bool)
 
 // retry reads the retry mapping of a step.
 func (p *parser) retry(e pair) *Retry {
-	if e.val.Kind != yaml.MappingNode {
-		p.errorf(p.pos(e.val), codes.BadType, "retry must be a mapping {attempts, backoff}, not %s", yamlx.TypeName(e.val))
+	if _, ok := p.mapping(e.val, "retry must be a mapping {attempts, backoff}"); !ok {
 		return nil
 	}
 	r := &Retry{Pos: p.pos(e.val)}
