@@ -11,6 +11,7 @@ import (
 	"github.com/flowserve/flowserve/approvals"
 	"github.com/flowserve/flowserve/approve"
 	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/serve/internal/wire"
 	"github.com/flowserve/flowserve/tasks"
 )
 
@@ -78,7 +79,7 @@ func (s *Server) awaitApproval(t *tasks.Task, ap *flow.Approval) error {
 	t.Asked++
 	t.Status, t.State = tasks.Working, ap.State
 	t.Requests, t.Questions, t.Answers = nil, nil, nil
-	req, err := appendInputRequest(nil, ap.Question)
+	req, err := wire.AppendInputRequest(nil, ap.Question)
 	if err != nil {
 		return err
 	}
@@ -96,7 +97,7 @@ func (s *Server) awaitApproval(t *tasks.Task, ap *flow.Approval) error {
 		return fmt.Errorf("seal the approval link: %w", err) // a key too long for a link
 	}
 	t.Approval = a
-	t.Message = fmt.Sprintf("waiting for %s to answer %q (until %s)", a.To, a.Node, wireTime(a.Expires))
+	t.Message = fmt.Sprintf("waiting for %s to answer %q (until %s)", a.To, a.Node, wire.Time(a.Expires))
 	return nil
 }
 
@@ -241,7 +242,7 @@ func (s *Server) answerApproval(ctx context.Context, t *tasks.Task, ans *flow.Ap
 func (s *Server) approvalRound(ctx context.Context, p *flow.Program, t *tasks.Task, ans *flow.ApprovalAnswer) (next, rejected string, err error) {
 	fr := &flow.Request{Arguments: t.Arguments, State: t.State, Client: flowClient(t.Client),
 		Principal: t.Principal, Identity: flowIdentity(t.Identity), StateTTL: t.TTL, Task: t.ID}
-	rounds := &callRounds{s: s, p: p, label: firstModernVersion, rule: replyNone,
+	rounds := &callRounds{s: s, p: p, label: wire.FirstModernVersion, rule: replyNone,
 		o: origin{caller: "approval " + t.ID, trace: parseTaskTrace(t.Trace)}}
 	d := rounds.driver()
 	next, again, err := d.Journal(ctx, p, fr, ans)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/flowserve/flowserve/approvals"
 	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/serve/internal/wire"
 	"github.com/flowserve/flowserve/tasks"
 )
 
@@ -55,7 +56,7 @@ func (s *Server) waitInline(ctx context.Context, p *flow.Program, fr *flow.Reque
 			// Between the progress of the steps before the approval
 			// and of those after it (see progressHook).
 			waited := min(float64(now.Sub(start))/float64(s.opts.MaxWait), 0.99)
-			tell(fmt.Sprintf("waiting for %s to answer %q%s (until %s)", a.To, a.Node, s.linkFor(t), wireTime(a.Expires)),
+			tell(fmt.Sprintf("waiting for %s to answer %q%s (until %s)", a.To, a.Node, s.linkFor(t), wire.Time(a.Expires)),
 				float64(2*ap.Position+1)+waited)
 		}
 		select {

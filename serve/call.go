@@ -13,45 +13,8 @@ import (
 
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/oauth"
+	"github.com/flowserve/flowserve/serve/internal/wire"
 )
-
-// The _meta keys of 2026-07-28 requests.
-const (
-	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
-)
-
-// JSON-RPC error codes this package answers with.
-const (
-	codeInternalError      = -32603
-	codeInvalidParams      = -32602
-	codeMethodNotFound     = -32601
-	codeHeaderMismatch     = -32020
-	codeMissingCapability  = -32021
-	codeUnsupportedVersion = -32022
-	// codeVersionUnavailable: the run began on a version of its flow
-	// this instance cannot get; retrying (on another instance, or later)
-	// may succeed.
-	codeVersionUnavailable = -32003
-)
-
-// modernVersion returns the request's protocol version when it declares
-// one in _meta at or after 2026-07-28, and "" for session requests. It
-// deliberately does not use the SDK's ProtocolVersion(), which reports the
-// version a legacy client asked for at initialize (go-sdk-notes probe B).
-func modernVersion(meta mcp.Meta) string {
-	v, _ := meta[metaProtocolVersion].(string)
-	if parseEra(v).stateless() {
-		return v
-	}
-	return ""
-}
-
-// invalidParams is the -32602 error saying msg.
-func invalidParams(msg string) *jsonrpc.Error {
-	return &jsonrpc.Error{Code: codeInvalidParams, Message: msg}
-}
 
 // principal identifies the caller of an SDK request: the subject of its
 // OAuth token, or else a digest of its bearer token (see
@@ -102,27 +65,6 @@ func principalFromHeader(h http.Header) string {
 	return principalOf(sha256.Sum256([]byte(token)))
 }
 
-// modernClient reads the client's name and capabilities from a
-// 2026-07-28 request's _meta: elicitation {} means form mode.
-func modernClient(meta mcp.Meta, version string) flow.Client {
-	var d declared
-	if info, ok := meta[metaClientInfo].(map[string]any); ok {
-		d.name, _ = info["name"].(string)
-		d.version, _ = info["version"].(string)
-	}
-	caps, _ := meta[metaClientCapabilities].(map[string]any)
-	if el, ok := caps["elicitation"].(map[string]any); ok {
-		_, d.elicitForm = el["form"]
-		_, d.elicitURL = el["url"]
-		d.elicitation = true
-	}
-	_, d.sampling = caps["sampling"].(map[string]any)
-	_, d.roots = caps["roots"].(map[string]any)
-	ext, _ := caps["extensions"].(map[string]any)
-	_, d.tasks = ext[tasksExtension].(map[string]any)
-	return d.client(era20260728, version)
-}
-
 // callModern serves one round of a 2026-07-28 call that came through the
 // SDK (stdio, in-memory transports, and HTTP requests the lean handler
 // passes on).
@@ -150,7 +92,7 @@ func (s *Server) sdkRound(ctx context.Context, p *flow.Program, req mcp.Request,
 	fr := &flow.Request{
 		Arguments: args,
 		State:     state,
-		Client:    modernClient(meta, modernVersion(meta)),
+		Client:    wire.ModernClient(meta, wire.ModernVersion(meta)),
 		Principal: principal(req),
 		Identity:  identityOf(sdkPrincipal(req)),
 		OnStep:    s.progress(ctx, req),
@@ -160,7 +102,7 @@ func (s *Server) sdkRound(ctx context.Context, p *flow.Program, req mcp.Request,
 		for id, r := range responses {
 			b, err := json.Marshal(r)
 			if err != nil {
-				return nil, invalidParams(fmt.Sprintf("inputResponses[%q] is not valid: %v", id, err))
+				return nil, wire.InvalidParams(fmt.Sprintf("inputResponses[%q] is not valid: %v", id, err))
 			}
 			fr.Responses[id] = b
 		}
@@ -203,7 +145,7 @@ func inputRequests(in *flow.InputRequired) (mcp.InputRequestMap, error) {
 // (fr.Detach); otherwise the call waits for the approval's answer inside
 // itself (waitInline, telling the caller with tell) and runs on from it.
 func (s *Server) modernRound(ctx context.Context, p *flow.Program, fr *flow.Request, o origin, tell tellFunc) (*flow.Result, *jsonrpc.Error, error) {
-	c := &callRounds{s: s, p: p, ctx: ctx, era: era20260728, label: firstModernVersion, o: o, fr: fr, tell: tell, timed: true, answers: true}
+	c := &callRounds{s: s, p: p, ctx: ctx, era: wire.Era20260728, label: wire.FirstModernVersion, o: o, fr: fr, tell: tell, timed: true, answers: true}
 	d := c.driver()
 	if fr.Detach == nil {
 		d.Approver = c

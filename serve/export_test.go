@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/serve/internal/wire"
 )
 
 // ServeVersions records progs as the programs served now in vs, as a
@@ -20,15 +21,15 @@ func ServeVersions(t testing.TB, vs *Versions, progs ...*flow.Program) {
 func TendVersions(vs *Versions) { vs.tend(context.Background()) }
 
 // CheckedNames returns the tools and prompts the OAuth guard reads body
-// as calling (readTargets), or ok false when it refuses the body.
+// as calling (wire.ReadTargets), or ok false when it refuses the body.
 func CheckedNames(body []byte) (names []string, ok bool) {
-	targets, rpcErr := readTargets(body)
+	targets, rpcErr := wire.ReadTargets(body)
 	if rpcErr != nil {
 		return nil, false
 	}
 	for _, t := range targets {
-		if t.method == "tools/call" || t.method == "prompts/get" {
-			names = append(names, t.name)
+		if t.Method == "tools/call" || t.Method == "prompts/get" {
+			names = append(names, t.Name)
 		}
 	}
 	return names, true

@@ -11,6 +11,7 @@ import (
 
 	"github.com/flowserve/flowserve/approvals"
 	"github.com/flowserve/flowserve/oauth"
+	"github.com/flowserve/flowserve/serve/internal/wire"
 )
 
 // HTTPOptions configure the Streamable HTTP endpoint (HTTPHandler) and
@@ -229,15 +230,15 @@ func (s *Server) sdkHandlers(opts *HTTPOptions) (sessions, stateless http.Handle
 // the lean path (which passes what it does not serve to stateless), and
 // anything else with stateless.
 func (s *Server) serveEndpoint(w http.ResponseWriter, r *http.Request, maxBody int64, sessions, stateless http.Handler, slots *sessionSlots) {
-	if sessionVersion(r.Header.Get("Mcp-Protocol-Version")) {
+	if wire.SessionVersion(r.Header.Get("Mcp-Protocol-Version")) {
 		if s.serveUnversioned(w, r, maxBody) {
 			return
 		}
 		s.serveSessions(w, r.WithContext(withBase(r.Context(), requestBase(r))), sessions, slots, maxBody)
 		return
 	}
-	if !leanEligible(r) {
-		if r.Method == http.MethodPost && refuseDuplicates(w, r, maxBody) {
+	if !wire.Eligible(r) {
+		if r.Method == http.MethodPost && wire.RefuseDuplicates(w, r, maxBody) {
 			return
 		}
 		stateless.ServeHTTP(w, r.WithContext(withBase(r.Context(), requestBase(r))))

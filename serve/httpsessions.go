@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/flowserve/flowserve/metrics"
+	"github.com/flowserve/flowserve/serve/internal/wire"
 )
 
 // serveUnversioned answers a POST that belongs to no session and has no
@@ -23,28 +23,21 @@ import (
 // answered; when it did not, r's body reads as it did.
 func (s *Server) serveUnversioned(w http.ResponseWriter, r *http.Request, maxBody int64) bool {
 	v := r.Header.Get("Mcp-Protocol-Version")
-	if r.Header.Get("Mcp-Session-Id") != "" || !leanEligible(r) || v != "" && !slices.Contains(s.supportedVersions(), v) {
+	if r.Header.Get("Mcp-Session-Id") != "" || !wire.Eligible(r) || v != "" && !slices.Contains(wire.SupportedVersions(), v) {
 		return false
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
-	r.Body = readCloser{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
-	var req leanRequest
-	if err != nil || int64(len(body)) > maxBody || !decodeLeanRequest(body, &req) ||
-		!parseEra(metaString(req.Params.Meta[metaProtocolVersion])).stateless() {
+	body, ok := wire.PeekBody(r, maxBody)
+	var req wire.Request
+	if !ok || !wire.Decode(body, &req) ||
+		!wire.ParseEra(wire.MetaString(req.Params.Meta[wire.MetaProtocolVersion])).Stateless() {
 		return false
 	}
-	rpcErr := s.validateLean(r.Header, &req, nil)
+	rpcErr := wire.Validate(r.Header, &req, nil)
 	if rpcErr == nil { // cannot be: the header is not the body's version
 		return false
 	}
-	writeRPCError(w, statusOf(rpcErr.Code), req.ID, rpcErr)
+	wire.WriteError(w, wire.StatusOf(rpcErr.Code), req.ID, rpcErr)
 	return true
-}
-
-// readCloser reads from one reader and closes another.
-type readCloser struct {
-	io.Reader
-	io.Closer
 }
 
 // serveSessions serves a session-era request, counting the sessions it
@@ -54,12 +47,11 @@ func (s *Server) serveSessions(w http.ResponseWriter, r *http.Request, h http.Ha
 		h.ServeHTTP(w, r)
 		return
 	}
-	if mediaType(r.Header.Get("Content-Type")) == "application/json" {
-		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
-		if err == nil && int64(len(body)) <= maxBody && (writeParseError(w, body) || writeDuplicateError(w, body)) {
+	if wire.MediaType(r.Header.Get("Content-Type")) == "application/json" {
+		body, ok := wire.PeekBody(r, maxBody)
+		if ok && (wire.WriteParseError(w, body) || wire.WriteDuplicateError(w, body)) {
 			return
 		}
-		r.Body = readCloser{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
 	}
 	s.sessionPOSTs.acquire()
 	defer s.sessionPOSTs.release()
@@ -96,47 +88,6 @@ func (s *Server) session(id string) *mcp.ServerSession {
 	return nil
 }
 
-// writeParseError answers a body that is not JSON at all with JSON-RPC
-// error -32700 (HTTP 400), the reply JSON-RPC 2.0 gives a message it
-// cannot parse, where go-sdk answers in plain text; it reports whether it
-// did. Other malformed messages (JSON that is no JSON-RPC request) are
-// left to the SDK.
-func writeParseError(w http.ResponseWriter, body []byte) bool {
-	if json.Valid(body) {
-		return false
-	}
-	var v any
-	err := json.Unmarshal(body, &v)
-	msg := "Parse error: the body is not JSON"
-	if err != nil {
-		msg = "Parse error: " + err.Error()
-	}
-	writeRPCError(w, http.StatusBadRequest, json.RawMessage("null"), &jsonrpc.Error{Code: codeParseError, Message: msg})
-	return true
-}
-
-// writeDuplicateError answers a body whose messages repeat a member
-// (readTargets) with 400 and the error saying which, and reports whether
-// it did.
-func writeDuplicateError(w http.ResponseWriter, body []byte) bool {
-	_, rpcErr := readTargets(body)
-	if rpcErr == nil {
-		return false
-	}
-	writeRPCError(w, http.StatusBadRequest, requestID(bytes.TrimSpace(body)), rpcErr)
-	return true
-}
-
-// refuseDuplicates reads r's body, answers it as writeDuplicateError
-// does when a member repeats, and otherwise leaves the body to be read
-// again. A body over maxBody is left to the handler after it, which
-// answers 413.
-func refuseDuplicates(w http.ResponseWriter, r *http.Request, maxBody int64) bool {
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
-	r.Body = readCloser{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
-	return err == nil && int64(len(body)) <= maxBody && writeDuplicateError(w, body)
-}
-
 // refuseSession answers a request that would open a session with 503 and
 // a JSON-RPC error carrying the request's id.
 func refuseSession(w http.ResponseWriter, r *http.Request, maxBody int64, msg string) {
@@ -151,5 +102,5 @@ func refuseSession(w http.ResponseWriter, r *http.Request, maxBody int64, msg st
 		id = json.RawMessage("null")
 	}
 	w.Header().Set("Retry-After", "5")
-	writeRPCError(w, http.StatusServiceUnavailable, id, &jsonrpc.Error{Code: codeServerBusy, Message: msg})
+	wire.WriteError(w, http.StatusServiceUnavailable, id, &jsonrpc.Error{Code: wire.CodeServerBusy, Message: msg})
 }

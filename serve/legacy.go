@@ -15,29 +15,8 @@ import (
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/flow/drive"
 	"github.com/flowserve/flowserve/metrics"
+	"github.com/flowserve/flowserve/serve/internal/wire"
 )
-
-// legacyClient reads a session client's name and capabilities from its
-// initialize request.
-func legacyClient(ip *mcp.InitializeParams) flow.Client {
-	if ip == nil {
-		return flow.Client{}
-	}
-	var d declared
-	if ip.ClientInfo != nil {
-		d.name, d.version = ip.ClientInfo.Name, ip.ClientInfo.Version
-	}
-	if caps := ip.Capabilities; caps != nil {
-		if el := caps.Elicitation; el != nil {
-			d.elicitation, d.elicitForm, d.elicitURL = true, el.Form != nil, el.URL != nil
-		}
-		d.sampling = caps.Sampling != nil
-		// The SDK keeps no trace of a bare "roots": {} in a session's
-		// capabilities, only of listChanged; its own clients set both.
-		d.roots = caps.RootsV2 != nil || caps.Roots.ListChanged
-	}
-	return d.client(parseEra(ip.ProtocolVersion), ip.ProtocolVersion)
-}
 
 // callLegacy serves a tools/call from a session client (2025-06-18,
 // 2025-11-25): it runs round after round inside the one call, asking each
@@ -65,12 +44,12 @@ func (s *Server) legacyRounds(ctx context.Context, p *flow.Program, req mcp.Requ
 	if !s.legacy.acquire() {
 		s.metrics.Rejected.WithLabelValues(metrics.RejectLegacyCalls).Inc()
 		s.log.Warn("session-era call refused: too many in progress", flowKind(p), p.Name(), "max", s.opts.MaxLegacyCalls)
-		return nil, &jsonrpc.Error{Code: codeServerBusy, Message: fmt.Sprintf(
+		return nil, &jsonrpc.Error{Code: wire.CodeServerBusy, Message: fmt.Sprintf(
 			"the server is busy: it is running as many calls for session clients as it may (%d); try again later", s.opts.MaxLegacyCalls)}
 	}
 	defer s.legacy.release()
-	client := legacyClient(ss.InitializeParams())
-	e := parseEra(client.Protocol)
+	client := wire.LegacyClient(ss.InitializeParams())
+	e := wire.ParseEra(client.Protocol)
 	fr := &flow.Request{
 		Arguments: args,
 		Client:    client,
@@ -79,8 +58,8 @@ func (s *Server) legacyRounds(ctx context.Context, p *flow.Program, req mcp.Requ
 		OnStep:    s.progress(ctx, req),
 	}
 	o := origin{caller: s.callerName(headerOf(req), sdkPrincipal(req)), base: s.baseOf(ctx), trace: sdkTraceParent(req.GetParams().GetMeta())}
-	c := &callRounds{s: s, p: p, ctx: ctx, era: e, label: eraLabel(client.Protocol), o: o, fr: fr, tell: s.tell(ctx, req),
-		timed: true, ss: ss, withID: e.urlElicitation()}
+	c := &callRounds{s: s, p: p, ctx: ctx, era: e, label: wire.EraLabel(client.Protocol), o: o, fr: fr, tell: s.tell(ctx, req),
+		timed: true, ss: ss, withID: e.URLElicitation()}
 	d := c.driver()
 	d.Answerer, d.Approver, d.MaxRounds = c, c, s.opts.LegacyRounds
 	_, err := d.Drive(ctx, p, fr)
@@ -238,8 +217,8 @@ func capInitializeVersion(next mcp.MethodHandler) mcp.MethodHandler {
 			return next(ctx, method, req)
 		}
 		ip, ok := req.GetParams().(*mcp.InitializeParams)
-		if ok && parseEra(ip.ProtocolVersion).stateless() {
-			ip.ProtocolVersion = version20251125
+		if ok && wire.ParseEra(ip.ProtocolVersion).Stateless() {
+			ip.ProtocolVersion = wire.Version20251125
 		}
 		res, err := next(ctx, method, req)
 		if ir, isInit := res.(*mcp.InitializeResult); ok && isInit && err == nil && ir.ProtocolVersion != "" {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
 	"slices"
@@ -19,6 +18,7 @@ import (
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/metrics"
 	"github.com/flowserve/flowserve/oauth"
+	"github.com/flowserve/flowserve/serve/internal/wire"
 )
 
 // OAuth makes HTTPHandler an OAuth 2.1 resource server (DESIGN §14): every
@@ -103,7 +103,7 @@ func (s *Server) checkOAuth(w http.ResponseWriter, r *http.Request, o *OAuth, ma
 	}
 	prog, rpcErr, id := s.calledProgram(r, maxBody)
 	if rpcErr != nil {
-		writeRPCError(w, http.StatusBadRequest, id, rpcErr)
+		wire.WriteError(w, http.StatusBadRequest, id, rpcErr)
 		return nil, false
 	}
 	if prog != nil {
@@ -142,9 +142,9 @@ func writeChallenge(w http.ResponseWriter, status int, ch oauth.Challenge, msg s
 
 // calledProgram returns the flow a POST calls (tools/call or
 // prompts/get, one message or any of a batch) when it requires scopes, or
-// nil; or the error refusing a body whose members repeat (readTargets),
+// nil; or the error refusing a body whose members repeat (wire.ReadTargets),
 // which no path dispatches, and the id to answer it with. It reads the body as go-sdk and the lean path
-// do (readTargets) and leaves it to be read again; it reads none when no
+// do (wire.ReadTargets) and leaves it to be read again; it reads none when no
 // served flow requires scopes. Dispatch checks the scopes of the program
 // it runs again (scopeRefusal), so a body read otherwise there still
 // cannot run a flow the token does not grant.
@@ -152,23 +152,22 @@ func (s *Server) calledProgram(r *http.Request, maxBody int64) (*flow.Program, *
 	if r.Method != http.MethodPost || !s.scoped.Load() {
 		return nil, nil, nil
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
-	r.Body = readCloser{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
-	if err != nil || int64(len(body)) > maxBody {
+	body, ok := wire.PeekBody(r, maxBody)
+	if !ok {
 		return nil, nil, nil
 	}
-	targets, rpcErr := readTargets(body)
+	targets, rpcErr := wire.ReadTargets(body)
 	if rpcErr != nil {
-		return nil, rpcErr, requestID(bytes.TrimSpace(body))
+		return nil, rpcErr, wire.RequestID(bytes.TrimSpace(body))
 	}
 	var worst *flow.Program
 	for _, c := range targets {
 		var p *flow.Program
-		switch c.method {
+		switch c.Method {
 		case "tools/call":
-			p = s.servedOrRemoved(c.name, false)
+			p = s.servedOrRemoved(c.Name, false)
 		case "prompts/get":
-			p = s.servedOrRemoved(c.name, true)
+			p = s.servedOrRemoved(c.Name, true)
 		}
 		if p != nil && len(p.Scopes()) > 0 && (worst == nil || len(p.Scopes()) > len(worst.Scopes())) {
 			worst = p
@@ -190,7 +189,7 @@ func scopeRefusal(caller *oauth.Principal, p *flow.Program) *jsonrpc.Error {
 	if len(missing) == 0 {
 		return nil
 	}
-	return &jsonrpc.Error{Code: codeInvalidRequest, Message: fmt.Sprintf("Forbidden: the %s %s needs the scopes %s; the access token lacks %s",
+	return &jsonrpc.Error{Code: wire.CodeInvalidRequest, Message: fmt.Sprintf("Forbidden: the %s %s needs the scopes %s; the access token lacks %s",
 		p.Name(), flowKind(p), strings.Join(p.Scopes(), " "), strings.Join(missing, " "))}
 }
 

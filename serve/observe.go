@@ -16,6 +16,7 @@ import (
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/flow/state"
 	"github.com/flowserve/flowserve/metrics"
+	"github.com/flowserve/flowserve/serve/internal/wire"
 )
 
 // Logs. Every round is logged with these attributes, as far as they are
@@ -37,10 +38,6 @@ import (
 // that failed Warn (Error when the failure is the server's), a rejected
 // round Info. Form answers are logged at Debug only; answers to URL asks
 // never.
-
-// eraLabel maps a protocol version onto the era label of logs and
-// metrics, from a fixed set: the version comes from the client.
-func eraLabel(version string) string { return parseEra(version).label() }
 
 // round is one round being served.
 type round struct {
@@ -102,7 +99,7 @@ func (rd *round) end(res *flow.Result, rpcErr *jsonrpc.Error, err error) {
 	case res == nil:
 	case res.Input != nil:
 		outcome = metrics.OutcomeInputRequired
-		if rd.era == firstModernVersion {
+		if rd.era == wire.FirstModernVersion {
 			// Sent to the client; a session's states stay in the server.
 			m.StateBytes.Observe(float64(len(res.Input.State)))
 		}
@@ -144,7 +141,7 @@ func (rd *round) end(res *flow.Result, rpcErr *jsonrpc.Error, err error) {
 			// bound to another call: worth an operator's look.
 			level = slog.LevelWarn
 		}
-		if rd.prompt && rpcErr.Code == codeInternalError {
+		if rd.prompt && rpcErr.Code == wire.CodeInternalError {
 			// A prompt's failure: the run ended, by a fail node or an
 			// error.
 			msg = "prompt failed"

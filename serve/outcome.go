@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/serve/internal/wire"
 )
 
 // reply is what one round of a call comes to for the client: a result, a
@@ -42,7 +43,7 @@ type reply struct {
 //     (flow.Program.FailureResult; the log keeps the file position);
 //   - a prompt, which has no error results, answers any error result with
 //     -32603 and its failure's message.
-func outcome(ctx context.Context, e era, p *flow.Program, res *flow.Result, err error) reply {
+func outcome(ctx context.Context, e wire.Era, p *flow.Program, res *flow.Result, err error) reply {
 	if err != nil {
 		var r reply
 		if r, res = failedOutcome(ctx, e, p, err); r.rpcErr != nil || r.cancelled != nil {
@@ -59,7 +60,7 @@ func outcome(ctx context.Context, e era, p *flow.Program, res *flow.Result, err 
 // or the result that answers it. It is a function of its own so that the
 // errors.As targets are made only for rounds that failed, not for every
 // round.
-func failedOutcome(ctx context.Context, e era, p *flow.Program, err error) (reply, *flow.Result) {
+func failedOutcome(ctx context.Context, e wire.Era, p *flow.Program, err error) (reply, *flow.Result) {
 	var mc *flow.MissingCapabilityError
 	var ve *flow.VersionError
 	switch {
@@ -67,16 +68,16 @@ func failedOutcome(ctx context.Context, e era, p *flow.Program, err error) (repl
 		// The call itself was cancelled; a step's own deadline is a run
 		// failure below.
 		return reply{cancelled: ctx.Err()}, nil
-	case errors.As(err, &ve) && e.stateless():
+	case errors.As(err, &ve) && e.Stateless():
 		data, _ := json.Marshal(map[string]any{"retryable": true, "tool": ve.Tool, "version": ve.Version.String()})
-		return reply{rpcErr: &jsonrpc.Error{Code: codeVersionUnavailable, Message: err.Error(), Data: data}}, nil
-	case flow.IsInvalidParams(err) && (e.stateless() || p.IsPrompt()):
-		return reply{rpcErr: &jsonrpc.Error{Code: codeInvalidParams, Message: err.Error()}}, nil
+		return reply{rpcErr: &jsonrpc.Error{Code: wire.CodeVersionUnavailable, Message: err.Error(), Data: data}}, nil
+	case flow.IsInvalidParams(err) && (e.Stateless() || p.IsPrompt()):
+		return reply{rpcErr: &jsonrpc.Error{Code: wire.CodeInvalidParams, Message: err.Error()}}, nil
 	case flow.IsInvalidParams(err):
 		return reply{}, errorFlowResult(err.Error())
-	case errors.As(err, &mc) && e.stateless():
+	case errors.As(err, &mc) && e.Stateless():
 		data, _ := json.Marshal(map[string]any{"requiredCapabilities": mc.Required})
-		return reply{rpcErr: &jsonrpc.Error{Code: codeMissingCapability, Message: err.Error(), Data: data}}, nil
+		return reply{rpcErr: &jsonrpc.Error{Code: wire.CodeMissingCapability, Message: err.Error(), Data: data}}, nil
 	case errors.As(err, &mc):
 		return reply{}, errorFlowResult(fmt.Sprintf("The %s %s needs %s (at %q), but this client does not support %s.",
 			p.Name(), flowKind(p), mc.Needs(), mc.Node, mc.Lacks()))

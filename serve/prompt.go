@@ -11,6 +11,7 @@ import (
 
 	"github.com/flowserve/flowserve/actions"
 	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/serve/internal/wire"
 )
 
 // Prompt flows are served as MCP prompts: prompts/list lists them with
@@ -40,7 +41,7 @@ func (s *Server) promptHandler(name string) mcp.PromptHandler {
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		p, ok := s.prompt(name)
 		if !ok {
-			return nil, invalidParams(fmt.Sprintf("unknown prompt %q", name))
+			return nil, wire.InvalidParams(fmt.Sprintf("unknown prompt %q", name))
 		}
 		if rpcErr := scopeRefusal(sdkPrincipal(req), p); rpcErr != nil {
 			return nil, rpcErr
@@ -52,7 +53,7 @@ func (s *Server) promptHandler(name string) mcp.PromptHandler {
 		if req.Params.Arguments != nil {
 			b, err := json.Marshal(req.Params.Arguments)
 			if err != nil {
-				return nil, invalidParams(fmt.Sprintf("arguments are not valid: %v", err))
+				return nil, wire.InvalidParams(fmt.Sprintf("arguments are not valid: %v", err))
 			}
 			args = b
 		}
@@ -60,7 +61,7 @@ func (s *Server) promptHandler(name string) mcp.PromptHandler {
 			res *flow.Result
 			err error
 		)
-		if modernVersion(req.Params.Meta) != "" {
+		if wire.ModernVersion(req.Params.Meta) != "" {
 			res, err = s.sdkRound(ctx, p, req, args, req.Params.RequestState, req.Params.InputResponses)
 		} else {
 			res, err = s.legacyRounds(ctx, p, req, args)
@@ -82,7 +83,7 @@ func (s *Server) promptHandler(name string) mcp.PromptHandler {
 // promptResult converts a finished prompt.
 func promptResult(pr *flow.PromptResult) (*mcp.GetPromptResult, error) {
 	if pr == nil {
-		return nil, &jsonrpc.Error{Code: codeInternalError, Message: "the prompt flow ended without messages"}
+		return nil, &jsonrpc.Error{Code: wire.CodeInternalError, Message: "the prompt flow ended without messages"}
 	}
 	out := &mcp.GetPromptResult{Description: pr.Description, Messages: make([]*mcp.PromptMessage, 0, len(pr.Messages))}
 	for _, m := range pr.Messages {
@@ -102,7 +103,7 @@ func promptFailure(p *flow.Program, res *flow.Result) *jsonrpc.Error {
 	if f := res.Complete.Failure; f != nil && f.Message != "" {
 		msg = f.Message
 	}
-	return &jsonrpc.Error{Code: codeInternalError, Message: msg}
+	return &jsonrpc.Error{Code: wire.CodeInternalError, Message: msg}
 }
 
 // complete answers completion/complete. A prompt's argument completes
@@ -118,7 +119,7 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.C
 	}
 	p, ok := s.prompt(ref.Name)
 	if !ok {
-		return nil, invalidParams(fmt.Sprintf("unknown prompt %q", ref.Name))
+		return nil, wire.InvalidParams(fmt.Sprintf("unknown prompt %q", ref.Name))
 	}
 	typed := strings.ToLower(req.Params.Argument.Value)
 	for _, a := range p.Arguments() {

@@ -16,6 +16,7 @@ import (
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/resources"
+	"github.com/flowserve/flowserve/serve/internal/wire"
 )
 
 // The resources a Server serves are the declared ones (Options.Resources,
@@ -181,7 +182,7 @@ func (s *Server) readHandler(key string) mcp.ResourceHandler {
 			return nil, resourceNotFound(uri)
 		case err != nil:
 			s.log.Error("resource read failed", "uri", uri, "resource", r.Name, "err", err)
-			return nil, &jsonrpc.Error{Code: codeInternalError, Message: fmt.Sprintf("the resource %s could not be read", uri)}
+			return nil, &jsonrpc.Error{Code: wire.CodeInternalError, Message: fmt.Sprintf("the resource %s could not be read", uri)}
 		}
 		return &mcp.ReadResourceResult{
 			Contents: []*mcp.ResourceContents{{URI: c.URI, MIMEType: c.MIMEType, Text: c.Text, Blob: c.Blob}},
@@ -200,7 +201,7 @@ func resourceNotFound(uri string) error {
 	if err != nil {
 		data = nil
 	}
-	return &jsonrpc.Error{Code: codeInvalidParams, Message: "Resource not found", Data: data}
+	return &jsonrpc.Error{Code: wire.CodeInvalidParams, Message: "Resource not found", Data: data}
 }
 
 // codeOldResourceNotFound is the code the SDK used for an unknown
@@ -220,7 +221,7 @@ func resourceErrors(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		var je *jsonrpc.Error
 		p, ok := req.GetParams().(*mcp.ReadResourceParams)
-		if ok && errors.As(err, &je) && (je.Code == codeInvalidParams || je.Code == codeOldResourceNotFound) && je.Message == "Resource not found" {
+		if ok && errors.As(err, &je) && (je.Code == wire.CodeInvalidParams || je.Code == codeOldResourceNotFound) && je.Message == "Resource not found" {
 			return nil, resourceNotFound(p.URI)
 		}
 		return res, err

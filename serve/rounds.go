@@ -8,6 +8,7 @@ import (
 
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/flow/drive"
+	"github.com/flowserve/flowserve/serve/internal/wire"
 )
 
 // Every round the server runs goes through a drive.Driver (package
@@ -45,7 +46,7 @@ type callRounds struct {
 	ctx context.Context
 	// era is the era the reply is for, and label the era its logs and
 	// metrics name.
-	era   era
+	era   wire.Era
 	label string
 	rule  replyRule
 	// o is where the call came from: its caller names the rounds in the
@@ -100,7 +101,7 @@ func (c *callRounds) EndRound(req *flow.Request, res *flow.Result, err error) {
 	}
 	r := outcome(c.ctx, c.era, c.p, res, err)
 	if c.rule == replyTask && r.res != nil && r.res.Input == nil && r.res.Complete == nil && r.res.Approval == nil {
-		r = reply{rpcErr: &jsonrpc.Error{Code: codeInternalError, Message: "the round ended with no result"}}
+		r = reply{rpcErr: &jsonrpc.Error{Code: wire.CodeInternalError, Message: "the round ended with no result"}}
 	}
 	c.last = r
 	c.rd.end(r.res, r.rpcErr, r.cause(err))

@@ -26,6 +26,7 @@ import (
 	"github.com/flowserve/flowserve/flow/state"
 	"github.com/flowserve/flowserve/metrics"
 	"github.com/flowserve/flowserve/resources"
+	"github.com/flowserve/flowserve/serve/internal/wire"
 	"github.com/flowserve/flowserve/tasks"
 )
 
@@ -151,13 +152,10 @@ const DefaultMaxTasksPerCaller = 100
 // DefaultMaxLegacyCalls is Options.MaxLegacyCalls when it is zero.
 const DefaultMaxLegacyCalls = 4096
 
-// codeServerBusy is the JSON-RPC error (in the range JSON-RPC leaves to
-// servers) of a session-era call over Options.MaxLegacyCalls.
-const codeServerBusy = -32000
-
 // Server serves flows as MCP tools. It is safe for concurrent use.
 type Server struct {
 	opts    Options
+	info    wire.ServerInfo // names the server in the lean path's replies
 	engine  *flow.Engine
 	log     *slog.Logger
 	sdkLog  *slog.Logger // for the go-sdk; nil when Options.Logger is
@@ -258,7 +256,7 @@ func New(progs []*flow.Program, opts Options) (*Server, error) {
 		}
 		opts.Engine = e
 	}
-	s := &Server{opts: opts, engine: opts.Engine, log: opts.Logger, tools: map[string]*flow.Program{}, prompts: map[string]*flow.Program{}, metrics: metrics.New(),
+	s := &Server{opts: opts, info: wire.ServerInfo{Name: opts.Name, Version: opts.Version}, engine: opts.Engine, log: opts.Logger, tools: map[string]*flow.Program{}, prompts: map[string]*flow.Program{}, metrics: metrics.New(),
 		tasks: opts.Tasks, versions: opts.Versions}
 	if s.tasks == nil {
 		s.tasks = tasks.NewMemory(opts.Engine.Now)
@@ -549,7 +547,7 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		p, ok := s.program(name)
 		if !ok {
-			return nil, invalidParams(fmt.Sprintf("unknown tool %q", name))
+			return nil, wire.InvalidParams(fmt.Sprintf("unknown tool %q", name))
 		}
 		if rpcErr := scopeRefusal(sdkPrincipal(req), p); rpcErr != nil {
 			return nil, rpcErr
@@ -557,7 +555,7 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		if s.opts.Host != nil {
 			ctx = actions.WithHost(ctx, s.opts.Host)
 		}
-		modern := modernVersion(req.Params.Meta) != ""
+		modern := wire.ModernVersion(req.Params.Meta) != ""
 		if taskMode(p) == dsl.TaskRequired {
 			return s.refuseTaskOnly(p, modern)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/flowserve/flowserve/actions"
 	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/serve/internal/wire"
 	"github.com/flowserve/flowserve/tasks"
 )
 
@@ -103,7 +104,7 @@ func (s *Server) advance(c *tasks.Claim) {
 	}
 	p, ok := s.runProgram(ctx, t.Tool, t.Version)
 	if !ok {
-		s.settle(c, t, reply{rpcErr: &jsonrpc.Error{Code: codeInternalError,
+		s.settle(c, t, reply{rpcErr: &jsonrpc.Error{Code: wire.CodeInternalError,
 			Message: fmt.Sprintf("the %s tool is no longer served, so its task cannot go on", t.Tool)}})
 		return
 	}
@@ -264,7 +265,7 @@ func (s *Server) runTaskRound(ctx context.Context, c *tasks.Claim, t *tasks.Task
 			return err
 		},
 	}
-	rounds := &callRounds{s: s, p: p, ctx: rctx, era: era20260728, label: firstModernVersion, rule: replyTask,
+	rounds := &callRounds{s: s, p: p, ctx: rctx, era: wire.Era20260728, label: wire.FirstModernVersion, rule: replyTask,
 		o: origin{caller: "task " + t.ID, trace: parseTaskTrace(t.Trace)}}
 	d := rounds.driver()
 	out, err := d.Drive(rctx, p, fr) // one round: the driver has no one to go on with
@@ -331,9 +332,9 @@ func (s *Server) settle(c *tasks.Claim, t *tasks.Task, r reply) {
 		ap := r.res.Approval
 		apply = func(t *tasks.Task) error { return s.awaitApproval(t, ap) }
 	default:
-		b, err := json.Marshal(toolResultBody(r.res.Complete))
+		b, err := json.Marshal(wire.ToolResultBody(r.res.Complete))
 		if err != nil {
-			b, _ = json.Marshal(toolResultBody(flowErrorResult(fmt.Sprintf("encode the result: %v", err))))
+			b, _ = json.Marshal(wire.ToolResultBody(flowErrorResult(fmt.Sprintf("encode the result: %v", err))))
 		}
 		apply = func(t *tasks.Task) error {
 			t.Status, t.Result = tasks.Completed, b
@@ -378,7 +379,7 @@ func (s *Server) askTask(t *tasks.Task, in *flow.InputRequired) error {
 	}
 	slices.Sort(ids)
 	for _, id := range ids {
-		b, err := appendInputRequest(nil, in.Requests[id])
+		b, err := wire.AppendInputRequest(nil, in.Requests[id])
 		if err != nil {
 			return err
 		}
@@ -464,17 +465,17 @@ func (e *tooManyTasks) Unwrap() error { return tasks.ErrTooMany }
 // taskStartError is the JSON-RPC error, and the HTTP status, answering a
 // call of p whose task newTask could not create with err. A caller over
 // its limit gets -32000, the code of the server's other refusals that a
-// caller may retry later (codeServerBusy): its request is valid, so not
+// caller may retry later (wire.CodeServerBusy): its request is valid, so not
 // -32602, and nothing failed on the server, so not -32603.
 func (s *Server) taskStartError(p *flow.Program, err error) (*jsonrpc.Error, int) {
 	var many *tooManyTasks
 	if errors.As(err, &many) {
 		s.log.Info("task refused: the caller has too many open tasks", "tool", p.Name(), "max", many.limit)
 		data, _ := json.Marshal(map[string]int{"maxTasksPerCaller": many.limit})
-		return &jsonrpc.Error{Code: codeServerBusy, Message: many.Error(), Data: data}, http.StatusOK
+		return &jsonrpc.Error{Code: wire.CodeServerBusy, Message: many.Error(), Data: data}, http.StatusOK
 	}
 	s.log.Error("cannot create a task", "tool", p.Name(), "err", err)
-	return &jsonrpc.Error{Code: codeInternalError, Message: fmt.Sprintf("the %s tool could not start its task: %v", p.Name(), err)},
+	return &jsonrpc.Error{Code: wire.CodeInternalError, Message: fmt.Sprintf("the %s tool could not start its task: %v", p.Name(), err)},
 		http.StatusInternalServerError
 }
 

@@ -14,10 +14,12 @@ import (
 
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/serve/internal/wire"
 	"github.com/flowserve/flowserve/tasks"
 )
 
-// The tasks extension (SEP-2663) on the 2026-07-28 wire. A call becomes a
+// The tasks extension (SEP-2663) on the 2026-07-28 wire (its messages:
+// wire/tasks.go). A call becomes a
 // task when its flow says it may (task: auto or required) and the client
 // declared the extension on that request: a `task: required` flow at
 // once, a `task: auto` flow when its run reaches a long step or would ask
@@ -26,9 +28,6 @@ import (
 // (Options.Tasks) and a worker (taskrun.go) advances it, and the client
 // follows it with tasks/get, answers its questions with tasks/update and
 // may end it with tasks/cancel.
-
-// tasksExtension is the extension's identifier, in capabilities.
-const tasksExtension = "io.modelcontextprotocol/tasks"
 
 // The defaults of the task options.
 const (
@@ -42,34 +41,6 @@ const (
 	DefaultTaskWorkers = 64
 )
 
-// The methods of the extension.
-const (
-	methodTasksGet    = "tasks/get"
-	methodTasksUpdate = "tasks/update"
-	methodTasksCancel = "tasks/cancel"
-	// Methods of the experimental tasks of 2025-11-25 that the extension
-	// removed: answered -32601.
-	methodTasksResult = "tasks/result"
-	methodTasksList   = "tasks/list"
-)
-
-// isTasksMethod reports whether method is one of the tasks methods.
-func isTasksMethod(method string) bool {
-	switch method {
-	case methodTasksGet, methodTasksUpdate, methodTasksCancel, methodTasksResult, methodTasksList:
-		return true
-	}
-	return false
-}
-
-// missingTasks is the -32021 error of a request that needs the extension
-// from a client that did not declare it.
-func missingTasks(msg string) *jsonrpc.Error {
-	data, _ := json.Marshal(map[string]any{"requiredCapabilities": map[string]any{
-		"extensions": map[string]any{tasksExtension: map[string]any{}}}})
-	return &jsonrpc.Error{Code: codeMissingCapability, Message: msg, Data: data}
-}
-
 // taskMode is how p may run as a task.
 func taskMode(p *flow.Program) dsl.TaskMode {
 	if p.IsPrompt() {
@@ -78,36 +49,24 @@ func taskMode(p *flow.Program) dsl.TaskMode {
 	return p.File().TaskMode()
 }
 
-// tasksRequest is a tasks/* request.
-type tasksRequest struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  string          `json:"method"`
-	Params  struct {
-		Meta           map[string]json.RawMessage `json:"_meta"`
-		TaskID         *string                    `json:"taskId"`
-		InputResponses map[string]json.RawMessage `json:"inputResponses"`
-	} `json:"params"`
-}
-
 // serveTasks answers a tasks/* request of the 2026-07-28 wire, making
 // its checks in the order the extension's probes need: the headers
 // against the body (-32020), _meta (-32602), the removed methods
 // (-32601), the extension (-32021), then the task (-32602), and with
 // OAuth the scopes of its flow (403, taskscope.go).
 func (s *Server) serveTasks(w http.ResponseWriter, r *http.Request, body []byte) {
-	var req tasksRequest
-	if err := json.Unmarshal(body, &req); err != nil || req.JSONRPC != "2.0" || len(req.ID) == 0 {
-		writeRPCError(w, http.StatusBadRequest, req.ID, &jsonrpc.Error{Code: codeInvalidRequest, Message: "invalid JSON-RPC request"})
-		return
-	}
-	if rpcErr := s.checkTasksHeaders(r.Header, &req); rpcErr != nil {
-		writeRPCError(w, statusOf(rpcErr.Code), req.ID, rpcErr)
-		return
-	}
-	client, rpcErr := readClient(req.Params.Meta)
+	req, rpcErr := wire.DecodeTasksRequest(body)
 	if rpcErr != nil {
-		writeRPCError(w, statusOf(rpcErr.Code), req.ID, rpcErr)
+		wire.WriteError(w, http.StatusBadRequest, req.ID, rpcErr)
+		return
+	}
+	if rpcErr := wire.CheckTasksHeaders(r.Header, req); rpcErr != nil {
+		wire.WriteError(w, wire.StatusOf(rpcErr.Code), req.ID, rpcErr)
+		return
+	}
+	client, rpcErr := wire.ReadClient(req.Params.Meta)
+	if rpcErr != nil {
+		wire.WriteError(w, wire.StatusOf(rpcErr.Code), req.ID, rpcErr)
 		return
 	}
 	var (
@@ -115,76 +74,31 @@ func (s *Server) serveTasks(w http.ResponseWriter, r *http.Request, body []byte)
 		err    error
 	)
 	switch {
-	case req.Method == methodTasksResult || req.Method == methodTasksList:
-		err = &jsonrpc.Error{Code: codeMethodNotFound, Message: fmt.Sprintf("method %q does not exist in the tasks extension", req.Method)}
+	case req.Method == wire.MethodTasksResult || req.Method == wire.MethodTasksList:
+		err = &jsonrpc.Error{Code: wire.CodeMethodNotFound, Message: fmt.Sprintf("method %q does not exist in the tasks extension", req.Method)}
 	case !client.Tasks:
-		err = missingTasks(fmt.Sprintf("%s needs the %s extension, which this request does not declare", req.Method, tasksExtension))
-	case req.Params.TaskID == nil || *req.Params.TaskID == "":
-		err = invalidParams("params.taskId is required")
+		err = wire.MissingTasks(fmt.Sprintf("%s needs the %s extension, which this request does not declare", req.Method, wire.TasksExtension))
+	case req.TaskID() == "":
+		err = wire.InvalidParams("params.taskId is required")
 	default:
-		result, err = s.taskMethod(r.Context(), requestPrincipal(r), &req)
+		result, err = s.taskMethod(r.Context(), requestPrincipal(r), req)
 	}
 	if err != nil {
 		s.writeTaskError(w, r, req.ID, err)
 		return
 	}
-	b, merr := json.Marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Result  any             `json:"result"`
-	}{"2.0", req.ID, result})
+	b, merr := wire.Response(req.ID, result)
 	if merr != nil {
-		writeRPCError(w, http.StatusInternalServerError, req.ID, &jsonrpc.Error{Code: codeInternalError, Message: merr.Error()})
+		wire.WriteError(w, http.StatusInternalServerError, req.ID, &jsonrpc.Error{Code: wire.CodeInternalError, Message: merr.Error()})
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Write(b)
-}
-
-// checkTasksHeaders checks a tasks request's headers against its body:
-// MCP-Protocol-Version against _meta, Mcp-Method against the method, and
-// for the methods that name a task, Mcp-Name against params.taskId.
-func (s *Server) checkTasksHeaders(h http.Header, req *tasksRequest) *jsonrpc.Error {
-	hv := h.Get("Mcp-Protocol-Version")
-	mv := metaString(req.Params.Meta[metaProtocolVersion])
-	switch {
-	case mv == "":
-		return invalidParams(fmt.Sprintf("missing or invalid _meta field %q", metaProtocolVersion))
-	case hv != mv:
-		return &jsonrpc.Error{Code: codeHeaderMismatch,
-			Message: fmt.Sprintf("Mcp-Protocol-Version header %q does not match request %s %q", hv, metaProtocolVersion, mv)}
-	}
-	switch m := h.Get("Mcp-Method"); {
-	case m == "":
-		return &jsonrpc.Error{Code: codeHeaderMismatch, Message: "missing required Mcp-Method header"}
-	case m != req.Method:
-		return &jsonrpc.Error{Code: codeHeaderMismatch,
-			Message: fmt.Sprintf("header mismatch: Mcp-Method header value '%s' does not match body value '%s'", m, req.Method)}
-	}
-	if req.Method == methodTasksGet || req.Method == methodTasksUpdate || req.Method == methodTasksCancel {
-		id := ""
-		if req.Params.TaskID != nil {
-			id = *req.Params.TaskID
-		}
-		switch n := h.Get("Mcp-Name"); {
-		case n == "":
-			return &jsonrpc.Error{Code: codeHeaderMismatch, Message: fmt.Sprintf("missing required Mcp-Name header for method %q", req.Method)}
-		case n != id:
-			return &jsonrpc.Error{Code: codeHeaderMismatch,
-				Message: fmt.Sprintf("header mismatch: Mcp-Name header value '%s' does not match body value '%s'", n, id)}
-		}
-	}
-	if mv != firstModernVersion {
-		data, _ := json.Marshal(map[string]any{"supported": s.supportedVersions(), "requested": mv})
-		return &jsonrpc.Error{Code: codeUnsupportedVersion, Message: fmt.Sprintf("protocol version %q is not supported by this server", mv), Data: data}
-	}
-	return nil
+	wire.WriteJSON(w, b)
 }
 
 // errUnknownTask answers a task id that does not exist, has expired, or
 // belongs to another caller: the three are not told apart.
 func errUnknownTask(id string) *jsonrpc.Error {
-	return invalidParams(fmt.Sprintf("unknown task %q", id))
+	return wire.InvalidParams(fmt.Sprintf("unknown task %q", id))
 }
 
 // taskMethod runs tasks/get, tasks/update or tasks/cancel for the caller
@@ -192,9 +106,9 @@ func errUnknownTask(id string) *jsonrpc.Error {
 // the request must grant the scopes of the task's flow (taskScopes),
 // checked before the task is read out or changed. Its errors are
 // *jsonrpc.Error or *taskScopeError (writeTaskError).
-func (s *Server) taskMethod(ctx context.Context, principal string, req *tasksRequest) (any, error) {
-	id := *req.Params.TaskID
-	if req.Method == methodTasksGet || authenticated(ctx) != nil {
+func (s *Server) taskMethod(ctx context.Context, principal string, req *wire.TasksRequest) (any, error) {
+	id := req.TaskID()
+	if req.Method == wire.MethodTasksGet || authenticated(ctx) != nil {
 		t, err := s.tasks.Get(ctx, id)
 		if rpcErr := s.taskLookupError(id, principal, t, err); rpcErr != nil {
 			return nil, rpcErr
@@ -202,7 +116,7 @@ func (s *Server) taskMethod(ctx context.Context, principal string, req *tasksReq
 		if err := s.taskScopes(ctx, t); err != nil {
 			return nil, err
 		}
-		if req.Method == methodTasksGet {
+		if req.Method == wire.MethodTasksGet {
 			return s.detailedTask(t), nil
 		}
 	}
@@ -210,7 +124,7 @@ func (s *Server) taskMethod(ctx context.Context, principal string, req *tasksReq
 		result any
 		rpcErr *jsonrpc.Error
 	)
-	if req.Method == methodTasksUpdate {
+	if req.Method == wire.MethodTasksUpdate {
 		result, rpcErr = s.updateTask(ctx, id, principal, req.Params.InputResponses)
 	} else {
 		result, rpcErr = s.cancelTask(ctx, id, principal)
@@ -229,7 +143,7 @@ func (s *Server) taskLookupError(id, principal string, t *tasks.Task, err error)
 		return errUnknownTask(id)
 	case err != nil:
 		s.log.Error("task store", "task", id, "err", err)
-		return &jsonrpc.Error{Code: codeInternalError, Message: "the task store cannot be read; try again"}
+		return &jsonrpc.Error{Code: wire.CodeInternalError, Message: "the task store cannot be read; try again"}
 	case t.Principal != principal:
 		return errUnknownTask(id)
 	}
@@ -251,7 +165,7 @@ type ack struct {
 // last outstanding request is answered, the task goes back to working
 // and to a worker.
 func (s *Server) updateTask(ctx context.Context, id, principal string, responses map[string]json.RawMessage) (any, *jsonrpc.Error) {
-	if normal, err := leanResponses(responses); err == nil {
+	if normal, err := wire.Responses(responses); err == nil {
 		responses = normal // as the call's answers reach the engine
 	}
 	resume := false
@@ -296,7 +210,7 @@ func (s *Server) updateTask(ctx context.Context, id, principal string, responses
 	})
 	var re *flow.ResponseError
 	if errors.As(err, &re) {
-		return nil, invalidParams(re.Error())
+		return nil, wire.InvalidParams(re.Error())
 	}
 	if rpcErr := s.taskLookupError(id, principal, t, err); rpcErr != nil {
 		return nil, rpcErr
@@ -305,7 +219,7 @@ func (s *Server) updateTask(ctx context.Context, id, principal string, responses
 		s.taskEntered(t)
 		if err := s.tasks.Dispatch(ctx, id); err != nil {
 			s.log.Error("task not dispatched", "task", id, "err", err)
-			return nil, &jsonrpc.Error{Code: codeInternalError, Message: "the answers are kept, but the task could not be resumed; send tasks/update again"}
+			return nil, &jsonrpc.Error{Code: wire.CodeInternalError, Message: "the answers are kept, but the task could not be resumed; send tasks/update again"}
 		}
 	}
 	return ack{"complete"}, nil
@@ -341,46 +255,14 @@ func (s *Server) cancelTask(ctx context.Context, id, principal string) (any, *js
 	return ack{"complete"}, nil
 }
 
-// taskJSON is a task on the wire: the CreateTaskResult (resultType
-// "task") and the DetailedTask of tasks/get (resultType "complete", with
-// the field of its status).
-type taskJSON struct {
-	ResultType     string                     `json:"resultType"`
-	TaskID         string                     `json:"taskId"`
-	Status         tasks.Status               `json:"status"`
-	StatusMessage  string                     `json:"statusMessage,omitempty"`
-	CreatedAt      string                     `json:"createdAt"`
-	LastUpdatedAt  string                     `json:"lastUpdatedAt"`
-	TTLMs          int64                      `json:"ttlMs"`
-	PollIntervalMs int64                      `json:"pollIntervalMs,omitempty"`
-	InputRequests  map[string]json.RawMessage `json:"inputRequests,omitempty"`
-	Result         json.RawMessage            `json:"result,omitempty"`
-	Error          json.RawMessage            `json:"error,omitempty"`
-}
-
-// wireTime formats a task time as the extension's examples do.
-func wireTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
-
 // createTaskResult is the answer to the call that created t.
-func (s *Server) createTaskResult(t *tasks.Task) taskJSON {
-	return taskJSON{ResultType: "task", TaskID: t.ID, Status: t.Status, StatusMessage: s.statusMessage(t),
-		CreatedAt: wireTime(t.Created), LastUpdatedAt: wireTime(t.Updated),
-		TTLMs: t.TTL.Milliseconds(), PollIntervalMs: s.opts.PollInterval.Milliseconds()}
+func (s *Server) createTaskResult(t *tasks.Task) wire.Task {
+	return wire.CreateTaskResult(t, s.statusMessage(t), s.opts.PollInterval)
 }
 
 // detailedTask is the answer to tasks/get.
-func (s *Server) detailedTask(t *tasks.Task) taskJSON {
-	j := s.createTaskResult(t)
-	j.ResultType = "complete"
-	switch t.Status {
-	case tasks.InputRequired:
-		j.InputRequests = t.Requests
-	case tasks.Completed:
-		j.Result = t.Result
-	case tasks.Failed:
-		j.Error = t.Error
-	}
-	return j
+func (s *Server) detailedTask(t *tasks.Task) wire.Task {
+	return wire.DetailedTask(t, s.statusMessage(t), s.opts.PollInterval)
 }
 
 // advertiseTasks adds the tasks extension to the capabilities server/discover
@@ -392,7 +274,7 @@ func advertiseTasks(next mcp.MethodHandler) mcp.MethodHandler {
 		if dr, ok := res.(*mcp.DiscoverResult); ok && err == nil && dr.Capabilities != nil && headerOf(req) != nil {
 			caps := *dr.Capabilities
 			caps.Extensions = maps.Clone(caps.Extensions)
-			caps.AddExtension(tasksExtension, nil)
+			caps.AddExtension(wire.TasksExtension, nil)
 			dr.Capabilities = &caps
 		}
 		return res, err
@@ -405,7 +287,7 @@ func advertiseTasks(next mcp.MethodHandler) mcp.MethodHandler {
 // whose protocol has no tasks, an error result saying so.
 func (s *Server) refuseTaskOnly(p *flow.Program, modern bool) (*mcp.CallToolResult, error) {
 	if modern {
-		return nil, missingTasks(fmt.Sprintf("the %s tool runs only as a task (%s), which this server serves over HTTP", p.Name(), tasksExtension))
+		return nil, wire.MissingTasks(fmt.Sprintf("the %s tool runs only as a task (%s), which this server serves over HTTP", p.Name(), wire.TasksExtension))
 	}
-	return errorResult(fmt.Sprintf("The %s tool runs only as an MCP task, and this client's protocol version has no tasks: call it from a client that speaks 2026-07-28 with the %s extension.", p.Name(), tasksExtension)), nil
+	return errorResult(fmt.Sprintf("The %s tool runs only as an MCP task, and this client's protocol version has no tasks: call it from a client that speaks 2026-07-28 with the %s extension.", p.Name(), wire.TasksExtension)), nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/metrics"
 	"github.com/flowserve/flowserve/oauth"
+	"github.com/flowserve/flowserve/serve/internal/wire"
 	"github.com/flowserve/flowserve/tasks"
 )
 
@@ -55,7 +56,7 @@ func (s *Server) taskScopes(ctx context.Context, t *tasks.Task) error {
 	}
 	if p == nil {
 		s.log.Warn("tasks request refused: the task's tool is no longer served, so its scopes cannot be checked", "task", t.ID, "tool", t.Tool)
-		return &jsonrpc.Error{Code: codeInternalError,
+		return &jsonrpc.Error{Code: wire.CodeInternalError,
 			Message: fmt.Sprintf("the %s tool is no longer served, so the scopes its task needs cannot be checked", t.Tool)}
 	}
 	if missing := caller.Missing(p.Scopes()); len(missing) > 0 {
@@ -75,9 +76,9 @@ func (s *Server) writeTaskError(w http.ResponseWriter, r *http.Request, id json.
 	}
 	var rpcErr *jsonrpc.Error
 	if !errors.As(err, &rpcErr) {
-		rpcErr = &jsonrpc.Error{Code: codeInternalError, Message: err.Error()}
+		rpcErr = &jsonrpc.Error{Code: wire.CodeInternalError, Message: err.Error()}
 	}
-	writeRPCError(w, statusOf(rpcErr.Code), id, rpcErr)
+	wire.WriteError(w, wire.StatusOf(rpcErr.Code), id, rpcErr)
 }
 
 // refuseTaskScopes answers 403 insufficient_scope, with the challenge
@@ -89,7 +90,7 @@ func (s *Server) refuseTaskScopes(w http.ResponseWriter, r *http.Request, id jso
 		"missing", strings.Join(e.missing, " "))
 	o := s.oauthConf.Load()
 	if o == nil {
-		writeRPCError(w, http.StatusForbidden, id, &jsonrpc.Error{Code: codeInvalidRequest, Message: e.Error()})
+		wire.WriteError(w, http.StatusForbidden, id, &jsonrpc.Error{Code: wire.CodeInvalidRequest, Message: e.Error()})
 		return
 	}
 	writeChallenge(w, http.StatusForbidden, oauth.Challenge{ResourceMetadata: oauth.MetadataURL(s.resource(o, r)), Scopes: e.prog.Scopes(),

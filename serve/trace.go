@@ -21,6 +21,7 @@ import (
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/flow/state"
 	"github.com/flowserve/flowserve/metrics"
+	"github.com/flowserve/flowserve/serve/internal/wire"
 )
 
 // traceParent is the W3C trace context a client sent in a request's
@@ -49,7 +50,7 @@ func leanTraceParent(meta map[string]json.RawMessage) traceParent {
 	if len(meta) == 0 {
 		return traceParent{}
 	}
-	return traceParent{traceparent: metaString(meta[metaTraceparent]), tracestate: metaString(meta[metaTracestate])}
+	return traceParent{traceparent: wire.MetaString(meta[metaTraceparent]), tracestate: wire.MetaString(meta[metaTracestate])}
 }
 
 // taskTrace is how a task record keeps a trace context (tasks.Task.Trace).

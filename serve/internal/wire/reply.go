@@ -1,4 +1,4 @@
-package serve
+package wire
 
 import (
 	"bytes"
@@ -14,16 +14,21 @@ import (
 )
 
 // The lean path's replies, written without reflection: a round that asks
-// (inputRequiredMessage), a finished call or prompt (resultMessage). The
+// (InputRequiredMessage), a finished call or prompt (ResultMessage). The
 // bytes are those encoding/json writes for the reply's structs, content
 // blocks included (see package internal/content).
 
-// resultMessage encodes a round's reply.
-func (s *Server) resultMessage(id json.RawMessage, res *flow.Result) []byte {
+// ServerInfo names the server in the _meta of its replies.
+type ServerInfo struct {
+	Name, Version string
+}
+
+// ResultMessage encodes a round's reply.
+func (s ServerInfo) ResultMessage(id json.RawMessage, res *flow.Result) []byte {
 	if res.Input != nil {
 		// The hot reply, written directly: most rounds end asking. The
 		// form's schema was encoded once, when the flow was compiled.
-		return s.inputRequiredMessage(id, res.Input)
+		return s.InputRequiredMessage(id, res.Input)
 	}
 	b := make([]byte, 0, 512)
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
@@ -37,7 +42,7 @@ func (s *Server) resultMessage(id json.RawMessage, res *flow.Result) []byte {
 		b, err = appendToolResult(b, res.Complete)
 	}
 	if err != nil {
-		return rpcErrorMessage(id, &jsonrpc.Error{Code: codeInternalError, Message: fmt.Sprintf("encode result: %v", err)})
+		return ErrorMessage(id, &jsonrpc.Error{Code: CodeInternalError, Message: fmt.Sprintf("encode result: %v", err)})
 	}
 	return append(b, "}}"...)
 }
@@ -59,11 +64,11 @@ func appendID(b []byte, id json.RawMessage) []byte {
 
 // appendResultMeta appends the start of a reply's result through its
 // _meta, which names the server and its version.
-func (s *Server) appendResultMeta(b []byte) []byte {
+func (s ServerInfo) appendResultMeta(b []byte) []byte {
 	b = append(b, `,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":`...)
-	b = jsonx.AppendString(b, s.opts.Name, true)
+	b = jsonx.AppendString(b, s.Name, true)
 	b = append(b, `,"version":`...)
-	b = jsonx.AppendString(b, s.opts.Version, true)
+	b = jsonx.AppendString(b, s.Version, true)
 	return append(b, "}}"...)
 }
 
@@ -132,13 +137,13 @@ func (r toolResultJSON) MarshalJSON() ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// toolResultBody is the result of a finished call, without _meta: what a
+// ToolResultBody is the result of a finished call, without _meta: what a
 // completed task's result holds.
-func toolResultBody(c *flow.ToolResult) toolResultJSON { return toolResultJSON{c} }
+func ToolResultBody(c *flow.ToolResult) json.Marshaler { return toolResultJSON{c} }
 
-// inputRequiredMessage encodes an input_required reply without
+// InputRequiredMessage encodes an input_required reply without
 // reflection.
-func (s *Server) inputRequiredMessage(id json.RawMessage, in *flow.InputRequired) []byte {
+func (s ServerInfo) InputRequiredMessage(id json.RawMessage, in *flow.InputRequired) []byte {
 	size := 512 + len(in.State)
 	for _, q := range in.Requests {
 		size += len(q.Message) + len(q.SchemaJSON) + len(q.URL)
@@ -161,8 +166,8 @@ func (s *Server) inputRequiredMessage(id json.RawMessage, in *flow.InputRequired
 		b = jsonx.AppendString(b, k, true)
 		b = append(b, ':')
 		var err error
-		if b, err = appendInputRequest(b, q); err != nil {
-			return rpcErrorMessage(id, &jsonrpc.Error{Code: codeInternalError, Message: err.Error()})
+		if b, err = AppendInputRequest(b, q); err != nil {
+			return ErrorMessage(id, &jsonrpc.Error{Code: CodeInternalError, Message: err.Error()})
 		}
 	}
 	b = append(b, `},"requestState":`...)
@@ -170,9 +175,10 @@ func (s *Server) inputRequiredMessage(id json.RawMessage, in *flow.InputRequired
 	return append(b, "}}"...)
 }
 
-// appendInputRequest appends the input request q, {"method", "params"},
-// to b.
-func appendInputRequest(b []byte, q *flow.InputRequest) ([]byte, error) {
+// AppendInputRequest appends the input request q, {"method", "params"},
+// to b: how the lean path, a task's inputRequests and a stored approval
+// write a question.
+func AppendInputRequest(b []byte, q *flow.InputRequest) ([]byte, error) {
 	switch q.Mode {
 	case flow.ModeSampling:
 		b = append(b, `{"method":"sampling/createMessage","params":`...)

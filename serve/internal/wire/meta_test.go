@@ -1,4 +1,4 @@
-package serve
+package wire
 
 import (
 	"encoding/json"
@@ -12,17 +12,17 @@ import (
 )
 
 // decodedClient is what the lean path did before it read _meta raw:
-// decode the members, then modernClient.
+// decode the members, then ModernClient.
 func decodedClient(raw map[string]json.RawMessage) (c any, token any) {
 	m := mcp.Meta{}
-	for _, k := range []string{metaClientInfo, metaClientCapabilities, "progressToken"} {
+	for _, k := range []string{MetaClientInfo, MetaClientCapabilities, "progressToken"} {
 		if v, ok := raw[k]; ok {
 			if x, err := jsonx.Parse(v); err == nil {
 				m[k] = x
 			}
 		}
 	}
-	return modernClient(m, firstModernVersion), m["progressToken"]
+	return ModernClient(m, FirstModernVersion), m["progressToken"]
 }
 
 func TestLeanClientMatchesDecodedMeta(t *testing.T) {
@@ -40,19 +40,19 @@ func TestLeanClientMatchesDecodedMeta(t *testing.T) {
 			for _, tok := range tokens {
 				meta := map[string]json.RawMessage{}
 				if info != "" {
-					meta[metaClientInfo] = json.RawMessage(info)
+					meta[MetaClientInfo] = json.RawMessage(info)
 				}
 				if cp != "" {
-					meta[metaClientCapabilities] = json.RawMessage(cp)
+					meta[MetaClientCapabilities] = json.RawMessage(cp)
 				}
 				if tok != "" {
 					meta["progressToken"] = json.RawMessage(tok)
 				}
 				wantClient, wantToken := decodedClient(meta)
-				if got := leanClient(meta); got != wantClient {
+				if got, _ := ReadClient(meta); got != wantClient {
 					t.Errorf("clientInfo %s, capabilities %s: client %+v, want %+v", info, cp, got, wantClient)
 				}
-				gotToken := leanProgressToken(meta)
+				gotToken := ProgressToken(meta)
 				if (gotToken == nil) != (wantToken == nil) || gotToken != nil && !jsonEqual(gotToken, wantToken) {
 					t.Errorf("progressToken %s: %v, want %v", tok, gotToken, wantToken)
 				}
@@ -71,13 +71,13 @@ func TestMetaStringMatchesUnmarshal(t *testing.T) {
 	for _, raw := range []string{`"2026-07-28"`, `"2025-11-25"`, `null`, `5`, `"a\"b"`, `"\u0032026-07-28"`, `{}`, `"bad`} {
 		var want string
 		_ = json.Unmarshal([]byte(raw), &want)
-		if got := metaString(json.RawMessage(raw)); got != want {
-			t.Errorf("metaString(%s) = %q, want %q", raw, got, want)
+		if got := MetaString(json.RawMessage(raw)); got != want {
+			t.Errorf("MetaString(%s) = %q, want %q", raw, got, want)
 		}
 	}
 }
 
-// acceptsBothSplit is leanEligible's Accept check as it was: every entry
+// acceptsBothSplit is Eligible's Accept check as it was: every entry
 // parsed with mime.ParseMediaType.
 func acceptsBothSplit(values []string) bool {
 	var jsonOK, streamOK bool
@@ -110,14 +110,14 @@ func TestAcceptsBothMatchesParseMediaType(t *testing.T) {
 			}
 		}
 		mt, _, _ := mime.ParseMediaType(a)
-		if got := mediaType(a); got != mt {
-			t.Errorf("mediaType(%q) = %q, want %q", a, got, mt)
+		if got := MediaType(a); got != mt {
+			t.Errorf("MediaType(%q) = %q, want %q", a, got, mt)
 		}
 	}
 }
 
 func TestMetaKey(t *testing.T) {
-	for _, k := range []string{metaProtocolVersion, metaClientInfo, metaClientCapabilities, "progressToken", "other", "", "\xff"} {
+	for _, k := range []string{MetaProtocolVersion, MetaClientInfo, MetaClientCapabilities, "progressToken", "other", "", "\xff"} {
 		if got, want := metaKey([]byte(k)), jsonx.Key([]byte(k)); got != want {
 			t.Errorf("metaKey(%q) = %q, want %q", k, got, want)
 		}

@@ -1,4 +1,4 @@
-package serve
+package wire
 
 import (
 	"encoding/json"
@@ -11,7 +11,7 @@ import (
 	"github.com/flowserve/flowserve/internal/content"
 )
 
-// mapResultMessage is resultMessage as it was written when content blocks
+// mapResultMessage is ResultMessage as it was written when content blocks
 // were maps, with encoding/json: the bytes the lean path must still write.
 func mapResultMessage(name, version string, id json.RawMessage, blocks []map[string]any, structured any, isError bool, prompt *flow.PromptResult, msgs []map[string]any) ([]byte, error) {
 	type serverInfo struct {
@@ -68,7 +68,7 @@ func mapToolBody(blocks []map[string]any, structured any, isError bool) mapBody 
 // call's or prompt's reply, and a task's result, byte for byte as it did
 // when content blocks were maps encoded by encoding/json.
 func TestResultMessageAsMaps(t *testing.T) {
-	s := &Server{opts: Options{Name: "flow<serve>", Version: "1.0 & more"}}
+	s := ServerInfo{Name: "flow<serve>", Version: "1.0 & more"}
 	blocks := [][]map[string]any{
 		nil,
 		{},
@@ -88,15 +88,15 @@ func TestResultMessageAsMaps(t *testing.T) {
 					if b != nil {
 						tr.Content = typed(t, b)
 					}
-					want, err := mapResultMessage(s.opts.Name, s.opts.Version, json.RawMessage(id), b, st, isError, nil, nil)
+					want, err := mapResultMessage(s.Name, s.Version, json.RawMessage(id), b, st, isError, nil, nil)
 					if err != nil {
 						t.Fatal(err)
 					}
-					if got := s.resultMessage(json.RawMessage(id), &flow.Result{Complete: tr}); string(got) != string(want) {
+					if got := s.ResultMessage(json.RawMessage(id), &flow.Result{Complete: tr}); string(got) != string(want) {
 						t.Errorf("got  %s\nwant %s", got, want)
 					}
 					// A task's result: the same, without _meta.
-					task, err := json.Marshal(toolResultBody(tr))
+					task, err := json.Marshal(ToolResultBody(tr))
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -113,16 +113,16 @@ func TestResultMessageAsMaps(t *testing.T) {
 		for i, c := range typed(t, msgs) {
 			pr.Messages[i].Content = c
 		}
-		want, err := mapResultMessage(s.opts.Name, s.opts.Version, json.RawMessage(`7`), nil, nil, false, pr, msgs)
+		want, err := mapResultMessage(s.Name, s.Version, json.RawMessage(`7`), nil, nil, false, pr, msgs)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := s.resultMessage(json.RawMessage(`7`), &flow.Result{Prompt: pr}); string(got) != string(want) {
+		if got := s.ResultMessage(json.RawMessage(`7`), &flow.Result{Prompt: pr}); string(got) != string(want) {
 			t.Errorf("prompt: got  %s\nwant %s", got, want)
 		}
 	}
 	empty := &flow.PromptResult{}
-	if got, want := string(s.resultMessage(json.RawMessage(`7`), &flow.Result{Prompt: empty})), `{"jsonrpc":"2.0","id":7,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"flow\u003cserve\u003e","version":"1.0 \u0026 more"}},"resultType":"complete","messages":[]}}`; got != want {
+	if got, want := string(s.ResultMessage(json.RawMessage(`7`), &flow.Result{Prompt: empty})), `{"jsonrpc":"2.0","id":7,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"flow\u003cserve\u003e","version":"1.0 \u0026 more"}},"resultType":"complete","messages":[]}}`; got != want {
 		t.Errorf("empty prompt: got  %s\nwant %s", got, want)
 	}
 }
@@ -130,8 +130,8 @@ func TestResultMessageAsMaps(t *testing.T) {
 // TestResultMessageUnencodable checks that a result encoding/json cannot
 // write is a JSON-RPC internal error, as it was.
 func TestResultMessageUnencodable(t *testing.T) {
-	s := &Server{opts: Options{Name: "f", Version: "1"}}
-	got := s.resultMessage(json.RawMessage(`1`), &flow.Result{Complete: &flow.ToolResult{Structured: math.Inf(1)}})
+	s := ServerInfo{Name: "f", Version: "1"}
+	got := s.ResultMessage(json.RawMessage(`1`), &flow.Result{Complete: &flow.ToolResult{Structured: math.Inf(1)}})
 	want := `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"encode result: json: unsupported value: +Inf"}}`
 	if string(got) != want {
 		t.Errorf("got  %s\nwant %s", got, want)

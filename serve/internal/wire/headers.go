@@ -1,4 +1,4 @@
-package serve
+package wire
 
 import (
 	"encoding/base64"
@@ -17,10 +17,10 @@ import (
 // property schema has "x-mcp-header": "Name" travels in the header
 // Mcp-Param-Name too, and the server must find the two equal.
 
-// paramHeaderError checks the Mcp-Param-* headers of a tools/call of a
+// ParamHeaderError checks the Mcp-Param-* headers of a tools/call of a
 // tool with the given input schema and raw arguments, and returns the
 // -32020 error go-sdk answers a mismatch with, or nil.
-func paramHeaderError(h http.Header, schema map[string]any, args []byte) *jsonrpc.Error {
+func ParamHeaderError(h http.Header, schema map[string]any, args []byte) *jsonrpc.Error {
 	if ok, annotated := headerSchema(schema); !ok || !annotated {
 		return nil
 	}
@@ -34,7 +34,7 @@ func paramHeaderError(h http.Header, schema map[string]any, args []byte) *jsonrp
 	}
 	props, _ := schema["properties"].(map[string]any)
 	if err := checkParamHeaders(h, props, args, nil); err != nil {
-		return &jsonrpc.Error{Code: codeHeaderMismatch, Message: err.Error()}
+		return &jsonrpc.Error{Code: CodeHeaderMismatch, Message: err.Error()}
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package serve
+package wire
 
 import (
 	"encoding/json"
@@ -11,7 +11,7 @@ import (
 // TestInputRequiredMessage checks the hand-written input_required reply
 // against the same reply encoded by encoding/json.
 func TestInputRequiredMessage(t *testing.T) {
-	s := &Server{opts: Options{Name: "flow\"serve", Version: "1.0"}}
+	s := ServerInfo{Name: "flow\"serve", Version: "1.0"}
 	in := &flow.InputRequired{
 		State: "k1.abc-_",
 		Requests: map[string]*flow.InputRequest{
@@ -19,7 +19,7 @@ func TestInputRequiredMessage(t *testing.T) {
 			"a": {Mode: "url", Message: "Sign in", URL: "https://example.com/?a=1&b=2"},
 		},
 	}
-	got := s.inputRequiredMessage(json.RawMessage(`7`), in)
+	got := s.InputRequiredMessage(json.RawMessage(`7`), in)
 	want := map[string]any{
 		"jsonrpc": "2.0", "id": 7.0,
 		"result": map[string]any{
@@ -48,8 +48,8 @@ func TestDecodeLean(t *testing.T) {
 	body := []byte(`{"jsonrpc":"2.0","id":"x1","method":"tools/call","params":{"name":"t","arguments":{"a":1},
 		"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":5},
 		"inputResponses":{"q":{"action":"accept","content":{"v":"\u00e9"}},"bad":12},"requestState":"s.t"}}`)
-	var req leanRequest
-	if err := decodeLean(body, &req); err != nil {
+	var req Request
+	if err := decode(body, &req); err != nil {
 		t.Fatal(err)
 	}
 	p := req.Params
@@ -59,8 +59,8 @@ func TestDecodeLean(t *testing.T) {
 		t.Fatalf("decoded %+v %+v", req, p)
 	}
 	for _, bad := range []string{`[]`, `{"params":null}`, `{"params":{"name":5}}`, `{"id":1,`, `{"method":"tools/call"} x`} {
-		var r leanRequest
-		if decodeLean([]byte(bad), &r) == nil && r.Params != nil && r.Params.Name != "" {
+		var r Request
+		if decode([]byte(bad), &r) == nil && r.Params != nil && r.Params.Name != "" {
 			t.Errorf("%s: decoded as a lean request", bad)
 		}
 	}

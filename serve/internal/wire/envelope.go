@@ -1,4 +1,4 @@
-package serve
+package wire
 
 import (
 	"bytes"
@@ -21,13 +21,13 @@ import (
 // decoder and another way by the next, so every path refuses it before
 // anything reads it: -32600 for the envelope, -32602 for params. What is
 // left has one member per name in any case, which every decoder reads
-// alike; readTargets then reads it case-sensitively, as go-sdk does.
+// alike; ReadTargets then reads it case-sensitively, as go-sdk does.
 
-// rpcTarget is what one JSON-RPC message of a request names: its method
+// Target is what one JSON-RPC message of a request names: its method
 // and, when its params have one, params.name (the tool or prompt of a
 // tools/call or prompts/get).
-type rpcTarget struct {
-	method, name string
+type Target struct {
+	Method, Name string
 }
 
 // envelopeNames and paramsNames are the members the checks tell apart
@@ -91,19 +91,19 @@ func foldName(k []byte) string {
 func duplicateError(name []byte, inParams bool) *jsonrpc.Error {
 	n := jsonx.Key(name)
 	if inParams {
-		return &jsonrpc.Error{Code: codeInvalidParams,
+		return &jsonrpc.Error{Code: CodeInvalidParams,
 			Message: fmt.Sprintf("Invalid params: the member %q appears more than once in params (member names are compared ignoring case)", n)}
 	}
-	return &jsonrpc.Error{Code: codeInvalidRequest,
+	return &jsonrpc.Error{Code: CodeInvalidRequest,
 		Message: fmt.Sprintf("Invalid Request: the member %q appears more than once in the message (member names are compared ignoring case)", n)}
 }
 
-// readTargets reads body, one JSON-RPC message or a batch of them, as
+// ReadTargets reads body, one JSON-RPC message or a batch of them, as
 // go-sdk does: it returns what each message names, or the error refusing
 // the body when a message repeats a member (see above). A body that is
 // not JSON, or a message that is no object, names nothing and is no
 // error here: whoever dispatches it answers it.
-func readTargets(body []byte) ([]rpcTarget, *jsonrpc.Error) {
+func ReadTargets(body []byte) ([]Target, *jsonrpc.Error) {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 {
 		return nil, nil
@@ -113,13 +113,13 @@ func readTargets(body []byte) ([]rpcTarget, *jsonrpc.Error) {
 		if rpcErr != nil {
 			return nil, rpcErr
 		}
-		return []rpcTarget{t}, nil
+		return []Target{t}, nil
 	}
 	var msgs []json.RawMessage
 	if json.Unmarshal(body, &msgs) != nil {
 		return nil, nil
 	}
-	out := make([]rpcTarget, 0, len(msgs))
+	out := make([]Target, 0, len(msgs))
 	for _, m := range msgs {
 		t, rpcErr := readTarget(m)
 		if rpcErr != nil {
@@ -130,10 +130,10 @@ func readTargets(body []byte) ([]rpcTarget, *jsonrpc.Error) {
 	return out, nil
 }
 
-// readTarget reads one message of readTargets.
-func readTarget(msg []byte) (rpcTarget, *jsonrpc.Error) {
+// readTarget reads one message of ReadTargets.
+func readTarget(msg []byte) (Target, *jsonrpc.Error) {
 	var (
-		t      rpcTarget
+		t      Target
 		rpcErr *jsonrpc.Error
 		seen   memberSet
 	)
@@ -144,22 +144,22 @@ func readTarget(msg []byte) (rpcTarget, *jsonrpc.Error) {
 		}
 		switch string(k) {
 		case "method":
-			t.method, _ = leanString(raw)
+			t.Method, _ = leanString(raw)
 		case "params":
 			name, e := readParams(raw)
 			if e != nil {
 				rpcErr = e
 				return errDuplicate
 			}
-			t.name = name
+			t.Name = name
 		}
 		return nil
 	})
 	if rpcErr != nil {
-		return rpcTarget{}, rpcErr
+		return Target{}, rpcErr
 	}
 	if err != nil {
-		return rpcTarget{}, nil
+		return Target{}, nil
 	}
 	return t, nil
 }
@@ -189,9 +189,9 @@ func readParams(raw []byte) (string, *jsonrpc.Error) {
 // errDuplicate stops reading a message that repeats a member.
 var errDuplicate = fmt.Errorf("a member appears more than once")
 
-// requestID returns the id of the message body holds, for an error that
+// RequestID returns the id of the message body holds, for an error that
 // refuses it, or null when it has none or has several.
-func requestID(body []byte) json.RawMessage {
+func RequestID(body []byte) json.RawMessage {
 	var (
 		id json.RawMessage
 		n  int
