@@ -12,6 +12,7 @@ import (
 	"github.com/flowserve/flowserve/approve"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/serve/internal/wire"
+	"github.com/flowserve/flowserve/serve/observe"
 	"github.com/flowserve/flowserve/tasks"
 )
 
@@ -36,7 +37,7 @@ type origin struct {
 	// base is only made when a task needs it (baseURL), not every call.
 	r *http.Request
 	// trace is the trace context the call came with.
-	trace traceParent
+	trace observe.TraceParent
 }
 
 // baseURL returns the server's URL as the caller reached it, or "".
@@ -243,7 +244,7 @@ func (s *Server) approvalRound(ctx context.Context, p *flow.Program, t *tasks.Ta
 	fr := &flow.Request{Arguments: t.Arguments, State: t.State, Client: flowClient(t.Client),
 		Principal: t.Principal, Identity: flowIdentity(t.Identity), StateTTL: t.TTL, Task: t.ID}
 	rounds := &callRounds{s: s, p: p, label: wire.FirstModernVersion, rule: replyNone,
-		o: origin{caller: "approval " + t.ID, trace: parseTaskTrace(t.Trace)}}
+		o: origin{caller: "approval " + t.ID, trace: observe.ParseTaskTrace(t.Trace)}}
 	d := rounds.driver()
 	next, again, err := d.Journal(ctx, p, fr, ans)
 	if again != nil {

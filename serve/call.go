@@ -14,6 +14,7 @@ import (
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/oauth"
 	"github.com/flowserve/flowserve/serve/internal/wire"
+	"github.com/flowserve/flowserve/serve/observe"
 )
 
 // principal identifies the caller of an SDK request: the subject of its
@@ -107,7 +108,7 @@ func (s *Server) sdkRound(ctx context.Context, p *flow.Program, req mcp.Request,
 			fr.Responses[id] = b
 		}
 	}
-	o := origin{caller: s.callerName(headerOf(req), sdkPrincipal(req)), base: s.baseOf(ctx), trace: sdkTraceParent(meta)}
+	o := origin{caller: s.callerName(headerOf(req), sdkPrincipal(req)), base: s.baseOf(ctx), trace: observe.FromMeta(meta)}
 	res, rpcErr, err := s.modernRound(ctx, p, fr, o, s.tell(ctx, req))
 	switch {
 	case err != nil:

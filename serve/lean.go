@@ -16,6 +16,7 @@ import (
 	"github.com/flowserve/flowserve/actions"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/serve/internal/wire"
+	"github.com/flowserve/flowserve/serve/observe"
 )
 
 // The lean 2026-07-28 path. A 2026-07-28 tools/call is one POST and one
@@ -140,7 +141,7 @@ func (s *Server) callLean(w http.ResponseWriter, r *http.Request, req *wire.Requ
 		Principal: requestPrincipal(r),
 		Identity:  identityOf(authenticated(r.Context())),
 	}
-	o := origin{caller: s.callerName(r.Header, authenticated(r.Context())), base: s.opts.PublicURL, r: r, trace: leanTraceParent(req.Params.Meta)}
+	o := origin{caller: s.callerName(r.Header, authenticated(r.Context())), base: s.opts.PublicURL, r: r, trace: leanTrace(req.Params.Meta)}
 	var sse *wire.SSE
 	token := wire.ProgressToken(req.Params.Meta)
 	if token != nil && strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
@@ -193,4 +194,10 @@ func (s *Server) writeNewTask(w http.ResponseWriter, sse *wire.SSE, id json.RawM
 	}
 	msg, _ := wire.Response(id, s.createTaskResult(t))
 	wire.Reply(w, sse, msg)
+}
+
+// leanTrace is the trace context a lean request's _meta carries.
+func leanTrace(meta map[string]json.RawMessage) observe.TraceParent {
+	tp, ts := wire.TraceContext(meta)
+	return observe.TraceParent{Traceparent: tp, Tracestate: ts}
 }

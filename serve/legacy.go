@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"maps"
 	"slices"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/flowserve/flowserve/flow/drive"
 	"github.com/flowserve/flowserve/metrics"
 	"github.com/flowserve/flowserve/serve/internal/wire"
+	"github.com/flowserve/flowserve/serve/observe"
 )
 
 // callLegacy serves a tools/call from a session client (2025-06-18,
@@ -57,7 +57,7 @@ func (s *Server) legacyRounds(ctx context.Context, p *flow.Program, req mcp.Requ
 		Identity:  identityOf(sdkPrincipal(req)),
 		OnStep:    s.progress(ctx, req),
 	}
-	o := origin{caller: s.callerName(headerOf(req), sdkPrincipal(req)), base: s.baseOf(ctx), trace: sdkTraceParent(req.GetParams().GetMeta())}
+	o := origin{caller: s.callerName(headerOf(req), sdkPrincipal(req)), base: s.baseOf(ctx), trace: observe.FromMeta(req.GetParams().GetMeta())}
 	c := &callRounds{s: s, p: p, ctx: ctx, era: e, label: wire.EraLabel(client.Protocol), o: o, fr: fr, tell: s.tell(ctx, req),
 		timed: true, ss: ss, withID: e.URLElicitation()}
 	d := c.driver()
@@ -94,16 +94,14 @@ func (c *callRounds) Answer(ctx context.Context, in *flow.InputRequired) (map[st
 				return nil, ctx.Err()
 			}
 			if s.drainCtx.Err() != nil {
-				s.log.Info("parked call ended: the server is shutting down", flowKind(p), p.Name(), "run", c.rd.stats.RunID, "ask", id)
+				s.log.Info("parked call ended: the server is shutting down", flowKind(p), p.Name(), "run", c.rd.Stats().RunID, "ask", id)
 				return nil, &callEnded{failure: fmt.Sprintf("The server is shutting down, so the %s %s stopped before %q was answered; call the %s again.", p.Name(), flowKind(p), id, flowKind(p))}
 			}
 			return nil, &callEnded{failure: fmt.Sprintf("asking %q failed: %v", id, err)}
 		}
-		if q.Mode == flow.ModeForm && s.log.Enabled(ctx, slog.LevelDebug) {
+		if q.Mode == flow.ModeForm {
 			// Answers to URL asks are never logged.
-			s.log.LogAttrs(ctx, slog.LevelDebug, "form answer", slog.String(flowKind(p), p.Name()),
-				slog.String("run", c.rd.stats.RunID), slog.Int("round", c.rd.stats.Round),
-				slog.String("ask", id), slog.String("answer", string(answer)))
+			c.rd.LogAnswer(ctx, id, answer)
 		}
 		responses[id] = answer
 	}

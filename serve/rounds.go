@@ -9,6 +9,7 @@ import (
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/flow/drive"
 	"github.com/flowserve/flowserve/serve/internal/wire"
+	"github.com/flowserve/flowserve/serve/observe"
 )
 
 // Every round the server runs goes through a drive.Driver (package
@@ -32,9 +33,9 @@ const (
 )
 
 // callRounds is what the rounds of one call share. It is their
-// drive.Observer: it traces, logs and counts each round (startRound,
-// round.end), runs it within the server's round deadline when timed
-// (roundContext), and keeps the reply the last one came to (last), the
+// drive.Observer: it traces, logs and counts each round (observe.Rounds),
+// runs it within the server's round deadline when timed (roundContext),
+// and keeps the reply the last one came to (last), the
 // one mapping of the engine's outcome onto the client's answer. For a call
 // that waits for its approvals inside itself, it is the drive.Approver
 // (waitInline); for a session call, the drive.Answerer asking the client
@@ -65,7 +66,7 @@ type callRounds struct {
 	ss     *mcp.ServerSession
 	withID bool
 
-	rd     *round             // the round running, or the last one
+	rd     *observe.Round     // the round running, or the last one
 	cancel context.CancelFunc // of the round's deadline
 	last   reply              // what the last round came to
 }
@@ -75,10 +76,10 @@ func (c *callRounds) driver() drive.Driver {
 	return drive.Driver{Engine: c.s.engine, Observer: c}
 }
 
-// StartRound starts observing a round (startRound) and gives it its
+// StartRound starts observing a round (observe.Rounds.Start) and gives it its
 // deadline when c is timed.
 func (c *callRounds) StartRound(ctx context.Context, req *flow.Request) context.Context {
-	c.rd, ctx = c.s.startRound(ctx, c.p, c.label, c.o.caller, c.o.trace, req)
+	c.rd, ctx = c.s.obs.Start(ctx, c.p, c.label, c.o.caller, c.o.trace, req)
 	if c.timed {
 		ctx, c.cancel = c.s.roundContext(ctx, c.p, req)
 	}
@@ -92,11 +93,11 @@ func (c *callRounds) EndRound(req *flow.Request, res *flow.Result, err error) {
 		c.cancel = nil
 	}
 	if c.answers {
-		c.s.logAnswers(c.p, c.rd, req.Responses)
+		c.rd.LogAnswers(c.p, req.Responses)
 	}
 	if c.rule == replyNone {
 		c.last = reply{res: res}
-		c.rd.end(res, nil, err)
+		c.rd.End(res, nil, err)
 		return
 	}
 	r := outcome(c.ctx, c.era, c.p, res, err)
@@ -104,7 +105,7 @@ func (c *callRounds) EndRound(req *flow.Request, res *flow.Result, err error) {
 		r = reply{rpcErr: &jsonrpc.Error{Code: wire.CodeInternalError, Message: "the round ended with no result"}}
 	}
 	c.last = r
-	c.rd.end(r.res, r.rpcErr, r.cause(err))
+	c.rd.End(r.res, r.rpcErr, r.cause(err))
 }
 
 // Approve waits inside the call for the answer to ap (waitInline) and

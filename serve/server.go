@@ -16,7 +16,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/flowserve/flowserve/actions"
 	"github.com/flowserve/flowserve/approvals"
@@ -27,6 +26,7 @@ import (
 	"github.com/flowserve/flowserve/metrics"
 	"github.com/flowserve/flowserve/resources"
 	"github.com/flowserve/flowserve/serve/internal/wire"
+	"github.com/flowserve/flowserve/serve/observe"
 	"github.com/flowserve/flowserve/tasks"
 )
 
@@ -128,7 +128,7 @@ type Options struct {
 	// means a set in memory that the Server's own engine uses; nil with
 	// an Engine means runs are not pinned.
 	Versions *Versions
-	// Tracer, when set, traces each round as a span (serve/trace.go): the
+	// Tracer, when set, traces each round as a span (package observe): the
 	// child of the W3C trace context the client sent in _meta, with child
 	// spans per step and question. Nil means no tracing.
 	Tracer trace.TracerProvider
@@ -161,6 +161,7 @@ type Server struct {
 	sdkLog  *slog.Logger // for the go-sdk; nil when Options.Logger is
 	mcp     *mcp.Server
 	metrics *metrics.Metrics
+	obs     *observe.Rounds // records the rounds: logs, metrics, spans
 
 	// tokens are the bearer tokens of the last HTTP handler made, for
 	// naming callers in the logs.
@@ -198,11 +199,8 @@ type Server struct {
 	// an HTTP handler serves them.
 	sealer      *approvals.Sealer
 	pagesServed atomic.Bool
-	// versions is the version set runs are pinned with, or nil;
-	// versionCounters caches the rounds counter of each version.
-	versions        *Versions
-	versionMu       sync.RWMutex
-	versionCounters map[versionKey]prometheus.Counter
+	// versions is the version set runs are pinned with, or nil.
+	versions *Versions
 }
 
 // New returns a server for the given programs: prompt flows (see
@@ -256,7 +254,7 @@ func New(progs []*flow.Program, opts Options) (*Server, error) {
 		}
 		opts.Engine = e
 	}
-	s := &Server{opts: opts, info: wire.ServerInfo{Name: opts.Name, Version: opts.Version}, engine: opts.Engine, log: opts.Logger, tools: map[string]*flow.Program{}, prompts: map[string]*flow.Program{}, metrics: metrics.New(),
+	s := &Server{opts: opts, info: wire.ServerInfo{Name: opts.Name, Version: opts.Version}, engine: opts.Engine, tools: map[string]*flow.Program{}, prompts: map[string]*flow.Program{}, metrics: metrics.New(),
 		tasks: opts.Tasks, versions: opts.Versions}
 	if s.tasks == nil {
 		s.tasks = tasks.NewMemory(opts.Engine.Now)
@@ -266,11 +264,9 @@ func New(progs []*flow.Program, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.sealer = sealer
-	if s.log == nil {
-		s.log = slog.Default()
-	}
-	s.initTracing()
-	s.sdkLog = sdkLogger(opts.Logger)
+	s.obs = observe.New(observe.Options{Logger: opts.Logger, Metrics: s.metrics, Tracer: opts.Tracer, Version: opts.Version})
+	s.log = s.obs.Log
+	s.sdkLog = observe.SDKLogger(opts.Logger)
 	s.legacy = newGate(opts.MaxLegacyCalls, s.metrics.LegacyCalls)
 	s.sessionPOSTs = newGate(0, nil)
 	s.drainCtx, s.drain = context.WithCancel(context.Background())

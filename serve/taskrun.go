@@ -15,6 +15,7 @@ import (
 	"github.com/flowserve/flowserve/actions"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/serve/internal/wire"
+	"github.com/flowserve/flowserve/serve/observe"
 	"github.com/flowserve/flowserve/tasks"
 )
 
@@ -266,7 +267,7 @@ func (s *Server) runTaskRound(ctx context.Context, c *tasks.Claim, t *tasks.Task
 		},
 	}
 	rounds := &callRounds{s: s, p: p, ctx: rctx, era: wire.Era20260728, label: wire.FirstModernVersion, rule: replyTask,
-		o: origin{caller: "task " + t.ID, trace: parseTaskTrace(t.Trace)}}
+		o: origin{caller: "task " + t.ID, trace: observe.ParseTaskTrace(t.Trace)}}
 	d := rounds.driver()
 	out, err := d.Drive(rctx, p, fr) // one round: the driver has no one to go on with
 	if err == nil {
@@ -402,7 +403,7 @@ func (s *Server) newTask(ctx context.Context, p *flow.Program, fr *flow.Request,
 	now := s.engine.Now()
 	t := &tasks.Task{ID: id, Tool: p.Name(), Version: p.Version().String(), Principal: fr.Principal, Identity: taskIdentity(fr.Identity),
 		Arguments: append(json.RawMessage(nil), fr.Arguments...), Client: taskClient(fr.Client),
-		Status: tasks.Working, Created: now, Updated: now, TTL: s.opts.TaskTTL, Caller: o.caller, Base: o.baseURL(), Trace: o.trace.taskTrace()}
+		Status: tasks.Working, Created: now, Updated: now, TTL: s.opts.TaskTTL, Caller: o.caller, Base: o.baseURL(), Trace: o.trace.TaskTrace()}
 	if ap != nil {
 		if err := s.awaitApproval(t, ap); err != nil {
 			return nil, err

@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/versions"
@@ -252,30 +250,4 @@ func (s *Server) startTending() {
 			}
 		}
 	}()
-}
-
-// versionKey names the rounds counter of one version of a tool.
-type versionKey struct {
-	tool string
-	v    dsl.Version
-}
-
-// versionRounds returns the counter of the rounds served on version v of
-// tool (flowserve_version_rounds_total), made once per version.
-func (s *Server) versionRounds(tool string, v dsl.Version) prometheus.Counter {
-	k := versionKey{tool, v}
-	s.versionMu.RLock()
-	c, ok := s.versionCounters[k]
-	s.versionMu.RUnlock()
-	if ok {
-		return c
-	}
-	c = s.metrics.VersionRounds.WithLabelValues(tool, v.Short())
-	s.versionMu.Lock()
-	if s.versionCounters == nil {
-		s.versionCounters = map[versionKey]prometheus.Counter{}
-	}
-	s.versionCounters[k] = c
-	s.versionMu.Unlock()
-	return c
 }

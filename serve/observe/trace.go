@@ -1,10 +1,9 @@
-package serve
+package observe
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"maps"
 	"slices"
 	"strings"
@@ -24,50 +23,36 @@ import (
 	"github.com/flowserve/flowserve/serve/internal/wire"
 )
 
-// traceParent is the W3C trace context a client sent in a request's
+// TraceParent is the W3C trace context a client sent in a request's
 // _meta (SEP-414): the traceparent and tracestate values, as sent ("" when
 // absent). A round's span is its child.
-type traceParent struct {
-	traceparent, tracestate string
+type TraceParent struct {
+	Traceparent, Tracestate string
 }
 
-// Keys of the W3C trace context in _meta.
-const (
-	metaTraceparent = "traceparent"
-	metaTracestate  = "tracestate"
-)
-
-// sdkTraceParent reads the trace context of a request that came through
-// the SDK.
-func sdkTraceParent(meta mcp.Meta) traceParent {
-	tp, _ := meta[metaTraceparent].(string)
-	ts, _ := meta[metaTracestate].(string)
-	return traceParent{traceparent: tp, tracestate: ts}
+// FromMeta reads the trace context of a request that came through the
+// SDK.
+func FromMeta(meta mcp.Meta) TraceParent {
+	tp, _ := meta[wire.MetaTraceparent].(string)
+	ts, _ := meta[wire.MetaTracestate].(string)
+	return TraceParent{Traceparent: tp, Tracestate: ts}
 }
 
-// leanTraceParent reads the trace context of a lean request's _meta.
-func leanTraceParent(meta map[string]json.RawMessage) traceParent {
-	if len(meta) == 0 {
-		return traceParent{}
-	}
-	return traceParent{traceparent: wire.MetaString(meta[metaTraceparent]), tracestate: wire.MetaString(meta[metaTracestate])}
-}
-
-// taskTrace is how a task record keeps a trace context (tasks.Task.Trace).
-func (tp traceParent) taskTrace() string {
-	if tp.traceparent == "" {
+// TaskTrace is how a task record keeps a trace context (tasks.Task.Trace).
+func (tp TraceParent) TaskTrace() string {
+	if tp.Traceparent == "" {
 		return ""
 	}
-	if tp.tracestate == "" {
-		return tp.traceparent
+	if tp.Tracestate == "" {
+		return tp.Traceparent
 	}
-	return tp.traceparent + "\n" + tp.tracestate
+	return tp.Traceparent + "\n" + tp.Tracestate
 }
 
-// parseTaskTrace is the inverse of taskTrace.
-func parseTaskTrace(s string) traceParent {
+// ParseTaskTrace is the inverse of TaskTrace.
+func ParseTaskTrace(s string) TraceParent {
 	tp, ts, _ := strings.Cut(s, "\n")
-	return traceParent{traceparent: tp, tracestate: ts}
+	return TraceParent{Traceparent: tp, Tracestate: ts}
 }
 
 // Traces. With Options.Tracer set, every round is a span, and the steps
@@ -133,40 +118,6 @@ const (
 	keyAAction  = attribute.Key("flowserve.answer.action")  // answer: accept, decline or cancel, as sent; timeout
 )
 
-// tracerName is the instrumentation scope of the rounds' spans.
-const tracerName = "github.com/flowserve/flowserve/serve"
-
-// tracing is Options.Tracer once initTracing has run: the provider, with
-// the Tracer of the rounds got from it once.
-type tracing struct {
-	trace.TracerProvider
-	tracer trace.Tracer
-}
-
-// initTracing sets the Server up to trace its rounds with Options.Tracer,
-// when it is set: it keeps the rounds' Tracer, and has the Server's logger
-// add the trace and span ids to the records logged in a span's context.
-// Without a Tracer nothing changes, so rounds cost what they did.
-func (s *Server) initTracing() {
-	tp := s.opts.Tracer
-	if tp == nil {
-		return
-	}
-	if _, ok := tp.(*tracing); !ok {
-		s.opts.Tracer = &tracing{TracerProvider: tp, tracer: tp.Tracer(tracerName, trace.WithInstrumentationVersion(s.opts.Version))}
-	}
-	s.log = slog.New(newTraceHandler(s.log.Handler()))
-}
-
-// tracer returns the Tracer of the Server's rounds, or nil when the
-// Server does not trace.
-func (s *Server) tracer() trace.Tracer {
-	if t, ok := s.opts.Tracer.(*tracing); ok {
-		return t.tracer
-	}
-	return nil
-}
-
 // roundTrace is the tracing of one round.
 type roundTrace struct {
 	tracer trace.Tracer
@@ -194,11 +145,11 @@ type roundTrace struct {
 // trace starts the span of rd, the child of parent, and of the answers fr
 // brings, and has fr report its steps to it. It returns the context the
 // round runs in, which holds the span.
-func (rd *round) trace(ctx context.Context, t trace.Tracer, parent traceParent, fr *flow.Request) context.Context {
-	if parent.traceparent != "" {
-		carrier := propagation.MapCarrier{metaTraceparent: parent.traceparent}
-		if parent.tracestate != "" {
-			carrier[metaTracestate] = parent.tracestate
+func (rd *Round) trace(ctx context.Context, t trace.Tracer, parent TraceParent, fr *flow.Request) context.Context {
+	if parent.Traceparent != "" {
+		carrier := propagation.MapCarrier{wire.MetaTraceparent: parent.Traceparent}
+		if parent.Tracestate != "" {
+			carrier[wire.MetaTracestate] = parent.Tracestate
 		}
 		ctx = propagation.TraceContext{}.Extract(ctx, carrier)
 	}
