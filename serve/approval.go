@@ -230,7 +230,7 @@ func (s *Server) answerApproval(ctx context.Context, t *tasks.Task, ans *flow.Ap
 	if !inline {
 		if err := s.tasks.Dispatch(ctx, stored.ID); err != nil {
 			s.log.Error("approval answered but the task was not dispatched; retrying", "task", stored.ID, "err", err)
-			s.redispatch(stored.ID)
+			s.work.Redispatch(stored.ID, "")
 		}
 	}
 	return "", nil

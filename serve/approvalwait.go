@@ -212,7 +212,7 @@ func (s *Server) release(id, key string) {
 	}
 	if answered {
 		if err := s.tasks.Dispatch(ctx, id); err != nil {
-			s.redispatch(id)
+			s.work.Redispatch(id, "")
 		}
 	}
 }

@@ -326,7 +326,7 @@ func (s *Server) Drain() {
 	s.drainOnce.Do(func() {
 		s.log.Info("shutting down: ending parked calls and letting rounds in flight finish")
 		s.drain()
-		s.work.stopClaims()
+		s.work.StopClaims()
 		go func() {
 			// A session's streams end when it closes; first let the calls
 			// in progress end and their replies go out.
@@ -349,4 +349,15 @@ func (s *Server) closeSessions() {
 	for _, ss := range open {
 		ss.Close()
 	}
+}
+
+// Close stops the task workers: no task is claimed any more, and the
+// rounds running are let finish until ctx ends; those still running then
+// are stopped without their outcome being stored, so that their tasks are
+// taken over (by the same store opened again, or by another instance on a
+// shared one) and only their unfinished steps run again. The tasks
+// claimed and waiting for a round are handed back to the store at once.
+// It does not close the run store, which belongs to the caller.
+func (s *Server) Close(ctx context.Context) error {
+	return s.work.Close(ctx)
 }

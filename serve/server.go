@@ -25,6 +25,7 @@ import (
 	"github.com/flowserve/flowserve/flow/state"
 	"github.com/flowserve/flowserve/metrics"
 	"github.com/flowserve/flowserve/resources"
+	"github.com/flowserve/flowserve/serve/internal/dispatch"
 	"github.com/flowserve/flowserve/serve/internal/wire"
 	"github.com/flowserve/flowserve/serve/observe"
 	"github.com/flowserve/flowserve/tasks"
@@ -194,7 +195,7 @@ type Server struct {
 
 	// tasks is the run store, and work the workers that advance its tasks.
 	tasks tasks.Store
-	work  taskWork
+	work  *dispatch.Workers
 	// sealer seals the links of approval pages; pagesServed is set once
 	// an HTTP handler serves them.
 	sealer      *approvals.Sealer
@@ -284,7 +285,8 @@ func New(progs []*flow.Program, opts Options) (*Server, error) {
 	if err := s.Replace(progs); err != nil {
 		return nil, err
 	}
-	s.startTaskWorkers()
+	s.work = dispatch.New(dispatch.Options{Store: s.tasks, Workers: opts.TaskWorkers, Poll: opts.PollInterval, Log: s.log, Run: s.advance})
+	s.work.Start()
 	s.startTending()
 	return s, nil
 }

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"sync"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
@@ -19,68 +17,13 @@ import (
 	"github.com/flowserve/flowserve/tasks"
 )
 
-// taskWork is the server's task workers: claimers that take tasks from
-// the run store, and the rounds that advance them, at most
-// Options.TaskWorkers at once, shared fairly across callers (fair).
-type taskWork struct {
-	// claims ends the claiming (Drain); rounds ends the rounds running
-	// (Close): their tasks are taken over later, by this store opened
-	// again or by another instance.
-	claims, rounds         context.Context
-	stopClaims, stopRounds context.CancelFunc
-	wg                     sync.WaitGroup
-	fair                   *fairPool
-
-	mu      sync.Mutex
-	running map[string]context.CancelFunc // task id → cancel of its round here
-}
-
-// startTaskWorkers starts the claimers; they start the rounds
-// (taskfair.go).
-func (s *Server) startTaskWorkers() {
-	w := &s.work
-	w.claims, w.stopClaims = context.WithCancel(context.Background())
-	w.rounds, w.stopRounds = context.WithCancel(context.Background())
-	w.running = map[string]context.CancelFunc{}
-	w.fair = newFairPool(s.opts.TaskWorkers)
-	for range claimers(s.opts.TaskWorkers) {
-		w.wg.Add(1)
-		go s.claimTasks()
-	}
-}
-
-// Close stops the task workers: no task is claimed any more, and the
-// rounds running are let finish until ctx ends; those still running then
-// are stopped without their outcome being stored, so that their tasks are
-// taken over (by the same store opened again, or by another instance on a
-// shared one) and only their unfinished steps run again. The tasks
-// claimed and waiting for a round are handed back to the store at once.
-// It does not close the run store, which belongs to the caller.
-func (s *Server) Close(ctx context.Context) error {
-	s.work.stopClaims()
-	s.handBack(s.work.fair.stop())
-	done := make(chan struct{})
-	go func() { s.work.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-	}
-	s.work.stopRounds()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		return fmt.Errorf("task rounds still running after they were stopped: %w", ctx.Err())
-	}
-	return fmt.Errorf("task rounds stopped before they finished (their tasks are taken over later): %w", ctx.Err())
-}
-
 // errTaskEnded stops a round whose task ended meanwhile (tasks/cancel).
 var errTaskEnded = errors.New("the task has ended")
 
-// advance runs one round of the task c claims, and stores what it gave.
-func (s *Server) advance(c *tasks.Claim) {
-	ctx := s.work.rounds
+// advance runs one round of the task c claims, and stores what it gave:
+// the workers' dispatch.Options.Run. ctx ends when Close stops the
+// rounds.
+func (s *Server) advance(ctx context.Context, c *tasks.Claim) {
 	t, takenOver, err := s.own(ctx, c)
 	switch {
 	case errors.Is(err, tasks.ErrNotFound), errors.Is(err, errNotClaimable):
@@ -95,7 +38,7 @@ func (s *Server) advance(c *tasks.Claim) {
 	case err != nil:
 		s.log.Error("cannot take a task from the run store; trying again later", "task", c.ID, "err", err)
 		c.Release()
-		s.redispatch(c.ID)
+		s.work.Redispatch(c.ID, "")
 		return
 	}
 	if takenOver {
@@ -105,7 +48,7 @@ func (s *Server) advance(c *tasks.Claim) {
 	}
 	p, ok := s.runProgram(ctx, t.Tool, t.Version)
 	if !ok {
-		s.settle(c, t, reply{rpcErr: &jsonrpc.Error{Code: wire.CodeInternalError,
+		s.settle(ctx, c, t, reply{rpcErr: &jsonrpc.Error{Code: wire.CodeInternalError,
 			Message: fmt.Sprintf("the %s tool is no longer served, so its task cannot go on", t.Tool)}})
 		return
 	}
@@ -114,7 +57,7 @@ func (s *Server) advance(c *tasks.Claim) {
 		if t, err = s.timeoutApproval(ctx, c, t, p); err != nil {
 			if !errors.Is(err, errNotWaiting) && !errors.Is(err, tasks.ErrNotOwner) && ctx.Err() == nil {
 				s.log.Error("cannot take an approval's timeout; trying again later", "task", c.ID, "err", err)
-				s.redispatchFrom(c.ID, c.Token)
+				s.work.Redispatch(c.ID, c.Token)
 			}
 			c.Release()
 			return
@@ -137,10 +80,10 @@ func (s *Server) advance(c *tasks.Claim) {
 		// store answers.
 		s.log.Error("cannot checkpoint a task; running its round again later", "task", t.ID, "tool", t.Tool, "err", err)
 		c.Release()
-		s.redispatchFrom(t.ID, c.Token)
+		s.work.Redispatch(t.ID, c.Token)
 		return
 	}
-	s.settle(c, t, r)
+	s.settle(ctx, c, t, r)
 }
 
 // errNotClaimable refuses a claim of a task that has nothing for a worker
@@ -189,54 +132,11 @@ type checkpointError struct{ err error }
 func (e *checkpointError) Error() string { return "store the task's checkpoint: " + e.err.Error() }
 func (e *checkpointError) Unwrap() error { return e.err }
 
-// redispatch hands task id to a worker again after a pause, until the
-// store takes the dispatch or the server closes.
-func (s *Server) redispatch(id string) { s.redispatchFrom(id, "") }
-
-// redispatchFrom is redispatch for the worker whose claim's token is
-// token: the task's owner is cleared first, so that the next claim (an
-// ordinary one) may take it.
-func (s *Server) redispatchFrom(id, token string) {
-	go func() {
-		for wait := time.Second; ; wait = min(2*wait, time.Minute) {
-			select {
-			case <-s.work.claims.Done():
-				return
-			case <-time.After(wait):
-			}
-			if token != "" {
-				_, err := s.tasks.Update(s.work.claims, id, func(t *tasks.Task) error {
-					if t.Owner == token {
-						t.Owner = ""
-					}
-					return nil
-				})
-				if err != nil && !errors.Is(err, tasks.ErrNotFound) {
-					continue
-				}
-				token = ""
-			}
-			if err := s.tasks.Dispatch(s.work.claims, id); err == nil {
-				return
-			}
-		}
-	}()
-}
-
 // runTaskRound runs the round of task t on p, with its answers; each step
 // it runs is checkpointed in the store as it finishes.
 func (s *Server) runTaskRound(ctx context.Context, c *tasks.Claim, t *tasks.Task, p *flow.Program) (reply, error) {
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	s.work.mu.Lock()
-	s.work.running[t.ID] = cancel
-	s.work.mu.Unlock()
-	defer func() {
-		s.work.mu.Lock()
-		delete(s.work.running, t.ID)
-		s.work.mu.Unlock()
-	}()
-	go s.watchCancel(rctx, t.ID, cancel)
+	rctx, done := s.work.Running(ctx, t.ID)
+	defer done()
 	s.metrics.TasksRunning.Inc()
 	defer s.metrics.TasksRunning.Dec()
 
@@ -279,42 +179,12 @@ func (s *Server) runTaskRound(ctx context.Context, c *tasks.Claim, t *tasks.Task
 	return rounds.last, nil
 }
 
-// watchCancel cancels the round of task id when the task is cancelled
-// through another instance, which cannot reach this round: it reads the
-// task's status every PollInterval (at least every second).
-func (s *Server) watchCancel(ctx context.Context, id string, cancel context.CancelFunc) {
-	every := min(s.opts.PollInterval, time.Second)
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		t, err := s.tasks.Get(ctx, id)
-		if errors.Is(err, tasks.ErrNotFound) || (err == nil && t.Status.Terminal()) {
-			cancel()
-			return
-		}
-	}
-}
-
-// stopLocal cancels the round of task id if it runs in this process.
-func (s *Server) stopLocal(id string) {
-	s.work.mu.Lock()
-	cancel := s.work.running[id]
-	s.work.mu.Unlock()
-	if cancel != nil {
-		cancel()
-	}
-}
-
-// settle stores what task t's round gave, unless the task ended or was
-// taken over meanwhile, and releases the claim: a tool result completes
+// settle stores what task t's round gave (in ctx, the workers' rounds),
+// unless the task ended or was taken over meanwhile, and releases the
+// claim: a tool result completes
 // the task, a JSON-RPC error fails it, questions make it wait for
 // tasks/update.
-func (s *Server) settle(c *tasks.Claim, t *tasks.Task, r reply) {
+func (s *Server) settle(ctx context.Context, c *tasks.Claim, t *tasks.Task, r reply) {
 	var apply func(*tasks.Task) error
 	switch {
 	case r.rpcErr != nil:
@@ -342,7 +212,7 @@ func (s *Server) settle(c *tasks.Claim, t *tasks.Task, r reply) {
 			return nil
 		}
 	}
-	stored, err := tasks.UpdateOwned(s.work.rounds, s.tasks, c, func(t *tasks.Task) error {
+	stored, err := tasks.UpdateOwned(ctx, s.tasks, c, func(t *tasks.Task) error {
 		if t.Status != tasks.Working {
 			return errTaskEnded
 		}
@@ -360,7 +230,7 @@ func (s *Server) settle(c *tasks.Claim, t *tasks.Task, r reply) {
 	default:
 		s.taskEntered(stored)
 		if stored.Approval != nil {
-			s.approvalWaiting(s.work.rounds, stored)
+			s.approvalWaiting(ctx, stored)
 		}
 	}
 	c.Release()

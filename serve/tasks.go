@@ -250,7 +250,7 @@ func (s *Server) cancelTask(ctx context.Context, id, principal string) (any, *js
 	}
 	if cancelled {
 		s.taskEntered(t)
-		s.stopLocal(id)
+		s.work.Stop(id)
 	}
 	return ack{"complete"}, nil
 }

@@ -243,10 +243,10 @@ func (s *Server) startTending() {
 		defer tick.Stop()
 		for {
 			select {
-			case <-s.work.claims.Done():
+			case <-s.work.Claiming().Done():
 				return
 			case <-tick.C:
-				s.versions.tend(s.work.claims)
+				s.versions.tend(s.work.Claiming())
 			}
 		}
 	}()

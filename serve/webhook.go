@@ -44,5 +44,5 @@ func (s *Server) notify(t *tasks.Task, a *tasks.Approval, link string) {
 		UserAgent: "flowserve/" + s.opts.Version,
 		Count:     func(result string) { s.metrics.Webhooks.WithLabelValues(result).Inc() }}
 	// The error is logged and counted by Notify.
-	_ = nf.Notify(s.work.claims, log, webhook, notification(t, a, title, link))
+	_ = nf.Notify(s.work.Claiming(), log, webhook, notification(t, a, title, link))
 }

@@ -1,11 +1,8 @@
-package serve
+package dispatch
 
 import (
-	"context"
-	"errors"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/flowserve/flowserve/tasks"
 )
@@ -23,7 +20,7 @@ import (
 //     backlog delays another's next task by at most one round.
 //   - A caller with no round running may use any free worker; callers who
 //     run a round already share the rest: together they never hold more
-//     than Options.TaskWorkers minus a reserve (one in eight workers, at
+//     than the workers (serve's Options.TaskWorkers) minus a reserve (one in eight workers, at
 //     least one). So a caller's backlog never holds every worker, and
 //     another caller's first task starts at once, without waiting for one
 //     of its rounds to end (rounds are not cut, and a long step may take
@@ -46,11 +43,11 @@ import (
 // instances), and only a cap on running rounds keeps a backlog of long
 // steps from holding every worker, which no queue order can. What bounds
 // the claims waiting here is the per-caller limit of open tasks
-// (Options.MaxTasksPerCaller): at most that many per caller.
+// (serve's Options.MaxTasksPerCaller): at most that many per caller.
 
-// fairPool is the claims waiting for a round, by caller, and the rounds
-// running.
-type fairPool struct {
+// Pool is the claims waiting for a round, by caller, and the rounds
+// running: the scheduler Workers starts rounds by.
+type Pool struct {
 	mu sync.Mutex
 	// workers bounds the rounds running; shared bounds them when the
 	// claim to start is of a caller that runs a round already.
@@ -73,18 +70,18 @@ type callerClaims struct {
 // round: 1/fairReserve of them, at least one.
 const fairReserve = 8
 
-// newFairPool returns a pool of the given number of workers.
-func newFairPool(workers int) *fairPool {
+// NewPool returns a pool of the given number of workers.
+func NewPool(workers int) *Pool {
 	reserve := 0
 	if workers > 1 {
 		reserve = max(1, workers/fairReserve)
 	}
-	return &fairPool{workers: workers, shared: workers - reserve, callers: map[string]*callerClaims{}}
+	return &Pool{workers: workers, shared: workers - reserve, callers: map[string]*callerClaims{}}
 }
 
-// add puts claim c of caller in the pool; false when the pool has stopped
+// Add puts claim c of caller in the pool; false when the pool has stopped
 // (the claim is the caller's to hand back).
-func (f *fairPool) add(caller string, c *tasks.Claim) bool {
+func (f *Pool) Add(caller string, c *tasks.Claim) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.stopped {
@@ -102,9 +99,9 @@ func (f *fairPool) add(caller string, c *tasks.Claim) bool {
 	return true
 }
 
-// next takes the claim whose round is to start now, counting the round as
+// Next takes the claim whose round is to start now, counting the round as
 // running, or reports that none may start.
-func (f *fairPool) next() (string, *tasks.Claim, bool) {
+func (f *Pool) Next() (string, *tasks.Claim, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.stopped || f.running >= f.workers || len(f.turns) == 0 {
@@ -135,8 +132,8 @@ func (f *fairPool) next() (string, *tasks.Claim, bool) {
 	return caller, c, true
 }
 
-// done counts a round of caller as ended.
-func (f *fairPool) done(caller string) {
+// Done counts a round of caller as ended.
+func (f *Pool) Done(caller string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	cc := f.callers[caller]
@@ -147,9 +144,9 @@ func (f *fairPool) done(caller string) {
 	}
 }
 
-// stop makes the pool start no more rounds and take no more claims, and
+// Stop makes the pool start no more rounds and take no more claims, and
 // returns the claims that were waiting.
-func (f *fairPool) stop() []*tasks.Claim {
+func (f *Pool) Stop() []*tasks.Claim {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.stopped = true
@@ -161,95 +158,4 @@ func (f *fairPool) stop() []*tasks.Claim {
 	}
 	f.turns = nil
 	return waiting
-}
-
-// claimers is how many goroutines take claims from the store: a claim is
-// quick to take, and a few keep a store's round trips from holding the
-// others up.
-func claimers(workers int) int { return min(workers, 4) }
-
-// claimTasks takes claims from the run store until claiming stops, and
-// puts each in the pool under its task's caller.
-func (s *Server) claimTasks() {
-	defer s.work.wg.Done()
-	for {
-		c, err := s.tasks.Claim(s.work.claims)
-		if err != nil {
-			if s.work.claims.Err() != nil || errors.Is(err, tasks.ErrClosed) {
-				return
-			}
-			s.log.Warn("cannot claim a task from the run store; retrying", "err", err)
-			select {
-			case <-s.work.claims.Done():
-				return
-			case <-time.After(time.Second):
-			}
-			continue
-		}
-		caller, ok := s.claimCaller(c)
-		if !ok {
-			continue
-		}
-		if s.work.claims.Err() != nil || !s.work.fair.add(caller, c) {
-			s.handBack([]*tasks.Claim{c})
-			return
-		}
-		s.startRounds()
-	}
-}
-
-// unknownCaller is the caller of a claim whose task could not be read:
-// its round tells what the store says then.
-const unknownCaller = "\x00unknown"
-
-// claimCaller returns the caller claim c is to wait under: its task's
-// principal. A task that is gone has nothing to run: its claim is
-// released, and false returned.
-func (s *Server) claimCaller(c *tasks.Claim) (string, bool) {
-	t, err := s.tasks.Get(s.work.claims, c.ID)
-	switch {
-	case errors.Is(err, tasks.ErrNotFound):
-		c.Release()
-		return "", false
-	case err != nil:
-		return unknownCaller, true
-	}
-	return t.Principal, true
-}
-
-// startRounds starts the rounds the pool lets start now, each on a
-// goroutine of its own that starts the next ones when it ends.
-func (s *Server) startRounds() {
-	for {
-		caller, c, ok := s.work.fair.next()
-		if !ok {
-			return
-		}
-		s.work.wg.Add(1)
-		go func() {
-			defer s.work.wg.Done()
-			s.advance(c)
-			s.work.fair.done(caller)
-			s.startRounds()
-		}()
-	}
-}
-
-// handBack dispatches the tasks of claims that no round ran again, then
-// releases the claims, so that a store opened again or another instance
-// runs them as ordinary dispatches; a claim whose task cannot be
-// dispatched stays claimed, to be taken over.
-func (s *Server) handBack(claims []*tasks.Claim) {
-	if len(claims) == 0 {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	for _, c := range claims {
-		if err := s.tasks.Dispatch(ctx, c.ID); err != nil {
-			s.log.Warn("cannot hand a waiting task back to the run store; it is taken over later", "task", c.ID, "err", err)
-			continue
-		}
-		c.Release()
-	}
 }

@@ -1,4 +1,4 @@
-package serve
+package dispatch
 
 import (
 	"fmt"
@@ -9,10 +9,10 @@ import (
 	"github.com/flowserve/flowserve/tasks"
 )
 
-// pool drives a fairPool in a test: claims are named "<caller><n>".
+// pool drives a Pool in a test: claims are named "<caller><n>".
 type pool struct {
 	t *testing.T
-	f *fairPool
+	f *Pool
 	n map[string]int
 }
 
@@ -24,7 +24,7 @@ func (p *pool) add(caller string, count int) {
 		if err != nil {
 			p.t.Fatal(err)
 		}
-		if !p.f.add(caller, c) {
+		if !p.f.Add(caller, c) {
 			p.t.Fatalf("add %s: the pool has stopped", c.ID)
 		}
 	}
@@ -35,7 +35,7 @@ func (p *pool) add(caller string, count int) {
 func (p *pool) start() []string {
 	var ids []string
 	for {
-		_, c, ok := p.f.next()
+		_, c, ok := p.f.Next()
 		if !ok {
 			return ids
 		}
@@ -74,7 +74,7 @@ func TestFairPool(t *testing.T) {
 				started := p.start()
 				got = append(got, strings.Join(started, " "))
 				for range started {
-					p.f.done(string(started[0][0]))
+					p.f.Done(string(started[0][0]))
 				}
 			}
 			return got
@@ -85,17 +85,17 @@ func TestFairPool(t *testing.T) {
 			p.add("b", 3)
 			p.add("c", 1)
 			second := p.start() // b and c start on the reserve; b's second waits
-			p.f.done("a")
+			p.f.Done("a")
 			third := p.start() // the worker a freed is kept for a caller running nothing
-			p.f.done("a")
-			p.f.done("a")
+			p.f.Done("a")
+			p.f.Done("a")
 			fourth := p.start() // one worker of the shared ones: to b, who runs fewer than a
 			return []string{fmt.Sprint(len(first)), strings.Join(second, " "), strings.Join(third, " "), strings.Join(fourth, " ")}
 		}, []string{"14", "b1 c1", "", "b2"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := &pool{t: t, f: newFairPool(tt.workers), n: map[string]int{}}
+			p := &pool{t: t, f: NewPool(tt.workers), n: map[string]int{}}
 			if got := tt.run(p); !slices.Equal(got, tt.want) {
 				t.Errorf("rounds started %q, want %q", got, tt.want)
 			}
@@ -104,25 +104,25 @@ func TestFairPool(t *testing.T) {
 }
 
 func TestFairPoolStop(t *testing.T) {
-	p := &pool{t: t, f: newFairPool(2), n: map[string]int{}}
+	p := &pool{t: t, f: NewPool(2), n: map[string]int{}}
 	p.add("a", 3)
 	p.add("b", 1)
 	if got := p.start(); !slices.Equal(got, []string{"a1", "b1"}) {
 		t.Fatalf("started %q", got)
 	}
 	var back []string
-	for _, c := range p.f.stop() {
+	for _, c := range p.f.Stop() {
 		back = append(back, c.ID)
 	}
 	if !slices.Equal(back, []string{"a2", "a3"}) {
 		t.Errorf("handed back %q, want a2 a3", back)
 	}
 	c, _ := tasks.NewClaim("late", false, nil)
-	if p.f.add("a", c) {
+	if p.f.Add("a", c) {
 		t.Error("a stopped pool took a claim")
 	}
-	p.f.done("a")
-	if _, c, ok := p.f.next(); ok {
+	p.f.Done("a")
+	if _, c, ok := p.f.Next(); ok {
 		t.Errorf("a stopped pool started %s", c.ID)
 	}
 }
