@@ -96,7 +96,7 @@ var errNotClaimable = errors.New("the task has nothing for a worker to do")
 // with it (tasks.Own), in the same update that checks it, and reports
 // whether c took the task over mid-round: a takeover of a task that had
 // an owner. (A takeover of a claim that was waiting for a round when its
-// process stopped (taskfair.go) takes over no round.)
+// process stopped (package dispatch) takes over no round.)
 func (s *Server) own(ctx context.Context, c *tasks.Claim) (*tasks.Task, bool, error) {
 	takenOver := false
 	t, err := s.tasks.Update(ctx, c.ID, func(t *tasks.Task) error {
