@@ -2,7 +2,6 @@ package serve
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,19 +12,20 @@ import (
 
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/oauth"
+	"github.com/flowserve/flowserve/serve/internal/guard"
 	"github.com/flowserve/flowserve/serve/internal/wire"
 	"github.com/flowserve/flowserve/serve/observe"
 )
 
 // principal identifies the caller of an SDK request: the subject of its
 // OAuth token, or else a digest of its bearer token (see
-// principalFromHeader).
+// guard.Principal).
 func principal(req mcp.Request) string {
 	if p := sdkPrincipal(req); p != nil {
 		return p.Subject
 	}
 	if h := headerOf(req); h != nil {
-		return principalFromHeader(h)
+		return guard.Principal(h)
 	}
 	return ""
 }
@@ -36,7 +36,7 @@ func requestPrincipal(r *http.Request) string {
 	if p := authenticated(r.Context()); p != nil {
 		return p.Subject
 	}
-	return principalFromHeader(r.Header)
+	return guard.Principal(r.Header)
 }
 
 // callerName names the caller in the logs and on approval pages: the
@@ -54,16 +54,6 @@ func headerOf(req mcp.Request) http.Header {
 		return extra.Header
 	}
 	return nil
-}
-
-// principalFromHeader identifies the caller: a digest of the HTTP bearer
-// token, or "" when there is none (stdio). The token itself is never kept.
-func principalFromHeader(h http.Header) string {
-	token, ok := bearerToken(h)
-	if !ok {
-		return ""
-	}
-	return principalOf(sha256.Sum256([]byte(token)))
 }
 
 // callModern serves one round of a 2026-07-28 call that came through the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/flowserve/flowserve/approvals"
 	"github.com/flowserve/flowserve/oauth"
+	"github.com/flowserve/flowserve/serve/internal/guard"
 	"github.com/flowserve/flowserve/serve/internal/wire"
 )
 
@@ -156,10 +157,10 @@ func (s *Server) HTTPHandler(opts HTTPOptions) http.Handler {
 	opts = opts.withDefaults()
 	s.tokens.Store(opts.Tokens)
 	sessions, stateless := s.sdkHandlers(&opts)
-	g := newGuard(opts, s.metrics)
+	g := guard.New(guard.Options{AllowedHosts: opts.AllowedHosts, AllowedOrigins: opts.AllowedOrigins, Tokens: opts.Tokens}, s.metrics)
 	// authorize checks what the guard does, then an OAuth token.
 	authorize := func(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
-		if !g.check(w, r) {
+		if !g.Check(w, r) {
 			return nil, false
 		}
 		if opts.OAuth == nil {
@@ -220,7 +221,7 @@ func (s *Server) sdkHandlers(opts *HTTPOptions) (sessions, stateless http.Handle
 		s.hideTools.Store(opts.OAuth.HideTools)
 		s.oauthConf.Store(opts.OAuth)
 	case opts.Tokens != nil:
-		sessions = bindSessions(sessions)
+		sessions = guard.BindSessions(sessions)
 	}
 	return sessions, stateless
 }
@@ -252,13 +253,13 @@ func (s *Server) serveEndpoint(w http.ResponseWriter, r *http.Request, maxBody i
 // (people with a link, not MCP clients) and, with OAuth, the protected
 // resource metadata (for any client that is to get a token). The Host
 // check still applies.
-func (s *Server) mountPublic(mux *http.ServeMux, opts HTTPOptions, g *guard) {
+func (s *Server) mountPublic(mux *http.ServeMux, opts HTTPOptions, g *guard.Guard) {
 	pages := s.approvalHandler()
 	s.pagesServed.Store(true)
 	mux.HandleFunc(ApprovePath, func(rw http.ResponseWriter, r *http.Request) {
 		w := newResponseWriter(rw, opts.WriteTimeout)
 		defer w.finish(nil)
-		if g.checkHost(w, r) {
+		if g.CheckHost(w, r) {
 			pages.ServeHTTP(w, r)
 		}
 	})
@@ -270,7 +271,7 @@ func (s *Server) mountPublic(mux *http.ServeMux, opts HTTPOptions, g *guard) {
 		mux.HandleFunc(path, func(rw http.ResponseWriter, r *http.Request) {
 			w := newResponseWriter(rw, opts.WriteTimeout)
 			defer w.finish(nil)
-			if g.checkHost(w, r) {
+			if g.CheckHost(w, r) {
 				meta.ServeHTTP(w, r)
 			}
 		})

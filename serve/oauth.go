@@ -18,6 +18,7 @@ import (
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/metrics"
 	"github.com/flowserve/flowserve/oauth"
+	"github.com/flowserve/flowserve/serve/internal/guard"
 	"github.com/flowserve/flowserve/serve/internal/wire"
 )
 
@@ -74,7 +75,7 @@ func (s *Server) resource(o *OAuth, r *http.Request) string {
 // returns the request, with the caller in its context, when it may go on.
 func (s *Server) checkOAuth(w http.ResponseWriter, r *http.Request, o *OAuth, maxBody int64) (*http.Request, bool) {
 	meta := oauth.MetadataURL(s.resource(o, r))
-	token, ok := bearerToken(r.Header)
+	token, ok := guard.BearerToken(r.Header)
 	if !ok {
 		s.metrics.Rejected.WithLabelValues(metrics.RejectUnauthorized).Inc()
 		ch := oauth.Challenge{ResourceMetadata: meta}

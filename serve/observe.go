@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/flowserve/flowserve/flow"
+	"github.com/flowserve/flowserve/serve/internal/guard"
 	"github.com/flowserve/flowserve/serve/observe"
 )
 
@@ -29,5 +30,5 @@ func (s *Server) callerOf(h http.Header) string {
 	if t == nil || h == nil {
 		return ""
 	}
-	return t.nameOf(principalFromHeader(h))
+	return t.NameOf(guard.Principal(h))
 }

@@ -1,4 +1,9 @@
-package serve
+// Package guard is the HTTP endpoint's access control that needs no
+// server: the Host and Origin checks against DNS rebinding, the bearer
+// tokens of a tokens file (Tokens) and the principal a bearer token
+// names. Package serve runs a Guard before every request reaches an MCP
+// handler; OAuth, which needs the served flows' scopes, is serve's.
+package guard
 
 import (
 	"bytes"
@@ -122,9 +127,9 @@ func parseTokens(data []byte) (*Tokens, error) {
 // Len returns the number of tokens.
 func (t *Tokens) Len() int { return len(t.entries) }
 
-// valid reports whether token is one of the set. It compares digests in
+// Valid reports whether token is one of the set. It compares digests in
 // constant time, and always compares against every entry.
-func (t *Tokens) valid(token string) bool {
+func (t *Tokens) Valid(token string) bool {
 	sum := sha256.Sum256([]byte(token))
 	found := 0
 	for i := range t.entries {
@@ -133,17 +138,17 @@ func (t *Tokens) valid(token string) bool {
 	return found == 1
 }
 
-// nameOf returns the caller's name of a principal, or "".
-func (t *Tokens) nameOf(principal string) string {
+// NameOf returns the caller's name of a principal, or "".
+func (t *Tokens) NameOf(principal string) string {
 	if t == nil || principal == "" {
 		return ""
 	}
 	return t.names[principal]
 }
 
-// bearerToken returns the token of an "Authorization: Bearer <token>"
+// BearerToken returns the token of an "Authorization: Bearer <token>"
 // header (the scheme in any case).
-func bearerToken(h http.Header) (string, bool) {
+func BearerToken(h http.Header) (string, bool) {
 	scheme, token, ok := strings.Cut(strings.TrimSpace(h.Get("Authorization")), " ")
 	token = strings.TrimSpace(token)
 	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" || strings.ContainsAny(token, " \t") {
@@ -152,15 +157,26 @@ func bearerToken(h http.Header) (string, bool) {
 	return token, true
 }
 
+// Principal identifies the caller of a request with the headers h: a
+// digest of its HTTP bearer token, or "" when there is none (stdio). The
+// token itself is never kept.
+func Principal(h http.Header) string {
+	token, ok := BearerToken(h)
+	if !ok {
+		return ""
+	}
+	return principalOf(sha256.Sum256([]byte(token)))
+}
+
 // principalOf is the principal of a token's digest.
 func principalOf(sum [sha256.Size]byte) string {
 	return "bearer:" + hex.EncodeToString(sum[:16])
 }
 
-// guard is what HTTPHandler checks before a request reaches an MCP
+// Guard is what serve's HTTPHandler checks before a request reaches an MCP
 // handler: the Host and Origin headers (DNS rebinding) and the bearer
 // token.
-type guard struct {
+type Guard struct {
 	hosts     []string // lower-case names; "*.example.com" matches subdomains
 	anyHost   bool
 	origins   map[string]bool // scheme://host[:port], lower case
@@ -169,8 +185,23 @@ type guard struct {
 	metrics   *metrics.Metrics
 }
 
-func newGuard(opts HTTPOptions, m *metrics.Metrics) *guard {
-	g := &guard{origins: map[string]bool{}, tokens: opts.Tokens, metrics: m}
+// Options are what a Guard lets through: serve's HTTPOptions of the
+// same names.
+type Options struct {
+	// AllowedHosts lists the host names the Host header may name
+	// ("*.example.com" matches its subdomains, "*" any host); none means
+	// that a request that arrived on loopback must name a loopback host.
+	AllowedHosts []string
+	// AllowedOrigins lists the browser origins allowed besides those on
+	// an allowed host and loopback origins on loopback connections.
+	AllowedOrigins []string
+	// Tokens, when set, are the bearer tokens accepted.
+	Tokens *Tokens
+}
+
+// New returns the guard of opts, counting its refusals in m.
+func New(opts Options, m *metrics.Metrics) *Guard {
+	g := &Guard{origins: map[string]bool{}, tokens: opts.Tokens, metrics: m}
 	for _, h := range opts.AllowedHosts {
 		h = strings.ToLower(strings.TrimSpace(h))
 		switch {
@@ -197,11 +228,11 @@ func newGuard(opts HTTPOptions, m *metrics.Metrics) *guard {
 	return g
 }
 
-// check answers a request that may not go on (403 for its Host or
+// Check answers a request that may not go on (403 for its Host or
 // Origin, 401 without a valid token) and reports whether it may.
-func (g *guard) check(w http.ResponseWriter, r *http.Request) bool {
+func (g *Guard) Check(w http.ResponseWriter, r *http.Request) bool {
 	onLoopback := arrivedOnLoopback(r)
-	if !g.checkHost(w, r) {
+	if !g.CheckHost(w, r) {
 		return false
 	}
 	if origin := r.Header.Values("Origin"); len(origin) > 0 && !g.originAllowed(origin, onLoopback) {
@@ -212,8 +243,8 @@ func (g *guard) check(w http.ResponseWriter, r *http.Request) bool {
 	if g.tokens == nil {
 		return true
 	}
-	token, ok := bearerToken(r.Header)
-	if !ok || !g.tokens.valid(token) {
+	token, ok := BearerToken(r.Header)
+	if !ok || !g.tokens.Valid(token) {
 		g.metrics.Rejected.WithLabelValues(metrics.RejectUnauthorized).Inc()
 		challenge := `Bearer realm="flowserve"`
 		msg := "Unauthorized: this server needs an Authorization: Bearer token"
@@ -228,19 +259,19 @@ func (g *guard) check(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// bindSessions wraps h so that the go-sdk sees each request's principal
+// BindSessions wraps h so that the go-sdk sees each request's principal
 // as the user of its token: a session-era session opened with one token
 // then refuses requests with another (403 "session user mismatch"). The
 // guard has checked the token already.
-func bindSessions(h http.Handler) http.Handler {
+func BindSessions(h http.Handler) http.Handler {
 	return auth.RequireBearerToken(func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 		return &auth.TokenInfo{UserID: principalOf(sha256.Sum256([]byte(token)))}, nil
 	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
 }
 
-// checkHost applies the Host rule of check alone (403), for the approval
+// CheckHost applies the Host rule of Check alone (403), for the approval
 // pages: browsers of people with a link reach them, not MCP clients.
-func (g *guard) checkHost(w http.ResponseWriter, r *http.Request) bool {
+func (g *Guard) CheckHost(w http.ResponseWriter, r *http.Request) bool {
 	if !g.hostAllowed(r.Host, arrivedOnLoopback(r)) {
 		g.metrics.Rejected.WithLabelValues(metrics.RejectHost).Inc()
 		// The go-sdk's message for the same check.
@@ -254,7 +285,7 @@ func (g *guard) checkHost(w http.ResponseWriter, r *http.Request) bool {
 // arrived on a loopback address must name a loopback host (the go-sdk's
 // rule); with AllowedHosts, the host must be one of them, or a loopback
 // name on a loopback connection.
-func (g *guard) hostAllowed(host string, onLoopback bool) bool {
+func (g *Guard) hostAllowed(host string, onLoopback bool) bool {
 	if g.anyHost {
 		return true
 	}
@@ -268,7 +299,7 @@ func (g *guard) hostAllowed(host string, onLoopback bool) bool {
 // originAllowed applies the Origin rule: the origin is listed in
 // AllowedOrigins, or its host is one of AllowedHosts, or it is a loopback
 // origin on a loopback connection.
-func (g *guard) originAllowed(values []string, onLoopback bool) bool {
+func (g *Guard) originAllowed(values []string, onLoopback bool) bool {
 	if g.anyOrigin {
 		return true
 	}
@@ -287,7 +318,7 @@ func (g *guard) originAllowed(values []string, onLoopback bool) bool {
 }
 
 // listed reports whether a host name is one of AllowedHosts.
-func (g *guard) listed(name string) bool {
+func (g *Guard) listed(name string) bool {
 	for _, h := range g.hosts {
 		if suffix, ok := strings.CutPrefix(h, "*"); ok {
 			if strings.HasSuffix(name, suffix) && len(name) > len(suffix) {
