@@ -32,6 +32,22 @@
 // is -32021 (2026-07-28) or an error result (older eras), and failures of
 // the run are error results the model can read.
 //
+// The package is the adapter: flows as tools and prompts on a go-sdk
+// server (its own, or Options.MCP), the era routing of the HTTP
+// endpoint, the lean path's dispatch, tasks, approvals and OAuth, all of
+// which need the Server's flows, engine and stores. What needs none of
+// them lives in packages of its own under it:
+//
+//   - internal/wire: the 2026-07-28 wire — request decoding and the
+//     SDK's checks of it, _meta and header readers, the replies written
+//     without reflection, JSON-RPC errors, SSE, the tasks extension's
+//     messages, the protocol eras, the stdio transport;
+//   - observe: what is recorded of each round (logs, metrics, spans) and
+//     the log handlers (RedactingHandler);
+//   - internal/dispatch: the task workers' scheduling over a run store
+//     (claiming, fair shares across callers, hand-back, redispatch);
+//   - internal/guard: the Host, Origin and bearer token checks.
+//
 // For operators (docs/operations.md): HTTPServer builds the http.Server
 // with read, write and idle timeouts; HTTPOptions checks the Host and
 // Origin headers against DNS rebinding, takes bearer tokens (LoadTokens),
