@@ -117,20 +117,14 @@ func checkMessage(msg []byte) (id any, code int64, reason string) {
 	return nil, 0, ""
 }
 
-// writeError writes a JSON-RPC error response with id (nil: null).
+// writeError writes a JSON-RPC error response with id (nil: null) as a
+// line.
 func writeError(w io.Writer, id any, code int64, msg string) {
-	b, _ := json.Marshal(struct {
-		JSONRPC string `json:"jsonrpc"`
-		ID      any    `json:"id"`
-		Error   struct {
-			Code    int64  `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}{JSONRPC: "2.0", ID: id, Error: struct {
-		Code    int64  `json:"code"`
-		Message string `json:"message"`
-	}{code, msg}})
-	w.Write(append(b, '\n'))
+	raw, err := json.Marshal(id)
+	if err != nil {
+		raw = json.RawMessage("null")
+	}
+	w.Write(append(ErrorMessage(raw, &jsonrpc.Error{Code: code, Message: msg}), '\n'))
 }
 
 // lockedWriter serializes whole writes: the SDK writes each message in one
