@@ -808,6 +808,14 @@ func diffCases(state, key string) []diffCase {
 		{name: "meta/repeated", body: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"diff_plain","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}}`,
 			hdr: []hmod{set("Mcp-Name", "diff_plain")}, repeated: -32602},
 
+		// A Go tool's name beside a flow's: the SDK would read the last,
+		// and the OAuth guard might have read the other; refused on the
+		// lean path before anything is passed on.
+		{name: "go tool/name repeated, flow last", body: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"go_echo","name":"diff_plain","arguments":{},"_meta":` + mustJSON(diffMeta()) + `}}`,
+			hdr: []hmod{set("Mcp-Name", "diff_plain")}, repeated: -32602},
+		{name: "go tool/name in another case", body: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"diff_plain","NAME":"go_echo","arguments":{},"_meta":` + mustJSON(diffMeta()) + `}}`,
+			hdr: []hmod{set("Mcp-Name", "go_echo")}, repeated: -32602},
+
 		// Protocol versions.
 		{name: "version/unsupported", params: plain.meta("io.modelcontextprotocol/protocolVersion", "2099-01-01"), hdr: []hmod{set("Mcp-Protocol-Version", "2099-01-01")}},
 		{name: "version/unsupported, not a date", params: plain.meta("io.modelcontextprotocol/protocolVersion", "v999.0.0"), hdr: []hmod{set("Mcp-Protocol-Version", "v999.0.0")}},
