@@ -18,6 +18,7 @@ import (
 	"github.com/flowserve/flowserve/dsl"
 	"github.com/flowserve/flowserve/flow"
 	"github.com/flowserve/flowserve/project"
+	"github.com/flowserve/flowserve/resources"
 	"github.com/flowserve/flowserve/serve"
 )
 
@@ -151,7 +152,8 @@ func (rt *Runtime) Diagnostics() dsl.Diagnostics {
 	return slices.Clone(rt.diags)
 }
 
-// Programs returns the loaded flows, in file order.
+// Programs returns the flows served now: those of the last load or
+// reload that had no errors.
 func (rt *Runtime) Programs() []*flow.Program {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
@@ -205,7 +207,7 @@ func (rt *Runtime) serverFor(m *mcp.Server) (*serve.Server, error) {
 		return nil, err
 	}
 	rt.srv = srv
-	rt.reloader = project.NewReloader(rt.cfg.Paths, rt.popts, srv, rt.set)
+	rt.reloader = project.NewReloader(rt.cfg.Paths, rt.popts, served{rt, srv}, rt.set)
 	return srv, nil
 }
 
@@ -298,3 +300,22 @@ func (rt *Runtime) Close(ctx context.Context) error {
 // Config returns the configuration the runtime was opened with, its
 // defaults filled in.
 func (rt *Runtime) Config() Config { return rt.cfg }
+
+// served is the reloads' target: the server, and the runtime's record of
+// what it serves (Programs).
+type served struct {
+	rt  *Runtime
+	srv *serve.Server
+}
+
+// ReplaceAll serves progs and rs, and records them once the server took
+// them.
+func (t served) ReplaceAll(progs []*flow.Program, rs []*resources.Resource) error {
+	if err := t.srv.ReplaceAll(progs, rs); err != nil {
+		return err
+	}
+	t.rt.mu.Lock()
+	t.rt.set = &project.Set{Files: t.rt.set.Files, Programs: slices.Clone(progs), Resources: slices.Clone(rs)}
+	t.rt.mu.Unlock()
+	return nil
+}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -161,5 +162,12 @@ func TestReloadKeepsServingOnErrors(t *testing.T) {
 	srv, _ := rt.Server()
 	if got := strings.Join(srv.Tools(), ","); got != "bye,hello" {
 		t.Errorf("tools %s", got)
+	}
+	var names []string
+	for _, p := range rt.Programs() {
+		names = append(names, p.Name())
+	}
+	if slices.Sort(names); strings.Join(names, ",") != "bye,hello" {
+		t.Errorf("Programs after the reload: %v", names)
 	}
 }
